@@ -1,0 +1,77 @@
+"""Addresses of resources and resource instances (``terraform_data.a``, ``terraform_data.a["k"]``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import orjson
+
+InstanceKey = int | str | None
+"""``None`` for a resource without count/for_each, ``int`` for count, ``str`` for for_each."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ResourceAddr:
+    """A resource in the root module: ``TYPE.NAME`` (``data.TYPE.NAME`` for data resources)."""
+
+    type: str
+    name: str
+    mode: str = "managed"
+
+    def __str__(self) -> str:
+        prefix = "data." if self.mode == "data" else ""
+        return f"{prefix}{self.type}.{self.name}"
+
+    def instance(self, key: InstanceKey = None) -> InstanceAddr:
+        return InstanceAddr(self, key)
+
+
+def format_key(key: InstanceKey) -> str:
+    if key is None:
+        return ""
+    if isinstance(key, int):
+        return f"[{key}]"
+    return "[" + orjson.dumps(key).decode() + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceAddr:
+    """One instance of a resource: ``TYPE.NAME``, ``TYPE.NAME[0]`` or ``TYPE.NAME["k"]``."""
+
+    resource: ResourceAddr
+    key: InstanceKey = None
+
+    def __str__(self) -> str:
+        return str(self.resource) + format_key(self.key)
+
+    def sort_key(self) -> tuple[str, str, int, int | str]:
+        k = self.key
+        if k is None:
+            return (self.resource.type, self.resource.name, 0, 0)
+        if isinstance(k, int):
+            return (self.resource.type, self.resource.name, 1, k)
+        return (self.resource.type, self.resource.name, 2, k)
+
+
+_ADDR_RE = re.compile(
+    r'^(?:(data)\.)?([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)'
+    r'(?:\[(?:(\d+)|"((?:[^"\\]|\\.)*)")\])?$'
+)
+
+
+def parse_instance_addr(text: str) -> InstanceAddr:
+    """Parse an instance address as a user types it on the command line.
+
+    Raises ``ValueError`` with a message naming the text when it is not an address.
+    """
+    m = _ADDR_RE.match(text.strip())
+    if not m:
+        raise ValueError(f'invalid resource instance address "{text}"')
+    mode = "data" if m.group(1) else "managed"
+    res = ResourceAddr(m.group(2), m.group(3), mode)
+    if m.group(4) is not None:
+        return InstanceAddr(res, int(m.group(4)))
+    if m.group(5) is not None:
+        return InstanceAddr(res, orjson.loads('"' + m.group(5) + '"'))
+    return InstanceAddr(res, None)

@@ -1,0 +1,335 @@
+"""Applying a plan: the effectful half. Walks the apply graph, calls providers, records state.
+
+For each node: evaluate the final configuration (dependencies are applied by
+now, so their values are known), plan again when the initial plan had
+unknowns and check the provider kept every promise, apply, check the result,
+hand the new object to the state writer, and report completion only once
+the writer says it is durable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .addrs import InstanceAddr, InstanceKey, ResourceAddr
+from .applygraph import ApplyNode, Barrier, Node, Work
+from .config import Module
+from .diagnostics import Diagnostic, SourceRange, error
+from .evaluate import EvalError, Scope, evaluate
+from .graph import Graph
+from .plan import Action, Plan, ResourceInstanceChange
+from .planner import whole_resource_value
+from .provider import (
+    ApplyResourceChangeRequest,
+    PlanResourceChangeRequest,
+    Provider,
+    ResourceSchema,
+    proposed_new_state,
+)
+from .registry import Providers
+from .state import ObjectState, State
+from .statestore import StateWriter
+from .values import UNKNOWN, equal, is_wholly_known
+from .walker import Done, Walker
+
+Emit = Callable[[ev.Event], None]
+
+
+class _ApplyResolver:
+    """Apply-time resource values: what the state holds now."""
+
+    def __init__(self, module: Module, state: State, kinds: dict[ResourceAddr, str],
+                 keys: dict[ResourceAddr, list[InstanceKey]]) -> None:
+        self.module = module
+        self.state = state
+        self.kinds = kinds
+        self.keys = keys
+
+    def has_resource(self, addr: ResourceAddr) -> bool:
+        return addr in self.module.resources
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        return self.kinds.get(addr, "single") != "single"
+
+    def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
+        obj = self.state.object(InstanceAddr(addr, key))
+        if obj is None:
+            if key in self.keys.get(addr, ()):
+                return UNKNOWN
+            raise KeyError(key)
+        return obj.attributes
+
+    def resource_value(self, addr: ResourceAddr) -> Any:
+        vals: dict[InstanceKey, Any] = {}
+        for k in self.keys.get(addr, ()):
+            obj = self.state.object(InstanceAddr(addr, k))
+            vals[k] = obj.attributes if obj is not None else UNKNOWN
+        return whole_resource_value(self.kinds.get(addr, "single"), vals)
+
+
+@dataclass
+class ApplyResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "import": 0, "remove": 0})
+    failed: int = 0
+    skipped: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+
+class Applier:
+    def __init__(self, module: Module | None, plan: Plan, graph: Graph[Node], work: dict[ApplyNode, Work],
+                 providers: Providers, writer: StateWriter, emit: Emit, variables: dict[str, Any],
+                 kinds: dict[ResourceAddr, str], keys: dict[ResourceAddr, list[InstanceKey]],
+                 local_value: Callable[[str, int], Any] | None = None) -> None:
+        self.module = module
+        self.plan = plan
+        self.graph = graph
+        self.work = work
+        self.providers = providers
+        self.writer = writer
+        self.state = writer.state
+        self.emit = emit
+        self.variables = variables
+        self.result = ApplyResult()
+        self.resolver = _ApplyResolver(module or Module("."), self.state, kinds, keys)
+        self._local_value = local_value
+
+    # ------------------------------------------------------------------ walk
+
+    async def run(self, parallelism: int = 10, fail_fast: bool = False) -> ApplyResult:
+        walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
+        await walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
+        return self.result
+
+    def _skipped(self, node: Node, cause: Node) -> None:
+        if isinstance(node, ApplyNode):
+            self.result.skipped += 1
+            cause_name = str(cause.addr) if isinstance(cause, ApplyNode) else str(cause)
+            self.emit(ev.apply_skipped(node.addr, node.op, cause_name))
+
+    async def _execute(self, node: Node, done: Done) -> None:
+        assert isinstance(node, ApplyNode)
+        w = self.work[node]
+        if node.op == Action.DELETE:
+            await self._delete(node, w.change, done)
+        else:
+            await self._create_or_update(node, w, done)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
+        rc = self.module.resources.get(c.addr.resource) if self.module else None
+        name = rc.provider_name if rc is not None else c.addr.resource.type.split("_", 1)[0]
+        p = self.providers.get(name)
+        return name, p, self.providers.schema(name, c.addr.resource.type)
+
+    def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:
+        d = error(summary, detail, subject, str(addr))
+        self.result.diagnostics.append(d)
+        self.result.failed += 1
+        self.emit(ev.diagnostic(d))
+
+    def _scope(self, key: InstanceKey) -> Scope:
+        count_index = key if isinstance(key, int) else None
+        each = (key, key) if isinstance(key, str) else None
+        return Scope(self.variables, self._locals, self.resolver, count_index, each)
+
+    def _locals(self, name: str, line: int) -> Any:
+        if self._local_value is None:
+            raise EvalError("Reference to undeclared local value", name, line)
+        return self._local_value(name, line)
+
+    # ------------------------------------------------------------------ create / update
+
+    async def _create_or_update(self, node: ApplyNode, w: Work, done: Done) -> None:
+        c = w.change
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        start = time.monotonic()
+        prior_obj = self.state.object(addr)
+        prior = prior_obj.attributes if prior_obj is not None and node.op == Action.UPDATE else None
+        planned = c.after
+        config = c.config if c.config is not None else c.after
+        if planned is None or not is_wholly_known(config):
+            final = await self._final_plan(c, prior, pname, provider, schema)
+            if final is None:
+                done(False)
+                return
+            planned, config = final
+        id_key = schema.id_attribute if schema else "id"
+        if node.op == Action.UPDATE:
+            self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
+        else:
+            self.emit(ev.apply_start(addr, "create"))
+        if w.depose_as is not None and prior_obj is not None:
+            # create_before_destroy: the current object becomes deposed before its successor exists
+            self.writer.put(addr, c.provider, None)
+            self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+        try:
+            resp = await provider.apply_resource_change(
+                ApplyResourceChangeRequest(addr.resource.type, prior, planned, config))
+            diags = resp.diagnostics
+            new = resp.new_state
+        except Exception as exc:
+            diags = (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+            new = None
+        elapsed = time.monotonic() - start
+        errs = [d for d in diags if d.severity == "error"]
+        if not errs and new is not None:
+            problem = _check_new_state(planned, new)
+            if problem:
+                errs = [error("Provider produced inconsistent result after apply",
+                              f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
+                              f"new value: {problem}.")]
+        action = "update" if node.op == Action.UPDATE else "create"
+        if errs:
+            self.emit(ev.apply_errored(addr, action, elapsed))
+            for d in errs:
+                self._fail(addr, d.summary, d.detail)
+            if new is not None and is_wholly_known(new):
+                status = "tainted" if action == "create" else "ready"
+                obj = ObjectState(new, status, schema.version if schema else 0, c.state_dependencies,
+                                  c.create_before_destroy)
+                self.writer.put(addr, c.provider, obj, on_durable=lambda: done(False))
+            elif w.depose_as is not None and prior_obj is not None:
+                # nothing was created: the deposed object is current again, as terraform does
+                self.writer.put(addr, c.provider, None, w.depose_as)
+                self.writer.put(addr, c.provider, prior_obj, on_durable=lambda: done(False))
+            else:
+                done(False)
+            return
+        assert new is not None
+        obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
+                          c.create_before_destroy)
+        if action == "create":
+            self.result.counts["add"] += 1
+        else:
+            self.result.counts["change"] += 1
+        id_value = new.get(id_key)
+
+        def durable() -> None:
+            self.emit(ev.apply_complete(addr, action, elapsed, id_key, id_value))
+            done(True)
+
+        self.writer.put(addr, c.provider, obj, on_durable=durable)
+
+    async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
+                          provider: Provider, schema: ResourceSchema | None
+                          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        addr = c.addr
+        rc = self.module.resources.get(addr.resource) if self.module else None
+        if rc is None or schema is None:
+            self._fail(addr, "Resource configuration missing", "The configuration changed during apply.")
+            return None
+        scope = self._scope(addr.key)
+        if isinstance(addr.key, str) and rc.for_each is not None:
+            try:
+                fe = evaluate(rc.for_each.expr, Scope(self.variables, self._locals, self.resolver))
+                if isinstance(fe, dict):
+                    scope.each = (addr.key, fe.get(addr.key))
+            except EvalError:
+                pass
+        config: dict[str, Any] = dict.fromkeys(schema.attributes)
+        for name, attr in rc.attributes.items():
+            try:
+                config[name] = evaluate(attr.expr, scope)
+            except EvalError as exc:
+                self._fail(addr, exc.summary, exc.detail, SourceRange(rc.range.filename, exc.line))
+                return None
+        proposed = proposed_new_state(schema, prior, config)
+        try:
+            resp = await provider.plan_resource_change(
+                PlanResourceChangeRequest(addr.resource.type, prior, proposed, config))
+        except Exception as exc:
+            self._fail(addr, "Provider error", f"{type(exc).__name__}: {exc}")
+            return None
+        errs = [d for d in resp.diagnostics if d.severity == "error"]
+        if errs:
+            for d in errs:
+                self._fail(addr, d.summary, d.detail)
+            return None
+        final = resp.planned_state
+        if final is None:
+            self._fail(addr, "Provider produced null plan", f'Provider "{pname}" planned no object for {addr}.')
+            return None
+        problem = _check_known_kept(c.after, final) if c.after is not None else None
+        if problem:
+            self._fail(addr, "Provider produced inconsistent final plan",
+                       f'When expanding the plan for {addr} to include new values learned so far during '
+                       f'apply, provider "{pname}" produced an invalid new value for {problem}.')
+            return None
+        return final, config
+
+    # ------------------------------------------------------------------ delete
+
+    async def _delete(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        obj = self.state.object(addr, node.deposed)
+        if obj is None:
+            done(True)  # already gone (e.g. a CBD create failed and restored the old object)
+            return
+        id_key = schema.id_attribute if schema else "id"
+        self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
+        start = time.monotonic()
+        try:
+            resp = await provider.apply_resource_change(
+                ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None))
+            diags = resp.diagnostics
+            new = resp.new_state
+        except Exception as exc:
+            diags = (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+            new = obj.attributes
+        elapsed = time.monotonic() - start
+        errs = [d for d in diags if d.severity == "error"]
+        if errs or new is not None:
+            self.emit(ev.apply_errored(addr, "delete", elapsed))
+            for d in errs or [error("Provider returned an object after delete",
+                                    f'Provider "{pname}" returned a non-null object for a destroyed {addr}.')]:
+                self._fail(addr, d.summary, d.detail)
+            done(False)
+            return
+        self.result.counts["remove"] += 1
+
+        def durable() -> None:
+            self.emit(ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed))
+            done(True)
+
+        self.writer.put(addr, c.provider, None, node.deposed, on_durable=durable)
+
+
+def _paths(v: Any, prefix: str = "") -> Any:
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from _paths(x, f"{prefix}.{k}" if prefix else k)
+    else:
+        yield prefix, v
+
+
+def _check_known_kept(initial: dict[str, Any], final: dict[str, Any]) -> str | None:
+    """A value known in the initial plan must be identical in the final plan."""
+    for k, v in initial.items():
+        if v is UNKNOWN:
+            continue
+        if is_wholly_known(v):
+            if not equal(v, final.get(k)):
+                return f".{k}: was {v!r}, but now {final.get(k)!r}"
+    return None
+
+
+def _check_new_state(planned: dict[str, Any], new: dict[str, Any]) -> str | None:
+    if not is_wholly_known(new):
+        return "the new state contains unknown values"
+    for k, v in planned.items():
+        if v is UNKNOWN or not is_wholly_known(v):
+            continue
+        if not equal(v, new.get(k)):
+            return f".{k}: was {v!r}, but now {new.get(k)!r}"
+    return None

@@ -1,0 +1,483 @@
+"""The ``strata`` command line, spelled like terraform's (``-auto-approve``, ``-parallelism=10``, ``-chdir=DIR``).
+
+``--flag value`` and ``--flag=value`` work too. User mistakes print a
+diagnostic and exit 1; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import orjson
+
+from . import events as ev
+from .addrs import parse_instance_addr
+from .applygraph import build_apply_graph
+from .config import load_module
+from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
+from .operations import Options, Planned, apply_planned, make_plan
+from .planner import Planner
+from .registry import Providers
+from .render import HumanSink, fmt_value, render_diagnostic, render_plan
+from .statecodec import encode_attributes
+from .statestore import StateStore
+from .values import UNKNOWN, cty_type, to_json
+
+USAGE = """Usage: strata [-chdir=DIR] <command> [options]
+
+Main commands:
+  plan          Show changes required by the current configuration
+  apply         Create or update infrastructure
+  destroy       Destroy previously-created infrastructure
+  validate      Check whether the configuration is valid
+
+Other commands:
+  graph         Print the apply graph in DOT format
+  show          Show the current state
+  state list    List resources in the state
+  state show    Show a resource in the state
+  version       Show the current strata version
+
+Options (terraform's spelling; --flag value also works):
+  -chdir=DIR            Switch to DIR before doing anything
+  -state=PATH           State file (default terraform.tfstate)
+  -var NAME=VALUE       Set a variable
+  -parallelism=N        At most N concurrent operations (default 10)
+  -auto-approve         Skip interactive approval (apply, destroy)
+  -json                 Machine-readable output, one JSON object per line
+  -detailed-exitcode    plan: exit 0 no changes, 1 error, 2 changes
+  -refresh=false        Skip refreshing state before planning
+  -replace=ADDR         Force replacement of a resource instance
+  -destroy              plan: plan to destroy everything
+  -fail-fast            Stop starting operations after the first error
+  -no-color             Accepted for compatibility (output is never colored)
+"""
+
+_BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
+               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings"}
+_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout", "out"}
+
+
+class UsageError(StrataError):
+    pass
+
+
+@dataclass
+class Args:
+    command: list[str] = field(default_factory=list)
+    flags: dict[str, Any] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
+    replace: list[str] = field(default_factory=list)
+    positional: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> Args:
+    a = Args()
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        i += 1
+        if tok.startswith("-") and len(tok) > 1:
+            body = tok.lstrip("-")
+            name, eq, value = body.partition("=")
+            if name in _BOOL_FLAGS:
+                if eq:
+                    if value.lower() not in ("true", "false", "1", "0"):
+                        raise UsageError(f'Invalid value for -{name}: "{value}" (expected true or false)')
+                    a.flags[name] = value.lower() in ("true", "1")
+                else:
+                    a.flags[name] = True
+                continue
+            if name in _VALUE_FLAGS:
+                if not eq:
+                    if i >= len(argv):
+                        raise UsageError(f"The -{name} option requires a value.")
+                    value = argv[i]
+                    i += 1
+                if name == "var":
+                    k, sep, v = value.partition("=")
+                    if not sep or not k:
+                        raise UsageError(f'Invalid -var option "{value}": the given -var option must be '
+                                         "set to a name and value, like -var NAME=VALUE.")
+                    a.variables[k] = v
+                elif name == "replace":
+                    a.replace.append(value)
+                else:
+                    a.flags[name] = value
+                continue
+            raise UsageError(f"Unknown option: {tok}")
+        if not a.command or (a.command == ["state"] and len(a.command) == 1):
+            a.command.append(tok)
+        else:
+            a.positional.append(tok)
+    return a
+
+
+def options_from(a: Args) -> Options:
+    par = a.flags.get("parallelism", "10")
+    try:
+        parallelism = int(par)
+        if parallelism < 1:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f'Invalid -parallelism value "{par}": a whole number of at least 1 is required.') \
+            from None
+    return Options(
+        chdir=a.flags.get("chdir", "."),
+        state_path=a.flags.get("state", "terraform.tfstate"),
+        variables=a.variables,
+        parallelism=parallelism,
+        refresh=a.flags.get("refresh", True),
+        fail_fast=a.flags.get("fail-fast", False),
+        fsync=not a.flags.get("no-fsync", False),
+        replace=tuple(a.replace),
+    )
+
+
+class Output:
+    """Where a command's events and text go: JSON lines or human text."""
+
+    def __init__(self, json_mode: bool) -> None:
+        self.json = json_mode
+        if json_mode:
+            self.sink: Callable[[ev.Event], None] = ev.JsonSink()
+        else:
+            self.sink = HumanSink()
+        self.bus = ev.EventBus(self.sink, ev.capture_sink)
+
+    def emit(self, event: ev.Event) -> None:
+        self.bus.emit(event)
+
+    def text(self, s: str) -> None:
+        if not self.json:
+            sys.stdout.write(s)
+            sys.stdout.flush()
+
+    def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+        for d in diags:
+            if self.json:
+                self.emit(ev.diagnostic(d))
+            else:
+                sys.stdout.flush()
+                sys.stderr.write(render_diagnostic(d) + "\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def _plan_outputs_event(p: Planned) -> ev.Event:
+    outs: dict[str, Any] = {}
+    for name in sorted(set(p.plan.outputs) | set(p.plan.prior_outputs)):
+        new = p.plan.outputs.get(name)
+        old = p.plan.prior_outputs.get(name)
+        if new is None:
+            action = "delete"
+        elif old is None:
+            action = "create"
+        elif new[0] is UNKNOWN or not _eq(old[0], new[0]):
+            action = "update"
+        else:
+            action = "noop"
+        outs[name] = {"sensitive": bool((new or old or (None, False))[1]), "action": action}
+    return ev.outputs_event(outs)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    from .values import equal
+
+    return equal(a, b)
+
+
+def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
+    return ev.outputs_event({name: {"sensitive": s, "type": cty_type(v), "value": to_json(v)}
+                             for name, (v, s) in sorted(outputs.items())})
+
+
+async def cmd_plan(a: Args, out: Output) -> int:
+    opts = options_from(a)
+    destroy = bool(a.flags.get("destroy"))
+    if out.json:
+        out.emit(ev.version())
+    p = await make_plan(opts, out.emit, destroy=destroy)
+    p.store.unlock()
+    out.emit(ev.change_summary(p.plan.counts(), "plan"))
+    if p.plan.outputs or p.plan.prior_outputs:
+        out.emit(_plan_outputs_event(p))
+    out.text(render_plan(p.plan))
+    if a.flags.get("detailed-exitcode") and p.plan.has_changes():
+        return 2
+    return 0
+
+
+async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
+    opts = options_from(a)
+    if out.json and not a.flags.get("auto-approve"):
+        raise UsageError("Plan applied without approval: -json requires -auto-approve, as in terraform.")
+    if out.json:
+        out.emit(ev.version())
+    p = await make_plan(opts, out.emit, destroy=destroy, lock=True)
+    try:
+        out.emit(ev.change_summary(p.plan.counts(), "plan"))
+        if p.plan.outputs or p.plan.prior_outputs:
+            out.emit(_plan_outputs_event(p))
+        out.text(render_plan(p.plan))
+        if not p.plan.has_changes():
+            p.store.unlock()
+            if destroy:
+                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
+                out.text("\nDestroy complete! Resources: 0 destroyed.\n")
+            else:
+                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
+                out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
+                _print_outputs(out, p.state.outputs)
+            return 0
+        if not a.flags.get("auto-approve"):
+            if not _confirm(destroy):
+                p.store.unlock()
+                out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
+                return 1
+        out.text("\n")
+    except BaseException:
+        p.store.unlock()
+        raise
+    result = await apply_planned(p, opts, out.emit)
+    out.diagnostics(result.diagnostics) if not out.json else None
+    if result.ok:
+        op = "destroy" if destroy else "apply"
+        out.emit(ev.change_summary(result.counts, op))
+        c = result.counts
+        if destroy:
+            out.text(f"\nDestroy complete! Resources: {c['remove']} destroyed.\n")
+        else:
+            out.text(f"\nApply complete! Resources: {c['add']} added, {c['change']} changed, "
+                     f"{c['remove']} destroyed.\n")
+        if not destroy:
+            if p.state.outputs:
+                out.emit(_state_outputs_event(p.state.outputs))
+            _print_outputs(out, p.state.outputs)
+        return 0
+    if out.json:
+        pass  # diagnostics were already emitted as events as they happened
+    if result.skipped:
+        out.text(f"\n{result.skipped} operation(s) skipped because something they depend on failed.\n")
+    return 1
+
+
+def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:
+    if not outputs or out.json:
+        return
+    lines = ["\nOutputs:\n"]
+    for name, (v, s) in sorted(outputs.items()):
+        lines.append(f"{name} = {'<sensitive>' if s else fmt_value(v, 0)}")
+    out.text("\n".join(lines) + "\n")
+
+
+def _confirm(destroy: bool) -> bool:
+    if destroy:
+        sys.stdout.write("\nDo you really want to destroy all resources?\n"
+                         "  strata will destroy all your managed infrastructure, as shown above.\n"
+                         "  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
+    else:
+        sys.stdout.write("\nDo you want to perform these actions?\n"
+                         "  strata will perform the actions described above.\n"
+                         "  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    return line.strip() == "yes"
+
+
+async def cmd_validate(a: Args, out: Output) -> int:
+    opts = options_from(a)
+    module = load_module(opts.chdir)
+    providers = Providers()
+    planner = Planner(module, _empty_state(), providers, {}, lambda e: None)
+    planner._check_resource_types()
+    planner._config_order()
+    errs = [d for d in planner.diags if d.severity == "error"]
+    if errs:
+        raise DiagnosticsError(errs)
+    if out.json:
+        sys.stdout.write(orjson.dumps({"format_version": "1.0", "valid": True, "error_count": 0,
+                                       "warning_count": 0, "diagnostics": []}).decode() + "\n")
+    else:
+        out.text("Success! The configuration is valid.\n")
+    return 0
+
+
+def _empty_state() -> Any:
+    from .state import State
+
+    return State()
+
+
+async def cmd_graph(a: Args, out: Output) -> int:
+    opts = options_from(a)
+    opts.refresh = False
+    p = await make_plan(opts, lambda e: None, destroy=bool(a.flags.get("destroy")))
+    p.store.unlock()
+    graph, _work = build_apply_graph(p.plan)
+    sys.stdout.write(graph.to_dot())
+    return 0
+
+
+def _load_state(a: Args) -> tuple[Any, Providers]:
+    opts = options_from(a)
+    providers = Providers()
+    store = StateStore(opts.state_file(), providers.dynamic_attrs)
+    return store.load(), providers
+
+
+async def cmd_state(a: Args, out: Output) -> int:
+    sub = a.command[1] if len(a.command) > 1 else ""
+    state, providers = _load_state(a)
+    if sub == "list":
+        filters = a.positional
+        for addr, deposed, _obj, _p in sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or "")):
+            if deposed:
+                continue
+            s = str(addr)
+            if filters and not any(s == f or s.startswith(f + "[") for f in filters):
+                continue
+            sys.stdout.write(s + "\n")
+        return 0
+    if sub == "show":
+        if len(a.positional) != 1:
+            raise UsageError("Exactly one argument expected: the address of a resource instance.")
+        try:
+            addr = parse_instance_addr(a.positional[0])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        obj = state.object(addr)
+        if obj is None:
+            raise DiagnosticsError([error("No instance found for the given address",
+                                          f"This command requires that the address references one specific "
+                                          f"instance. {addr} is not in the state.")])
+        sys.stdout.write(_render_object(addr, obj) + "\n")
+        return 0
+    raise UsageError('Usage: strata state (list [ADDR...] | show ADDR)')
+
+
+def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:
+    r = addr.resource
+    head = f"# {addr}:" if not deposed else f"# {addr}: (deposed object {deposed})"
+    if obj.tainted:
+        head = f"# {addr}: (tainted)"
+    lines = [head, f'resource "{r.type}" "{r.name}" {{']
+    attrs = obj.attributes
+    width = max((len(k) for k, v in attrs.items() if v is not None), default=0)
+    for k in sorted(attrs):
+        v = attrs[k]
+        if v is None:
+            continue
+        lines.append(f"    {k.ljust(width)} = {fmt_value(v, 2)}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+async def cmd_show(a: Args, out: Output) -> int:
+    state, providers = _load_state(a)
+    if out.json:
+        resources = []
+        for addr, deposed, obj, prov in sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or "")):
+            if deposed:
+                continue
+            r = addr.resource
+            item: dict[str, Any] = {"address": str(addr), "mode": r.mode, "type": r.type, "name": r.name}
+            if addr.key is not None:
+                item["index"] = addr.key
+            item["provider_name"] = prov[len('provider["'):-2]
+            item["schema_version"] = obj.schema_version
+            item["values"] = encode_attributes(obj.attributes, frozenset())
+            item["sensitive_values"] = {}
+            if obj.dependencies:
+                item["depends_on"] = list(obj.dependencies)
+            if obj.tainted:
+                item["tainted"] = True
+            resources.append(item)
+        doc: dict[str, Any] = {"format_version": "1.0", "terraform_version": ev.STRATA_VERSION}
+        if resources or state.outputs:
+            doc["values"] = {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": cty_type(v)}
+                                         for n, (v, s) in state.outputs.items()},
+                             "root_module": {"resources": resources}}
+        sys.stdout.write(orjson.dumps(doc).decode() + "\n")
+        return 0
+    objs = sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or ""))
+    if not objs and not state.outputs:
+        sys.stdout.write("The state file is empty. No resources are represented.\n")
+        return 0
+    for addr, deposed, obj, _p in objs:
+        sys.stdout.write(_render_object(addr, obj, deposed) + "\n\n")
+    if state.outputs:
+        sys.stdout.write("\nOutputs:\n\n")
+        for name, (v, s) in sorted(state.outputs.items()):
+            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0)}\n")
+    return 0
+
+
+async def run(argv: list[str]) -> int:
+    a = parse_args(argv)
+    if a.flags.get("help") or a.flags.get("h") or not a.command:
+        sys.stdout.write(USAGE)
+        return 0 if (a.flags.get("help") or a.flags.get("h")) else 1
+    out = Output(bool(a.flags.get("json")))
+    cmd = a.command[0]
+    chdir = a.flags.get("chdir", ".")
+    if not os.path.isdir(chdir):
+        raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
+    try:
+        if cmd == "plan":
+            return await cmd_plan(a, out)
+        if cmd == "apply":
+            return await cmd_apply(a, out, destroy=bool(a.flags.get("destroy")))
+        if cmd == "destroy":
+            return await cmd_apply(a, out, destroy=True)
+        if cmd == "validate":
+            return await cmd_validate(a, out)
+        if cmd == "graph":
+            return await cmd_graph(a, out)
+        if cmd == "state":
+            return await cmd_state(a, out)
+        if cmd == "show":
+            return await cmd_show(a, out)
+        if cmd == "version":
+            if out.json:
+                sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")
+            else:
+                sys.stdout.write(f"strata v{ev.STRATA_VERSION}\n")
+            return 0
+        raise UsageError(f'strata has no command named "{cmd}".\n\n{USAGE}')
+    except DiagnosticsError as exc:
+        out.diagnostics(exc.diagnostics)
+        return 1
+    except CycleError as exc:
+        out.diagnostics([error("Cycle in the apply graph", str(exc))])
+        return 1
+    except StrataError as exc:
+        if isinstance(exc, UsageError):
+            raise
+        out.diagnostics([error(str(exc).split(":")[0], str(exc))])
+        return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
+    try:
+        code = anyio.run(run, argv, backend=backend)
+    except UsageError as exc:
+        sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
+                         + "\n")
+        code = 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted. State recorded so far is safe in the journal.\n")
+        code = 130
+    sys.stdout.flush()
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,430 @@
+"""The configuration model: a root module loaded from a directory's ``.tf`` and ``.tf.json`` files.
+
+Loading collects every diagnostic it can (all files, all blocks) before
+raising, so a user sees all their mistakes at once, each with ``file:line``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import expr as E
+from .addrs import ResourceAddr
+from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .hcl import Attribute, Block, parse_hcl, parse_json
+
+NO_DEFAULT: Any = object()
+
+_META_ARGS = {"count", "for_each", "depends_on", "provider", "lifecycle"}
+
+
+@dataclass(frozen=True, slots=True)
+class Lifecycle:
+    create_before_destroy: bool = False
+    prevent_destroy: bool = False
+    ignore_changes: tuple[str, ...] = ()
+    ignore_all_changes: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceConfig:
+    addr: ResourceAddr
+    range: SourceRange
+    attributes: dict[str, Attribute]
+    blocks: tuple[Block, ...]
+    count: Attribute | None = None
+    for_each: Attribute | None = None
+    depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
+    lifecycle: Lifecycle = Lifecycle()
+    provider_ref: str | None = None  # "aws" or "aws.west" when set with `provider =`
+
+    @property
+    def provider_name(self) -> str:
+        """The local provider name: explicit ``provider``, else the type's prefix."""
+        if self.provider_ref:
+            return self.provider_ref.split(".")[0]
+        return self.addr.type.split("_", 1)[0]
+
+    @property
+    def expanded(self) -> bool:
+        return self.count is not None or self.for_each is not None
+
+
+@dataclass(frozen=True, slots=True)
+class VariableConfig:
+    name: str
+    range: SourceRange
+    default: Any = NO_DEFAULT
+    description: str = ""
+    sensitive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LocalConfig:
+    name: str
+    expr: E.Expr
+    range: SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class OutputConfig:
+    name: str
+    expr: E.Expr
+    range: SourceRange
+    sensitive: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    name: str
+    alias: str | None
+    attributes: dict[str, Attribute]
+    range: SourceRange
+
+
+@dataclass
+class Module:
+    """The root module. Mutable only while loading."""
+
+    directory: str
+    resources: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
+    variables: dict[str, VariableConfig] = field(default_factory=dict)
+    locals: dict[str, LocalConfig] = field(default_factory=dict)
+    outputs: dict[str, OutputConfig] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+
+
+def config_files(directory: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError as exc:
+        raise DiagnosticsError([error("Failed to read configuration directory",
+                                      f"{directory}: {exc.strerror}")]) from None
+    return [os.path.join(directory, n) for n in names
+            if (n.endswith(".tf") or n.endswith(".tf.json")) and not n.startswith(".")]
+
+
+def load_module(directory: str) -> Module:
+    """Load every configuration file in ``directory``; raise :class:`DiagnosticsError` on mistakes."""
+    files = config_files(directory)
+    diags: list[Diagnostic] = []
+    module = Module(directory)
+    if not files:
+        raise DiagnosticsError([error("No configuration files",
+                                      f"There are no .tf or .tf.json files in {os.path.abspath(directory)}.")])
+    for path in files:
+        display = os.path.relpath(path, directory)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            diags.append(error("Failed to read file", str(exc), SourceRange(display, 1)))
+            continue
+        try:
+            blocks = parse_json(text, display) if path.endswith(".json") else parse_hcl(text, display)
+        except DiagnosticsError as exc:
+            diags.extend(exc.diagnostics)
+            continue
+        for b in blocks:
+            diags.extend(_add_block(module, b))
+    if not diags:
+        diags.extend(validate_references(module))
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise DiagnosticsError(errors)
+    return module
+
+
+def _literal_bool(attr: Attribute | None, diags: list[Diagnostic]) -> bool:
+    if attr is None:
+        return False
+    if isinstance(attr.expr, E.Literal) and isinstance(attr.expr.value, bool):
+        return attr.expr.value
+    diags.append(error("Invalid value", f'The "{attr.name}" argument must be true or false, as a literal.',
+                       attr.range))
+    return False
+
+
+def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - one branch per block type
+    diags: list[Diagnostic] = []
+    if b.type == "resource":
+        if len(b.labels) != 2:
+            return [error("Missing name for resource", 'A resource block needs two labels: type and name, '
+                          'as in resource "terraform_data" "example".', b.range)]
+        addr = ResourceAddr(b.labels[0], b.labels[1])
+        if addr in module.resources:
+            prev = module.resources[addr].range
+            return [error(f'Duplicate resource "{addr.type}" configuration',
+                          f'A {addr.type} resource named "{addr.name}" was already declared at {prev}. '
+                          "Resource names must be unique per type in each module.", b.range)]
+        lifecycle = Lifecycle()
+        other_blocks = []
+        for nb in b.blocks:
+            if nb.type == "lifecycle":
+                lifecycle = _lifecycle(nb, diags)
+            elif nb.type in ("provisioner", "connection"):
+                diags.append(error(f"Unsupported block type: {nb.type}",
+                                   f"{nb.type} blocks are not supported by strata yet.", nb.range))
+            else:
+                other_blocks.append(nb)
+        count = b.attributes.get("count")
+        for_each = b.attributes.get("for_each")
+        if count is not None and for_each is not None:
+            diags.append(error('Invalid combination of "count" and "for_each"',
+                               'The "count" and "for_each" meta-arguments are mutually-exclusive; only one '
+                               "may be used to be explicit about the number of resources to be created.",
+                               for_each.range))
+        depends: list[tuple[ResourceAddr, E.Expr | None, int]] = []
+        dep_attr = b.attributes.get("depends_on")
+        if dep_attr is not None:
+            depends = _depends_on(dep_attr, diags)
+        provider_ref = None
+        prov = b.attributes.get("provider")
+        if prov is not None:
+            t = E._traversal(prov.expr)
+            if t is None or len(t[1]) > 1 or any(not isinstance(s, str) for s in t[1]):
+                diags.append(error("Invalid provider reference", 'The "provider" argument must be a provider '
+                                   "name, optionally with an alias, like aws.west.", prov.range))
+            else:
+                provider_ref = ".".join([t[0], *[str(s) for s in t[1]]])
+        attrs = {k: v for k, v in b.attributes.items() if k not in _META_ARGS}
+        module.resources[addr] = ResourceConfig(addr, b.range, attrs, tuple(other_blocks), count, for_each,
+                                                tuple(depends), lifecycle, provider_ref)
+    elif b.type == "variable":
+        if len(b.labels) != 1:
+            return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]
+        name = b.labels[0]
+        if name in module.variables:
+            return [error("Duplicate variable declaration",
+                          f'A variable named "{name}" was already declared at {module.variables[name].range}.',
+                          b.range)]
+        default = NO_DEFAULT
+        if "default" in b.attributes:
+            from .evaluate import EvalError, Scope, evaluate
+
+            try:
+                default = evaluate(b.attributes["default"].expr, _constant_scope())
+            except EvalError as exc:
+                diags.append(error("Invalid default value for variable",
+                                   f"{exc.summary}: {exc.detail} (defaults must be constant)",
+                                   b.attributes["default"].range))
+            del Scope
+        desc = b.attributes.get("description")
+        sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
+        module.variables[name] = VariableConfig(
+            name, b.range, default,
+            desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive)
+    elif b.type == "locals":
+        for name, a in b.attributes.items():
+            if name in module.locals:
+                diags.append(error("Duplicate local value definition",
+                                   f'A local value named "{name}" was already defined at '
+                                   f"{module.locals[name].range}.", a.range))
+                continue
+            module.locals[name] = LocalConfig(name, a.expr, a.range)
+    elif b.type == "output":
+        if len(b.labels) != 1:
+            return [error("Missing name for output", "An output block needs one label: its name.", b.range)]
+        name = b.labels[0]
+        if name in module.outputs:
+            return [error("Duplicate output definition",
+                          f'An output named "{name}" was already defined at {module.outputs[name].range}.',
+                          b.range)]
+        value = b.attributes.get("value")
+        if value is None:
+            return [error("Missing required argument", 'The argument "value" is required in an output block.',
+                          b.range)]
+        sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
+        module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive)
+    elif b.type == "provider":
+        if len(b.labels) != 1:
+            return [error("Missing name for provider", "A provider block needs one label: its name.", b.range)]
+        alias_attr = b.attributes.get("alias")
+        alias = None
+        if alias_attr is not None and isinstance(alias_attr.expr, E.Literal):
+            alias = str(alias_attr.expr.value)
+        key = b.labels[0] + (f".{alias}" if alias else "")
+        if key in module.providers:
+            return [error("Duplicate provider configuration",
+                          f'A provider configuration for "{key}" was already given at '
+                          f"{module.providers[key].range}.", b.range)]
+        attrs = {k: v for k, v in b.attributes.items() if k != "alias"}
+        module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range)
+    elif b.type == "terraform":
+        pass  # required_version / required_providers: accepted; strata's providers are built in or installed
+    else:
+        known = {"data", "module", "moved", "import", "check", "removed"}
+        if b.type in known:
+            diags.append(error(f'Unsupported block type "{b.type}"',
+                               f"{b.type} blocks are not supported by strata yet.", b.range))
+        else:
+            diags.append(error("Unsupported block type",
+                               f'Blocks of type "{b.type}" are not expected here.', b.range))
+    return diags
+
+
+def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
+    cbd = _literal_bool(b.attributes.get("create_before_destroy"), diags)
+    prevent = _literal_bool(b.attributes.get("prevent_destroy"), diags)
+    ignore: list[str] = []
+    ignore_all = False
+    ig = b.attributes.get("ignore_changes")
+    if ig is not None:
+        if isinstance(ig.expr, E.Var) and ig.expr.name == "all":
+            ignore_all = True
+        elif isinstance(ig.expr, E.TupleExpr):
+            for item in ig.expr.items:
+                if isinstance(item, E.Var):
+                    ignore.append(item.name)
+                elif isinstance(item, E.Literal) and isinstance(item.value, str):
+                    ignore.append(item.value)
+                else:
+                    diags.append(error("Invalid ignore_changes", "Each item must be an attribute name.",
+                                       SourceRange(ig.range.filename, item.line)))
+        else:
+            diags.append(error("Invalid ignore_changes",
+                               'ignore_changes must be a list of attribute names, or "all".', ig.range))
+    for name, a in b.attributes.items():
+        if name not in ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by"):
+            diags.append(error("Unsupported argument",
+                               f'An argument named "{name}" is not expected in a lifecycle block.', a.range))
+        if name == "replace_triggered_by":
+            diags.append(error("Unsupported argument", "replace_triggered_by is not supported by strata yet.",
+                               a.range))
+    return Lifecycle(cbd, prevent, tuple(ignore), ignore_all)
+
+
+def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAddr, E.Expr | None, int]]:
+    out: list[tuple[ResourceAddr, E.Expr | None, int]] = []
+    if not isinstance(a.expr, E.TupleExpr):
+        diags.append(error("Invalid depends_on", "depends_on must be a list of resource references.", a.range))
+        return out
+    for item in a.expr.items:
+        t = E._traversal(item)
+        where = SourceRange(a.range.filename, item.line)
+        if t is None or not t[1] or not isinstance(t[1][0], str):
+            diags.append(error("Invalid depends_on reference",
+                               "References in depends_on must be to a whole resource or resource instance, "
+                               "like terraform_data.a or terraform_data.a[0].", where))
+            continue
+        root, steps = t
+        mode = "managed"
+        if root == "data":
+            if len(steps) < 2 or not isinstance(steps[1], str):
+                diags.append(error("Invalid depends_on reference", "Expected data.TYPE.NAME.", where))
+                continue
+            root, steps, mode = str(steps[0]), steps[1:], "data"
+        addr = ResourceAddr(root, str(steps[0]), mode)
+        key = steps[1] if len(steps) > 1 and isinstance(steps[1], E.Expr) else None
+        if len(steps) > 1 and key is None or len(steps) > 2:
+            diags.append(error("Invalid depends_on reference",
+                               "References in depends_on must be to a whole object, not an attribute.", where))
+            continue
+        out.append((addr, key, item.line))
+    return out
+
+
+class _NoResources:
+    def has_resource(self, addr: ResourceAddr) -> bool:
+        return False
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        return False
+
+    def instance_value(self, addr: ResourceAddr, key: Any) -> Any:
+        raise KeyError(addr)
+
+    def resource_value(self, addr: ResourceAddr) -> Any:
+        raise KeyError(addr)
+
+
+def _constant_scope() -> Any:
+    from .evaluate import EvalError, Scope
+
+    def no_locals(name: str, line: int) -> Any:
+        raise EvalError("Variables not allowed", "Local values may not be used here.", line)
+
+    return Scope({}, no_locals, _NoResources())
+
+
+def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
+    """All expressions in a resource's arguments and nested blocks (not count/for_each)."""
+    out: list[E.Expr] = [a.expr for a in rc.attributes.values()]
+    stack = list(rc.blocks)
+    while stack:
+        blk = stack.pop()
+        out.extend(a.expr for a in blk.attributes.values())
+        stack.extend(blk.blocks)
+    return out
+
+
+def validate_references(module: Module) -> list[Diagnostic]:
+    """Check every static reference points at something declared, with file:line for each mistake."""
+    diags: list[Diagnostic] = []
+
+    def check(e: E.Expr, filename: str, ctx: str, has_count: bool, has_each: bool) -> None:
+        for ref in E.references(e):
+            where = SourceRange(filename, ref.line)
+            name = ref.step_name(0)
+            if ref.root == "var":
+                if name is None or name not in module.variables:
+                    diags.append(error("Reference to undeclared input variable",
+                                       f'An input variable with the name "{name}" has not been declared. '
+                                       f'This variable can be declared with a variable "{name}" {{}} block.',
+                                       where))
+            elif ref.root == "local":
+                if name is None or name not in module.locals:
+                    diags.append(error("Reference to undeclared local value",
+                                       f'A local value with the name "{name}" has not been declared.', where))
+            elif ref.root == "count":
+                if not has_count:
+                    diags.append(error('Reference to "count" in non-counted context',
+                                       'The "count" object can only be used in "resource" blocks when the '
+                                       '"count" argument is set.', where))
+            elif ref.root == "each":
+                if not has_each:
+                    diags.append(error('Reference to "each" in context without for_each',
+                                       'The "each" object can be used only in "resource" blocks when the '
+                                       '"for_each" argument is set.', where))
+            elif ref.root in ("path", "terraform", "self"):
+                if ref.root != "path":
+                    diags.append(error(f'Unsupported reference "{ref.root}"',
+                                       f'References to "{ref.root}" are not supported by strata yet.', where))
+            elif ref.root == "data":
+                diags.append(error("Reference to undeclared resource",
+                                   f"A data resource data.{name}.{ref.step_name(1)} has not been declared in "
+                                   "the root module (data sources are not supported yet).", where))
+            elif ref.root == "module":
+                diags.append(error("Reference to undeclared module",
+                                   f'No module call named "{name}" is declared in the root module.', where))
+            else:
+                if name is None:
+                    diags.append(error("Invalid reference",
+                                       f'A reference to a resource type must be followed by at least one '
+                                       f"attribute access, specifying the resource name ({ref.root}.NAME).",
+                                       where))
+                elif ResourceAddr(ref.root, name) not in module.resources:
+                    diags.append(error("Reference to undeclared resource",
+                                       f'A managed resource "{ref.root}" "{name}" has not been declared in '
+                                       "the root module.", where))
+
+    for rc in module.resources.values():
+        fn = rc.range.filename
+        for e in expressions_of(rc):
+            check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None)
+        for meta in (rc.count, rc.for_each):
+            if meta is not None:
+                check(meta.expr, fn, str(rc.addr), False, False)
+        for addr, _key, line in rc.depends_on:
+            if addr not in module.resources:
+                diags.append(error("Reference to undeclared resource",
+                                   f'A managed resource "{addr.type}" "{addr.name}" has not been declared in '
+                                   "the root module.", SourceRange(fn, line)))
+    for lc in module.locals.values():
+        check(lc.expr, lc.range.filename, f"local.{lc.name}", False, False)
+    for oc in module.outputs.values():
+        check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
+    return diags

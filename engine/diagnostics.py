@@ -1,0 +1,109 @@
+"""Diagnostics and the error tree.
+
+Every user mistake becomes a :class:`Diagnostic` carrying where it happened
+(file and line, or a resource address); the CLI renders them like terraform
+does and exits 1, never with a traceback.
+
+Errors::
+
+    StrataError                      root of everything strata raises on purpose
+    ├── DiagnosticsError             one or more diagnostics (configuration, plan)
+    ├── CycleError                   the graph has cycles; names every node in each
+    └── ProviderError                a provider call failed (address, provider, path)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRange:
+    filename: str
+    line: int
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    severity: str  # "error" | "warning"
+    summary: str
+    detail: str = ""
+    subject: SourceRange | None = None
+    address: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
+        if self.address:
+            d["address"] = self.address
+        if self.subject:
+            d["range"] = {
+                "filename": self.subject.filename,
+                "start": {"line": self.subject.line, "column": self.subject.column or 1},
+                "end": {"line": self.subject.line, "column": self.subject.column or 1},
+            }
+        return d
+
+    def __str__(self) -> str:
+        where = f"{self.subject}: " if self.subject else ""
+        addr = f"{self.address}: " if self.address and not self.subject else ""
+        text = f"{self.severity.capitalize()}: {where}{addr}{self.summary}"
+        if self.detail:
+            text += f"\n  {self.detail}"
+        return text
+
+
+def error(summary: str, detail: str = "", subject: SourceRange | None = None,
+          address: str | None = None) -> Diagnostic:
+    return Diagnostic("error", summary, detail, subject, address)
+
+
+class StrataError(Exception):
+    """Root of the errors strata raises on purpose."""
+
+
+class DiagnosticsError(StrataError):
+    """One or more error diagnostics; the message lists them all."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+@dataclass
+class CycleError(StrataError):
+    """The graph has at least one cycle. ``cycles`` lists each, nodes in a deterministic order."""
+
+    cycles: list[list[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, str(self))
+
+    def __str__(self) -> str:
+        return "; ".join("Cycle: " + ", ".join(c) for c in self.cycles)
+
+
+class ProviderError(StrataError):
+    """A provider call failed or broke its contract."""
+
+    def __init__(self, summary: str, *, address: str = "", provider: str = "",
+                 path: str = "", detail: str = "") -> None:
+        self.summary = summary
+        self.address = address
+        self.provider = provider
+        self.path = path
+        self.detail = detail
+        parts = [summary]
+        if address:
+            parts.append(f"resource {address}")
+        if provider:
+            parts.append(f"provider {provider}")
+        if path:
+            parts.append(f"attribute {path}")
+        super().__init__(": ".join(parts[:1]) + (" (" + ", ".join(parts[1:]) + ")" if parts[1:] else "")
+                         + (f": {detail}" if detail else ""))

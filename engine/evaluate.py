@@ -1,0 +1,485 @@
+"""Evaluation of expressions against a scope, with unknown values propagating.
+
+References to resources are resolved lazily: ``terraform_data.a[count.index].id``
+looks up exactly one instance instead of materialising the whole resource, so
+expanding N instances that each reference one other instance stays linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from . import expr as E
+from .addrs import InstanceKey, ResourceAddr
+from .functions import FUNCTIONS, FunctionError, to_number, to_string
+from .values import UNKNOWN, ListVal, MapVal, SetVal, equal, type_name
+
+
+class EvalError(Exception):
+    """An evaluation failure at a line; the caller adds the filename and address."""
+
+    def __init__(self, summary: str, detail: str, line: int) -> None:
+        super().__init__(f"{summary}: {detail}")
+        self.summary = summary
+        self.detail = detail
+        self.line = line
+
+
+class ResourceResolver(Protocol):
+    """What the evaluator needs to know about resources (plan-time or apply-time values)."""
+
+    def has_resource(self, addr: ResourceAddr) -> bool: ...
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        """True when the resource has ``count`` or ``for_each``."""
+        ...
+
+    def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
+        """The object of one instance; raises KeyError when there is no such instance."""
+        ...
+
+    def resource_value(self, addr: ResourceAddr) -> Any:
+        """The whole resource: an object, a tuple (count) or an object of objects (for_each)."""
+        ...
+
+
+@dataclass(slots=True)
+class Scope:
+    variables: dict[str, Any]
+    local_value: Callable[[str, int], Any]
+    resources: ResourceResolver
+    count_index: int | None = None
+    each: tuple[Any, Any] | None = None  # (key, value)
+    for_vars: dict[str, Any] = field(default_factory=dict)
+
+    def child(self, names: dict[str, Any]) -> Scope:
+        return Scope(self.variables, self.local_value, self.resources, self.count_index,
+                     self.each, {**self.for_vars, **names})
+
+
+class _ResourceType:
+    __slots__ = ("type", "mode")
+
+    def __init__(self, type_: str, mode: str = "managed") -> None:
+        self.type = type_
+        self.mode = mode
+
+
+class _ResourceRef:
+    __slots__ = ("addr",)
+
+    def __init__(self, addr: ResourceAddr) -> None:
+        self.addr = addr
+
+
+_RESERVED = {"var", "local", "count", "each", "path", "terraform", "self", "module", "data"}
+
+
+def evaluate(e: E.Expr, scope: Scope) -> Any:
+    """The value of ``e`` in ``scope``; raises :class:`EvalError` on a mistake."""
+    return _val(e, scope)
+
+
+def _val(e: E.Expr, scope: Scope) -> Any:
+    v = _eval(e, scope)
+    if isinstance(v, (_ResourceRef, _ResourceType)):
+        return _materialize(v, scope, e.line)
+    return v
+
+
+def _materialize(v: Any, scope: Scope, line: int) -> Any:
+    if isinstance(v, _ResourceRef):
+        return scope.resources.resource_value(v.addr)
+    if isinstance(v, _ResourceType):
+        raise EvalError("Invalid reference", f"A reference to a resource type must be followed by "
+                        f"at least one attribute access, specifying the resource name ({v.type}.NAME).", line)
+    return v
+
+
+def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
+    t = type(e)
+    if t is E.Literal:
+        return e.value  # type: ignore[attr-defined]
+    if t is E.GetAttr:
+        assert isinstance(e, E.GetAttr)
+        return _get_attr(_eval(e.obj, scope), e.name, scope, e.line)
+    if t is E.Index:
+        assert isinstance(e, E.Index)
+        return _index(_eval(e.obj, scope), _val(e.key, scope), scope, e.line)
+    if t is E.Var:
+        assert isinstance(e, E.Var)
+        return _var(e, scope)
+    if t is E.Template:
+        assert isinstance(e, E.Template)
+        out: list[str] = []
+        unknown = False
+        for p in e.parts:
+            if isinstance(p, str):
+                out.append(p)
+                continue
+            v = _val(p, scope)
+            if v is UNKNOWN:
+                unknown = True
+                continue
+            if v is None:
+                raise EvalError("Invalid template interpolation value",
+                                "The expression result is null. Cannot include a null value "
+                                "in a string template.", p.line)
+            try:
+                out.append(to_string(v))
+            except FunctionError as exc:
+                raise EvalError("Invalid template interpolation value", str(exc), p.line) from None
+        return UNKNOWN if unknown else "".join(out)
+    if t is E.TupleExpr:
+        assert isinstance(e, E.TupleExpr)
+        return tuple(_val(x, scope) for x in e.items)
+    if t is E.ObjectExpr:
+        assert isinstance(e, E.ObjectExpr)
+        obj: dict[str, Any] = {}
+        for k, x in e.items:
+            key = _val(k, scope)
+            if key is UNKNOWN:
+                return UNKNOWN
+            if not isinstance(key, (str, int, float, bool)):
+                raise EvalError("Invalid object key", f"Object keys must be strings, not {type_name(key)}.",
+                                k.line)
+            obj[to_string(key)] = _val(x, scope)
+        return obj
+    if t is E.Call:
+        assert isinstance(e, E.Call)
+        return _call(e, scope)
+    if t is E.Binary:
+        assert isinstance(e, E.Binary)
+        return _binary(e, scope)
+    if t is E.Unary:
+        assert isinstance(e, E.Unary)
+        v = _val(e.operand, scope)
+        if v is UNKNOWN:
+            return UNKNOWN
+        if e.op == "!":
+            if not isinstance(v, bool):
+                raise EvalError("Invalid operand", f"Unsuitable value for unary operand: a bool is "
+                                f"required, not {type_name(v)}.", e.line)
+            return not v
+        return -_num(v, e.line)
+    if t is E.Conditional:
+        assert isinstance(e, E.Conditional)
+        c = _val(e.cond, scope)
+        if c is UNKNOWN:
+            return UNKNOWN
+        if not isinstance(c, bool):
+            if c == "true" or c == "false":
+                c = c == "true"
+            else:
+                raise EvalError("Incorrect condition type",
+                                f"The condition expression must be of type bool, not {type_name(c)}.", e.line)
+        return _val(e.true if c else e.false, scope)
+    if t is E.Splat:
+        assert isinstance(e, E.Splat)
+        return _splat(e, scope)
+    if t is E.SplatItem:
+        return scope.for_vars["\0splat"]
+    if t is E.ForExpr:
+        assert isinstance(e, E.ForExpr)
+        return _for(e, scope)
+    raise EvalError("Unsupported expression", f"{t.__name__} is not supported", e.line)
+
+
+def _var(e: E.Var, scope: Scope) -> Any:
+    name = e.name
+    if name in scope.for_vars:
+        return scope.for_vars[name]
+    if name == "var":
+        return _Namespace("var")
+    if name == "local":
+        return _Namespace("local")
+    if name == "count":
+        return _Namespace("count")
+    if name == "each":
+        return _Namespace("each")
+    if name == "data":
+        return _Namespace("data")
+    if name == "path":
+        return _Namespace("path")
+    if name in _RESERVED:
+        raise EvalError("Unsupported reference", f'References to "{name}" are not supported yet.', e.line)
+    return _ResourceType(name)
+
+
+class _Namespace:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
+    if type(obj) is dict:
+        if name in obj:
+            return obj[name]
+        raise EvalError("Unsupported attribute", f'This object does not have an attribute named "{name}".', line)
+    if isinstance(obj, _Namespace):
+        return _namespace_attr(obj.name, name, scope, line)
+    if isinstance(obj, _ResourceType):
+        addr = ResourceAddr(obj.type, name, obj.mode)
+        if not scope.resources.has_resource(addr):
+            what = "data resource" if obj.mode == "data" else "managed resource"
+            raise EvalError("Reference to undeclared resource",
+                            f'A {what} "{obj.type}" "{name}" has not been declared in the root module.', line)
+        return _ResourceRef(addr)
+    if isinstance(obj, _ResourceRef):
+        if scope.resources.is_expanded(obj.addr):
+            kind = "count" if True else ""
+            raise EvalError("Missing resource instance key",
+                            f'Because {obj.addr} has "count" or "for_each" set, its attributes must be '
+                            f"accessed on specific instances, like {obj.addr}[0].{name}.", line)
+            del kind
+        return _get_attr(scope.resources.instance_value(obj.addr, None), name, scope, line)
+    if obj is UNKNOWN:
+        return UNKNOWN
+    if isinstance(obj, dict):  # MapVal
+        if name in obj:
+            return obj[name]
+        raise EvalError("Unsupported attribute", f'This map does not have an element with the key "{name}".', line)
+    if obj is None:
+        raise EvalError("Attempt to get attribute from null value",
+                        "This value is null, so it does not have any attributes.", line)
+    raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
+
+
+def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
+    if ns == "var":
+        if name not in scope.variables:
+            raise EvalError("Reference to undeclared input variable",
+                            f'An input variable with the name "{name}" has not been declared.', line)
+        return scope.variables[name]
+    if ns == "local":
+        return scope.local_value(name, line)
+    if ns == "count":
+        if name != "index":
+            raise EvalError("Invalid \"count\" attribute", f'The "count" object has no attribute "{name}"; '
+                            'only "count.index" exists.', line)
+        if scope.count_index is None:
+            raise EvalError("Reference to \"count\" in non-counted context",
+                            'The "count" object can only be used in "resource" blocks when the "count" '
+                            "argument is set.", line)
+        return scope.count_index
+    if ns == "each":
+        if scope.each is None:
+            raise EvalError("Reference to \"each\" in context without for_each",
+                            'The "each" object can be used only in "resource" blocks when the '
+                            '"for_each" argument is set.', line)
+        if name == "key":
+            return scope.each[0]
+        if name == "value":
+            return scope.each[1]
+        raise EvalError("Invalid \"each\" attribute", f'The "each" object has no attribute "{name}".', line)
+    if ns == "data":
+        return _ResourceType(name, "data")
+    if ns == "path":
+        if name in ("module", "root", "cwd"):
+            return "."
+        raise EvalError("Invalid \"path\" attribute", f'The "path" object has no attribute "{name}".', line)
+    raise EvalError("Invalid reference", ns, line)
+
+
+def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
+    if isinstance(obj, _ResourceRef):
+        if not scope.resources.is_expanded(obj.addr):
+            return _index(scope.resources.instance_value(obj.addr, None), key, scope, line)
+        if key is UNKNOWN:
+            return UNKNOWN
+        if isinstance(key, float) and key.is_integer():
+            key = int(key)
+        try:
+            return scope.resources.instance_value(obj.addr, key)
+        except KeyError:
+            raise EvalError("Invalid index", f"The given key does not identify an element in "
+                            f"this collection value: {obj.addr} has no instance {key!r}.", line) from None
+    obj = _materialize(obj, scope, line)
+    if obj is UNKNOWN or key is UNKNOWN:
+        return UNKNOWN
+    if obj is None:
+        raise EvalError("Attempt to index null value", "This value is null, so it does not have any indices.",
+                        line)
+    if isinstance(obj, dict):
+        k = to_string(key) if not isinstance(key, str) else key
+        if k in obj:
+            return obj[k]
+        raise EvalError("Invalid index", f'The given key does not identify an element in this collection '
+                        f'value: no key "{k}".', line)
+    if isinstance(obj, SetVal):
+        raise EvalError("Invalid index", "Elements of a set are identified only by their value and don't "
+                        "have any separate index or key to select with, so it's only possible to perform "
+                        "operations across all elements of the set.", line)
+    if isinstance(obj, tuple):
+        try:
+            i = int(to_number(key))
+        except FunctionError:
+            raise EvalError("Invalid index", f"A number is required to index a {type_name(obj)}, "
+                            f"not {type_name(key)}.", line) from None
+        if 0 <= i < len(obj):
+            return obj[i]
+        raise EvalError("Invalid index", f"The given key does not identify an element in this collection "
+                        f"value: index {i} out of range for {type_name(obj)} of length {len(obj)}.", line)
+    raise EvalError("Invalid index", f"This value does not have any indices ({type_name(obj)}).", line)
+
+
+def _splat(e: E.Splat, scope: Scope) -> Any:
+    obj = _val(e.obj, scope)
+    if obj is UNKNOWN:
+        return UNKNOWN
+    if obj is None:
+        return ()
+    if isinstance(obj, tuple):
+        items = obj
+    else:
+        items = (obj,)
+    out = []
+    for item in items:
+        inner = scope.child({"\0splat": item})
+        out.append(_val(e.each, inner))
+    if isinstance(obj, ListVal) or isinstance(obj, SetVal):
+        return ListVal(out)
+    return tuple(out)
+
+
+def _for(e: E.ForExpr, scope: Scope) -> Any:
+    coll = _val(e.collection, scope)
+    if coll is UNKNOWN:
+        return UNKNOWN
+    if coll is None:
+        raise EvalError("Iteration over null value", "A null value cannot be used as the collection in a "
+                        "'for' expression.", e.line)
+    if isinstance(coll, dict):
+        pairs = list(coll.items())
+    elif isinstance(coll, SetVal):
+        pairs = [(v, v) for v in coll]
+    elif isinstance(coll, tuple):
+        pairs = list(enumerate(coll))
+    else:
+        raise EvalError("Iteration over non-iterable value",
+                        f"A value of type {type_name(coll)} cannot be used as the collection in a "
+                        "'for' expression.", e.line)
+    if e.key is None:
+        result = []
+        for k, v in pairs:
+            inner = scope.child({e.value_var: v, **({e.key_var: k} if e.key_var else {})})
+            if e.cond is not None:
+                c = _val(e.cond, inner)
+                if c is UNKNOWN:
+                    return UNKNOWN
+                if not c:
+                    continue
+            result.append(_val(e.value, inner))
+        return tuple(result)
+    obj: dict[str, Any] = {}
+    for k, v in pairs:
+        inner = scope.child({e.value_var: v, **({e.key_var: k} if e.key_var else {})})
+        if e.cond is not None:
+            c = _val(e.cond, inner)
+            if c is UNKNOWN:
+                return UNKNOWN
+            if not c:
+                continue
+        key = _val(e.key, inner)
+        if key is UNKNOWN:
+            return UNKNOWN
+        key = to_string(key)
+        val = _val(e.value, inner)
+        if e.grouping:
+            obj.setdefault(key, []).append(val)
+        else:
+            if key in obj:
+                raise EvalError("Duplicate object key", f'Two different items produced the key "{key}" in '
+                                "this 'for' expression. Use the ellipsis (...) after the value expression "
+                                "to group results by key.", e.line)
+            obj[key] = val
+    if e.grouping:
+        return {k: tuple(v) for k, v in obj.items()}
+    return obj
+
+
+def _num(v: Any, line: int) -> Any:
+    try:
+        return to_number(v)
+    except FunctionError as exc:
+        raise EvalError("Invalid operand", str(exc), line) from None
+
+
+def _binary(e: E.Binary, scope: Scope) -> Any:
+    op = e.op
+    left = _val(e.left, scope)
+    if op in ("&&", "||"):
+        right = _val(e.right, scope)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        for side in (left, right):
+            if not isinstance(side, bool):
+                raise EvalError("Invalid operand", f"Unsuitable value for {op} operand: a bool is required, "
+                                f"not {type_name(side)}.", e.line)
+        return (left and right) if op == "&&" else (left or right)
+    right = _val(e.right, scope)
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    if op == "==":
+        return equal(left, right)
+    if op == "!=":
+        return not equal(left, right)
+    a, b = _num(left, e.line), _num(right, e.line)
+    if op == "+":
+        return _norm(a + b)
+    if op == "-":
+        return _norm(a - b)
+    if op == "*":
+        return _norm(a * b)
+    if op == "/":
+        if b == 0:
+            raise EvalError("Invalid operand", "Can't divide by zero.", e.line)
+        return _norm(a / b)
+    if op == "%":
+        if b == 0:
+            raise EvalError("Invalid operand", "Can't use modulo by zero.", e.line)
+        return _norm(a % b)
+    if op == "<":
+        return a < b
+    if op == ">":
+        return a > b
+    if op == "<=":
+        return a <= b
+    if op == ">=":
+        return a >= b
+    raise EvalError("Unsupported operator", op, e.line)
+
+
+def _norm(n: Any) -> Any:
+    if isinstance(n, float) and n.is_integer() and abs(n) < 2**53:
+        return int(n)
+    return n
+
+
+def _call(e: E.Call, scope: Scope) -> Any:
+    fn = FUNCTIONS.get(e.name)
+    if fn is None:
+        raise EvalError("Call to unknown function", f'There is no function named "{e.name}".', e.line)
+    args = [_val(a, scope) for a in e.args]
+    if e.expand_final and args:
+        last = args.pop()
+        if last is UNKNOWN:
+            return UNKNOWN
+        if not isinstance(last, tuple):
+            raise EvalError("Invalid expanding argument value",
+                            "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+                            e.line)
+        args.extend(last)
+    try:
+        return fn(*args)
+    except FunctionError as exc:
+        raise EvalError("Invalid function argument", f"{e.name}: {exc}", e.line) from None
+    except TypeError as exc:
+        raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
+
+
+__all__ = ["EvalError", "ResourceResolver", "Scope", "evaluate", "MapVal"]

@@ -1,0 +1,222 @@
+"""Events as data: what happened during a run, in terraform's machine-readable UI shape.
+
+An :class:`Event` carries its ``type`` (``planned_change``, ``apply_start``,
+``apply_complete``, ...), a human ``message`` and the ``payload`` terraform
+puts beside them (``hook``, ``change``, ``changes``, ``outputs``,
+``diagnostic``). Sinks decide how to show them; :func:`capture_events`
+collects them for tests.
+
+Hot path: one event per operation start and end; constructing one is a
+dict literal, and the JSON sink serialises it with orjson.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+import orjson
+
+from .addrs import InstanceAddr
+from .diagnostics import Diagnostic
+
+UI_VERSION = "1.2"
+STRATA_VERSION = "0.1.0"
+TERRAFORM_COMPAT = "1.11.4"  # the terraform whose formats we write
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: str
+    message: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    level: str = "info"
+    timestamp: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        ts = datetime.fromtimestamp(self.timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        d: dict[str, Any] = {"@level": self.level, "@message": self.message, "@module": "terraform.ui",
+                             "@timestamp": ts}
+        d.update(self.payload)
+        d["type"] = self.type
+        return d
+
+
+Sink = Callable[[Event], None]
+
+
+class EventBus:
+    """Fans events out to sinks, synchronously and in order."""
+
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = list(sinks)
+
+    def emit(self, event: Event) -> None:
+        for s in self.sinks:
+            s(event)
+
+
+_CAPTURES: list[list[Event]] = []
+
+
+@contextlib.contextmanager
+def capture_events() -> Iterator[list[Event]]:
+    """Collect every event emitted through any bus while the block runs (a testing helper)."""
+    got: list[Event] = []
+    _CAPTURES.append(got)
+    try:
+        yield got
+    finally:
+        _CAPTURES.remove(got)
+
+
+def capture_sink(event: Event) -> None:
+    for c in _CAPTURES:
+        c.append(event)
+
+
+class JsonSink:
+    """One JSON object per line, like ``terraform -json``."""
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        self.stream = stream or sys.stdout.buffer
+
+    def __call__(self, event: Event) -> None:
+        self.stream.write(orjson.dumps(event.to_json()) + b"\n")
+        if event.type in ("diagnostic", "change_summary", "outputs", "version"):
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------- constructors
+
+def resource_json(addr: InstanceAddr) -> dict[str, Any]:
+    r = addr.resource
+    return {
+        "addr": str(addr),
+        "module": "",
+        "resource": str(addr),
+        "implied_provider": r.type.split("_", 1)[0],
+        "resource_type": r.type,
+        "resource_name": r.name,
+        "resource_key": addr.key,
+    }
+
+
+def version() -> Event:
+    return Event("version", f"strata {STRATA_VERSION}", {"terraform": TERRAFORM_COMPAT, "strata": STRATA_VERSION, "ui": UI_VERSION})
+
+
+_PLAN_VERB = {"create": "create", "update": "update", "delete": "delete", "replace": "replace", "noop": "no-op"}
+
+
+def json_action(action: str) -> str:
+    """Our internal action name to terraform's UI action name."""
+    if action in ("delete-create", "create-delete"):
+        return "replace"
+    if action == "no-op":
+        return "noop"
+    return action
+
+
+def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
+                   deposed: str | None = None, previous: InstanceAddr | None = None) -> Event:
+    a = json_action(action)
+    change: dict[str, Any] = {"resource": resource_json(addr), "action": a}
+    if reason:
+        change["reason"] = reason
+    msg = f"{addr}: Plan to {a}"
+    if deposed:
+        change["deposed_key"] = deposed
+        msg = f"{addr} (deposed object {deposed}): Plan to {a}"
+    return Event("planned_change", msg, {"change": change})
+
+
+def change_summary(counts: dict[str, int], operation: str) -> Event:
+    if operation == "plan":
+        msg = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['remove']} to destroy."
+    elif operation == "destroy":
+        msg = f"Destroy complete! Resources: {counts['remove']} destroyed."
+    else:
+        msg = (f"Apply complete! Resources: {counts['add']} added, {counts['change']} changed, "
+               f"{counts['remove']} destroyed.")
+    return Event("change_summary", msg, {"changes": {**counts, "operation": operation}})
+
+
+_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying..."}
+_DONE_VERB = {"create": "Creation complete", "update": "Modifications complete",
+              "delete": "Destruction complete"}
+_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored"}
+
+
+def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) -> dict[str, Any]:
+    h: dict[str, Any] = {"resource": resource_json(addr), "action": action}
+    if id_value is not None:
+        h["id_key"] = id_key
+        h["id_value"] = str(id_value)
+    return h
+
+
+def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_value: Any = None,
+                deposed: str | None = None) -> Event:
+    suffix = f" [{id_key}={id_value}]" if id_value is not None else ""
+    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
+    return Event("apply_start", f"{where}: {_START_VERB[action]}{suffix}",
+                 {"hook": _hook(addr, action, id_key, id_value)})
+
+
+def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
+    verb = {"create": "Still creating...", "update": "Still modifying...",
+            "delete": "Still destroying..."}[action]
+    text = f"{addr}: {verb} [{int(elapsed)}s elapsed]" + (f" {message}" if message else "")
+    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    if message:
+        hook["message"] = message
+    return Event("apply_progress", text, {"hook": hook})
+
+
+def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str | None = None,
+                   id_value: Any = None, deposed: str | None = None) -> Event:
+    suffix = f" [{id_key}={id_value}]" if id_value is not None and action != "delete" else ""
+    hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
+    hook["elapsed_seconds"] = int(elapsed)
+    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
+    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {int(elapsed)}s{suffix}",
+                 {"hook": hook})
+
+
+def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
+    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s",
+                 {"hook": hook}, level="error")
+
+
+def apply_skipped(addr: InstanceAddr, action: str, because: str) -> Event:
+    """strata's own event: an operation not started because something it depends on failed."""
+    hook = {"resource": resource_json(addr), "action": action, "because": because}
+    return Event("apply_skipped", f"{addr}: Skipped because {because} failed", {"hook": hook},
+                 level="warn")
+
+
+def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
+    return Event("refresh_start", f"{addr}: Refreshing state... [{id_key}={id_value}]",
+                 {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
+
+
+def refresh_complete(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
+    return Event("refresh_complete", f"{addr}: Refresh complete [{id_key}={id_value}]",
+                 {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
+
+
+def diagnostic(d: Diagnostic) -> Event:
+    level = "error" if d.severity == "error" else "warn"
+    msg = f"{d.severity.capitalize()}: {d.summary}"
+    return Event("diagnostic", msg, {"diagnostic": d.to_json()}, level=level)
+
+
+def outputs_event(outputs: dict[str, dict[str, Any]]) -> Event:
+    return Event("outputs", f"Outputs: {len(outputs)}", {"outputs": outputs})

@@ -1,0 +1,545 @@
+"""Reading ``.tf`` (native HCL syntax) and ``.tf.json`` files into generic blocks.
+
+python-hcl2 supplies the grammar and parser; we walk its lark parse tree
+(which carries line numbers) into our own expression tree, because the
+library's dict output flattens expressions back into strings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import hcl2
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import expr as E
+from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    name: str
+    expr: E.Expr
+    range: SourceRange
+
+
+@dataclass(slots=True)
+class Block:
+    """A block as written: ``type "label" "label" { attributes... blocks... }``."""
+
+    type: str
+    labels: tuple[str, ...]
+    range: SourceRange
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+
+
+class _SyntaxFail(Exception):
+    def __init__(self, summary: str, line: int, detail: str = "") -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.line = line
+        self.detail = detail
+
+
+# --------------------------------------------------------------------------- native syntax
+
+
+def parse_hcl(text: str, filename: str) -> list[Block]:
+    """Parse native-syntax HCL into top-level blocks; syntax errors become diagnostics."""
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        tree = hcl2.parses_to_tree(text)
+    except UnexpectedInput as exc:
+        raise DiagnosticsError([_syntax_diag(exc, text, filename)]) from None
+    conv = _Converter(filename)
+    try:
+        body = tree.children[0]
+        attrs, blocks = conv.body(body)
+    except _SyntaxFail as exc:
+        raise DiagnosticsError(
+            [error(exc.summary, exc.detail, SourceRange(filename, exc.line))]
+        ) from None
+    diags: list[Diagnostic] = []
+    for a in attrs.values():
+        diags.append(error("Unsupported argument",
+                           f'An argument named "{a.name}" is not expected at the top level; '
+                           "only blocks (resource, variable, locals, output, ...) are.", a.range))
+    if diags:
+        raise DiagnosticsError(diags)
+    return blocks
+
+
+def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
+    line = getattr(exc, "line", None)
+    col = getattr(exc, "column", 0)
+    if isinstance(exc, UnexpectedEOF) or not isinstance(line, int) or line < 1:
+        line = max(1, text.count("\n"))
+        return error("Unclosed configuration block",
+                     "The file ended before every block and bracket was closed: "
+                     "there is probably a missing closing brace.",
+                     SourceRange(filename, line, 1))
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
+        return error("Unclosed configuration block",
+                     "The file ended before every block and bracket was closed: "
+                     "there is probably a missing closing brace.",
+                     SourceRange(filename, line, col))
+    src_line = text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else ""
+    what = ""
+    if isinstance(exc, UnexpectedToken):
+        what = f"unexpected {exc.token!r}"
+    elif isinstance(exc, UnexpectedCharacters):
+        what = f"unexpected character {getattr(exc, 'char', '')!r}"
+    return error("Invalid syntax", f"{what} in: {src_line.strip()}",
+                 SourceRange(filename, line, col))
+
+
+def _line(t: Tree | Token) -> int:
+    if isinstance(t, Token):
+        return t.line or 0
+    meta = t.meta
+    return getattr(meta, "line", 0) if not meta.empty else 0
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unescape(s: str) -> str:
+    if "\\" not in s:
+        return s
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            n = s[i + 1]
+            if n in _ESCAPES:
+                out.append(_ESCAPES[n])
+                i += 2
+                continue
+            if n == "u" and i + 6 <= len(s):
+                out.append(chr(int(s[i + 2:i + 6], 16)))
+                i += 6
+                continue
+            if n == "U" and i + 10 <= len(s):
+                out.append(chr(int(s[i + 2:i + 10], 16)))
+                i += 10
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+class _Converter:
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+
+    def rng(self, t: Tree | Token) -> SourceRange:
+        return SourceRange(self.filename, _line(t))
+
+    def body(self, body: Tree) -> tuple[dict[str, Attribute], list[Block]]:
+        attrs: dict[str, Attribute] = {}
+        blocks: list[Block] = []
+        for child in body.children:
+            if not isinstance(child, Tree):
+                continue
+            if child.data == "attribute":
+                name = self.name_of(child.children[0])
+                ex = self.expr(child.children[-1])
+                if name in attrs:
+                    raise _SyntaxFail("Attribute redefined", _line(child),
+                                      f'The argument "{name}" was already set at line '
+                                      f"{attrs[name].range.line}. Each argument may be set only once.")
+                attrs[name] = Attribute(name, ex, self.rng(child))
+            elif child.data == "block":
+                blocks.append(self.block(child))
+        return attrs, blocks
+
+    def name_of(self, t: Tree | Token) -> str:
+        if isinstance(t, Token):
+            return str(t)
+        return str(t.children[0])
+
+    def block(self, t: Tree) -> Block:
+        parts = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+        body = parts[-1]
+        btype = self.name_of(parts[0])
+        labels: list[str] = []
+        for p in parts[1:-1]:
+            if p.data == "string":
+                ex = self.string(p)
+                if isinstance(ex, E.Literal):
+                    labels.append(str(ex.value))
+                else:
+                    raise _SyntaxFail("Invalid block label", _line(p),
+                                      "Block labels must be plain strings, without interpolation.")
+            else:
+                labels.append(self.name_of(p))
+        attrs, blocks = self.body(body)
+        return Block(btype, tuple(labels), self.rng(t), attrs, blocks)
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, t: Tree | Token) -> E.Expr:  # noqa: C901 - a dispatch table
+        if isinstance(t, Token):
+            raise _SyntaxFail("Invalid expression", t.line or 0, f"unexpected {t!r}")
+        d = t.data
+        line = _line(t)
+        if d == "expr_term":
+            kids = [c for c in t.children if not (isinstance(c, Tree) and c.data == "new_line_or_comment")]
+            if len(kids) == 3 and isinstance(kids[0], Token) and kids[0].type == "LPAR":
+                return self.expr(kids[1])
+            return self.expr(kids[0])
+        if d == "int_lit":
+            return E.Literal(line, int(str(t.children[0])))
+        if d == "float_lit":
+            return E.Literal(line, float(str(t.children[0])))
+        if d == "literal_value":
+            v = str(t.children[0])
+            return E.Literal(line, {"true": True, "false": False, "null": None}[v])
+        if d == "identifier" or d == "keyword":
+            return E.Var(line, str(t.children[0]))
+        if d == "string":
+            return self.string(t)
+        if d in ("heredoc_template", "heredoc_template_trim"):
+            return self.heredoc(t, trim=d.endswith("trim"))
+        if d == "template_string":
+            raise _SyntaxFail("Unsupported template directive", line,
+                              "Template directives (%{if}, %{for}) are not supported yet.")
+        if d == "tuple":
+            items = tuple(self.expr(c) for c in t.children if isinstance(c, Tree)
+                          and c.data != "new_line_or_comment")
+            return E.TupleExpr(line, items)
+        if d == "object":
+            pairs = []
+            for c in t.children:
+                if isinstance(c, Tree) and c.data == "object_elem":
+                    key_t = c.children[0]
+                    key_inner = key_t.children[0]
+                    key = self.object_key(key_inner)
+                    pairs.append((key, self.expr(c.children[-1])))
+            return E.ObjectExpr(line, tuple(pairs))
+        if d == "function_call":
+            names = [c for c in t.children if isinstance(c, Tree) and c.data == "identifier"]
+            name = "::".join(str(n.children[0]) for n in names)
+            args: list[E.Expr] = []
+            expand = False
+            for c in t.children:
+                if isinstance(c, Tree) and c.data == "arguments":
+                    for a in c.children:
+                        if isinstance(a, Tree) and a.data != "new_line_or_comment":
+                            args.append(self.expr(a))
+                        elif isinstance(a, Token) and a.type == "ELLIPSIS":
+                            expand = True
+            return E.Call(line, name, tuple(args), expand)
+        if d == "get_attr_expr_term":
+            obj = self.expr(t.children[0])
+            return self.apply_get_attr(obj, t.children[1])
+        if d == "index_expr_term":
+            obj = self.expr(t.children[0])
+            return self.apply_index(obj, t.children[1])
+        if d in ("attr_splat_expr_term", "full_splat_expr_term"):
+            obj = self.expr(t.children[0])
+            each: E.Expr = E.SplatItem(line)
+            for step in t.children[1].children:
+                if isinstance(step, Tree):
+                    if step.data == "get_attr":
+                        each = self.apply_get_attr(each, step)
+                    else:
+                        each = self.apply_index(each, step)
+            return E.Splat(line, obj, each)
+        if d == "conditional":
+            kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+            return E.Conditional(line, self.expr(kids[0]), self.expr(kids[1]), self.expr(kids[2]))
+        if d == "binary_op":
+            left = self.expr(t.children[0])
+            term = t.children[1]
+            op_t = term.children[0]
+            op = str(op_t.children[0])
+            right = self.expr([c for c in term.children[1:] if isinstance(c, Tree)
+                               and c.data != "new_line_or_comment"][0])
+            return E.Binary(line, op, left, right)
+        if d == "unary_op":
+            return E.Unary(line, str(t.children[0]), self.expr(t.children[1]))
+        if d in ("for_tuple_expr", "for_object_expr"):
+            return self.for_expr(t, is_object=(d == "for_object_expr"))
+        if d == "interpolation":
+            return self.expr(t.children[1])
+        raise _SyntaxFail("Unsupported expression", line, f"The construct {d!r} is not supported yet.")
+
+    def object_key(self, t: Tree | Token) -> E.Expr:
+        if isinstance(t, Tree) and t.data == "keyword":
+            return E.Literal(_line(t), str(t.children[0]))
+        ex = self.expr(t)
+        # a bare identifier as an object key is a literal string key, as in HCL
+        if isinstance(ex, E.Var):
+            return E.Literal(ex.line, ex.name)
+        return ex
+
+    def apply_get_attr(self, obj: E.Expr, step: Tree) -> E.Expr:
+        name_t = step.children[-1]
+        name = str(name_t.children[0]) if isinstance(name_t, Tree) else str(name_t)
+        return E.GetAttr(obj.line or _line(step), obj, name)
+
+    def apply_index(self, obj: E.Expr, step: Tree) -> E.Expr:
+        if step.data == "short_index":
+            key: E.Expr = E.Literal(_line(step), int(str(step.children[-1])))
+        else:
+            kids = [c for c in step.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+            key = self.expr(kids[0])
+        return E.Index(obj.line or _line(step), obj, key)
+
+    def for_expr(self, t: Tree, is_object: bool) -> E.Expr:
+        line = _line(t)
+        intro = next(c for c in t.children if isinstance(c, Tree) and c.data == "for_intro")
+        idents = [str(c.children[0]) for c in intro.children if isinstance(c, Tree) and c.data == "identifier"]
+        coll_t = [c for c in intro.children if isinstance(c, Tree)
+                  and c.data not in ("identifier", "new_line_or_comment")][0]
+        key_var, value_var = (idents[0], idents[1]) if len(idents) == 2 else (None, idents[0])
+        body = [c for c in t.children if isinstance(c, Tree)
+                and c.data not in ("for_intro", "for_cond", "new_line_or_comment")]
+        cond_t = next((c for c in t.children if isinstance(c, Tree) and c.data == "for_cond"), None)
+        cond = None
+        if cond_t is not None:
+            cond = self.expr([c for c in cond_t.children if isinstance(c, Tree)
+                              and c.data != "new_line_or_comment"][0])
+        grouping = any(isinstance(c, Token) and c.type == "ELLIPSIS" for c in t.children)
+        if is_object:
+            return E.ForExpr(line, key_var, value_var, self.expr(coll_t), self.expr(body[0]),
+                             self.expr(body[1]), cond, grouping)
+        return E.ForExpr(line, key_var, value_var, self.expr(coll_t), None, self.expr(body[0]), cond)
+
+    def string(self, t: Tree) -> E.Expr:
+        line = _line(t)
+        parts: list[str | E.Expr] = []
+        for c in t.children:
+            if not isinstance(c, Tree):
+                continue
+            inner = c.children[0]
+            if isinstance(inner, Token):
+                if inner.type == "ESCAPED_INTERPOLATION":
+                    parts.append(str(inner)[1:])
+                elif inner.type == "ESCAPED_DIRECTIVE":
+                    parts.append(str(inner)[1:])
+                else:
+                    parts.append(_unescape(str(inner)))
+            elif inner.data == "interpolation":
+                parts.append(self.expr(inner.children[1]))
+            else:
+                raise _SyntaxFail("Unsupported template directive", line,
+                                  "Template directives (%{if}, %{for}) are not supported yet.")
+        return _template(line, parts)
+
+    def heredoc(self, t: Tree, trim: bool) -> E.Expr:
+        raw = str(t.children[0])
+        line = _line(t)
+        m = re.match(r"<<-?([A-Za-z][A-Za-z0-9._-]*)\r?\n", raw)
+        assert m is not None
+        marker = m.group(1)
+        content = raw[m.end():]
+        content = content[: content.rstrip().rfind(marker)]
+        lines = content.split("\n")
+        if trim:
+            indents = [len(x) - len(x.lstrip()) for x in lines if x.strip()]
+            cut = min(indents) if indents else 0
+            lines = [x[cut:] for x in lines]
+        content = "\n".join(lines)
+        content = re.sub(r"\n[ \t]*$", "\n", content)
+        return parse_template(content, self.filename, line + 1)
+
+
+def _template(line: int, parts: list[str | E.Expr]) -> E.Expr:
+    merged: list[str | E.Expr] = []
+    for p in parts:
+        if isinstance(p, str) and merged and isinstance(merged[-1], str):
+            merged[-1] = merged[-1] + p
+        elif p != "":
+            merged.append(p)
+    if not merged:
+        return E.Literal(line, "")
+    if len(merged) == 1:
+        if isinstance(merged[0], str):
+            return E.Literal(line, merged[0])
+        # "${x}" alone yields x's value unconverted, as in HCL
+        return merged[0]
+    return E.Template(line, tuple(merged))
+
+
+_EXPR_CACHE: dict[str, E.Expr] = {}
+
+
+def parse_expression(src: str, filename: str, line: int) -> E.Expr:
+    """Parse one expression from source text (an interpolation, a -var value)."""
+    try:
+        tree = hcl2.parses_to_tree(f"__x = {src}\n")
+    except UnexpectedInput as exc:
+        raise DiagnosticsError([error("Invalid expression", f"{src!r}: {exc.__class__.__name__}",
+                                      SourceRange(filename, line))]) from None
+    conv = _Converter(filename)
+    try:
+        attrs, _ = conv.body(tree.children[0])
+        ex = attrs["__x"].expr
+    except (_SyntaxFail, KeyError) as exc:
+        raise DiagnosticsError([error("Invalid expression", str(exc), SourceRange(filename, line))]) from None
+    return _relined(ex, line)
+
+
+def _relined(ex: E.Expr, line: int) -> E.Expr:
+    # expressions parsed out of context start at line 1; move them to the real line
+    if line <= 1:
+        return ex
+    import dataclasses
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, E.Expr):
+            changes = {f.name: fix(getattr(v, f.name)) for f in dataclasses.fields(v) if f.name != "line"}
+            return dataclasses.replace(v, line=line + max(v.line, 1) - 1, **changes)
+        if isinstance(v, tuple):
+            return tuple(fix(x) for x in v)
+        return v
+
+    return fix(ex)  # type: ignore[no-any-return]
+
+
+def parse_template(text: str, filename: str, line: int) -> E.Expr:
+    """Split a template string (heredoc body, JSON string) into literals and interpolations."""
+    parts: list[str | E.Expr] = []
+    i = 0
+    buf: list[str] = []
+    n = len(text)
+    while i < n:
+        if text.startswith("$${", i) or text.startswith("%%{", i):
+            buf.append(text[i + 1:i + 3])
+            i += 3
+            continue
+        if text.startswith("%{", i):
+            raise DiagnosticsError([error("Unsupported template directive",
+                                          "Template directives (%{if}, %{for}) are not supported yet.",
+                                          SourceRange(filename, line))])
+        if text.startswith("${", i):
+            end = _match_brace(text, i + 2)
+            if end < 0:
+                raise DiagnosticsError([error("Unterminated template interpolation",
+                                              "A ${ sequence has no matching }.",
+                                              SourceRange(filename, line))])
+            if buf:
+                parts.append("".join(buf))
+                buf = []
+            inner_line = line + text.count("\n", 0, i)
+            parts.append(parse_expression(text[i + 2:end].strip(), filename, inner_line))
+            i = end + 1
+            continue
+        buf.append(text[i])
+        i += 1
+    if buf:
+        parts.append("".join(buf))
+    return _template(line, parts)
+
+
+def _match_brace(text: str, start: int) -> int:
+    depth = 0
+    i = start
+    in_str = False
+    while i < len(text):
+        c = text[i]
+        if in_str:
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return i
+            depth -= 1
+        i += 1
+    return -1
+
+
+# --------------------------------------------------------------------------- JSON syntax
+
+# Nested blocks we know inside JSON resource bodies (JSON cannot tell blocks from objects).
+_JSON_NESTED_BLOCKS = {"lifecycle", "provisioner", "connection"}
+_JSON_LABELS = {"resource": 2, "data": 2, "variable": 1, "output": 1, "provider": 1,
+                "module": 1, "locals": 0, "terraform": 0, "moved": 0, "import": 0, "check": 1}
+
+
+def parse_json(text: str, filename: str) -> list[Block]:
+    """Parse a ``.tf.json`` file; strings are templates, as terraform reads them."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DiagnosticsError([error("Invalid JSON", exc.msg, SourceRange(filename, exc.lineno, exc.colno))]) from None
+    if not isinstance(doc, dict):
+        raise DiagnosticsError([error("Invalid JSON configuration", "The root must be an object.",
+                                      SourceRange(filename, 1))])
+    line_of = _json_line_finder(text)
+    blocks: list[Block] = []
+    for btype, content in doc.items():
+        if btype == "//":
+            continue
+        nlabels = _JSON_LABELS.get(btype, 0)
+        for labels, body in _json_unwrap(content, nlabels, ()):
+            blocks.append(_json_block(btype, labels, body, filename, line_of))
+    return blocks
+
+
+def _json_unwrap(content: Any, n: int, labels: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    if n == 0:
+        if isinstance(content, list):
+            return [(labels, c) for c in content]
+        return [(labels, content)]
+    out: list[tuple[tuple[str, ...], Any]] = []
+    items = content if isinstance(content, list) else [content]
+    for item in items:
+        if isinstance(item, dict):
+            for k, v in item.items():
+                out.extend(_json_unwrap(v, n - 1, labels + (k,)))
+    return out
+
+
+def _json_line_finder(text: str) -> Any:
+    def find(key: str) -> int:
+        idx = text.find(json.dumps(key))
+        return text.count("\n", 0, idx) + 1 if idx >= 0 else 1
+    return find
+
+
+def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, line_of: Any) -> Block:
+    line = line_of(labels[-1]) if labels else line_of(btype)
+    blk = Block(btype, labels, SourceRange(filename, line))
+    if not isinstance(body, dict):
+        raise DiagnosticsError([error("Invalid JSON block", f"The {btype} block must be an object.",
+                                      SourceRange(filename, line))])
+    for k, v in body.items():
+        if k == "//":
+            continue
+        kline = line_of(k)
+        if k in _JSON_NESTED_BLOCKS and btype in ("resource", "data"):
+            for item in v if isinstance(v, list) else [v]:
+                blk.blocks.append(_json_block(k, (), item, filename, line_of))
+            continue
+        blk.attributes[k] = Attribute(k, json_expr(v, filename, kline, raw_refs=(k == "depends_on")),
+                                      SourceRange(filename, kline))
+    return blk
+
+
+def json_expr(v: Any, filename: str, line: int, raw_refs: bool = False) -> E.Expr:
+    if isinstance(v, str):
+        if raw_refs:
+            return parse_expression(v, filename, line)
+        return parse_template(v, filename, line)
+    if isinstance(v, list):
+        return E.TupleExpr(line, tuple(json_expr(x, filename, line, raw_refs) for x in v))
+    if isinstance(v, dict):
+        return E.ObjectExpr(line, tuple((E.Literal(line, k), json_expr(x, filename, line)) for k, x in v.items()))
+    return E.Literal(line, v)

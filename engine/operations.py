@@ -1,0 +1,153 @@
+"""Operations a user runs: plan, apply, destroy. They tie configuration, state, planner and walker together.
+
+Every operation is a coroutine that runs on trio or asyncio (anyio).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .addrs import InstanceAddr, InstanceKey, ResourceAddr
+from .apply import Applier, ApplyResult, _ApplyResolver
+from .applygraph import build_apply_graph
+from .config import Module, load_module
+from .diagnostics import DiagnosticsError, SourceRange, error
+from .evaluate import EvalError, Scope, evaluate
+from .plan import Plan
+from .planner import Planner, input_variables
+from .registry import Providers
+from .state import State
+from .statestore import StateStore
+
+
+@dataclass
+class Options:
+    chdir: str = "."
+    state_path: str = "terraform.tfstate"
+    variables: dict[str, str] = field(default_factory=dict)
+    parallelism: int = 10
+    refresh: bool = True
+    fail_fast: bool = False
+    fsync: bool = True
+    replace: tuple[str, ...] = ()
+
+    def state_file(self) -> str:
+        if os.path.isabs(self.state_path):
+            return self.state_path
+        return os.path.join(self.chdir, self.state_path)
+
+
+@dataclass
+class Planned:
+    module: Module
+    state: State
+    plan: Plan
+    planner: Planner
+    store: StateStore
+    providers: Providers
+
+
+async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
+                    providers: Providers | None = None, lock: bool = False) -> Planned:
+    """Load everything and plan. Raises DiagnosticsError on any user mistake."""
+    module = load_module(opts.chdir)
+    providers = providers or Providers()
+    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+    if lock:
+        store.lock()
+    try:
+        state = store.load()
+        variables, diags = input_variables(module, opts.variables)
+        if diags:
+            raise DiagnosticsError(diags)
+        replace = frozenset(_parse_replace(opts.replace))
+        planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace)
+        plan = await planner.run(destroy=destroy)
+    except BaseException:
+        store.unlock()
+        raise
+    return Planned(module, state, plan, planner, store, providers)
+
+
+def _parse_replace(items: tuple[str, ...]) -> list[InstanceAddr]:
+    from .addrs import parse_instance_addr
+
+    out = []
+    for s in items:
+        try:
+            out.append(parse_instance_addr(s))
+        except ValueError as exc:
+            raise DiagnosticsError([error("Invalid replace address", str(exc))]) from None
+    return out
+
+
+async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], None]) -> ApplyResult:
+    """Apply an already made plan; the state is written as objects complete."""
+    try:
+        graph, work = build_apply_graph(p.plan)
+        kinds = dict(p.planner.resolver.kind)
+        keys: dict[ResourceAddr, list[InstanceKey]] = {
+            a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
+        local_value = _apply_locals(p, kinds, keys)
+        async with p.store.writer(p.state) as writer:
+            applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                              kinds, keys, local_value)
+            result = await applier.run(opts.parallelism, opts.fail_fast)
+            outputs = _final_outputs(p, applier.resolver, local_value, result)
+            if outputs != p.state.outputs:
+                writer.changed = True
+            p.state.outputs = outputs
+        return result
+    finally:
+        p.store.unlock()
+
+
+def _key_order(k: Any) -> tuple[int, Any]:
+    return (0, k) if isinstance(k, int) else (1, k)
+
+
+def _apply_locals(p: Planned, kinds: Any, keys: Any) -> Callable[[str, int], Any]:
+    memo: dict[str, Any] = {}
+    resolver_box: list[Any] = []
+
+    def local_value(name: str, line: int) -> Any:
+        if name in memo:
+            return memo[name]
+        lc = p.module.locals.get(name)
+        if lc is None:
+            raise EvalError("Reference to undeclared local value", name, line)
+        if not resolver_box:
+            resolver_box.append(_ApplyResolver(p.module, p.state, kinds, keys))
+        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver_box[0]))
+        if not p.planner.local_resource_deps(name):
+            memo[name] = v
+        return v
+
+    return local_value
+
+
+def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], Any],
+                   result: ApplyResult) -> dict[str, tuple[Any, bool]]:
+    if p.plan.destroy:
+        return {}
+    out: dict[str, tuple[Any, bool]] = {}
+    for oc in p.module.outputs.values():
+        try:
+            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver))
+        except EvalError as exc:
+            if result.ok:
+                result.diagnostics.append(error(exc.summary, exc.detail,
+                                                SourceRange(oc.range.filename, exc.line)))
+            continue
+        from .values import is_wholly_known
+
+        if is_wholly_known(v):
+            out[oc.name] = (v, oc.sensitive)
+    return out
+
+
+Confirm = Callable[[Planned], Awaitable[bool]]

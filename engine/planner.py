@@ -1,0 +1,632 @@
+"""Planning: configuration + prior state → :class:`~engine.plan.Plan`.
+
+Resources, locals and outputs are visited in the order their references
+require; each resource is expanded (count / for_each) into instances, each
+instance's configuration evaluated, the provider asked to plan, and the
+action chosen by :func:`~engine.plan.select_action`.
+
+Per-instance dependencies are computed here: ``terraform_data.a[count.index].id``
+makes instance ``b[i]`` depend on ``a[i]`` alone, not on every instance of
+``a`` (terraform waits for the whole resource: hashicorp/terraform#32148).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import events as ev
+from . import expr as E
+from .addrs import InstanceAddr, InstanceKey, ResourceAddr
+from .config import NO_DEFAULT, Module, ResourceConfig, _NoResources, expressions_of
+from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
+from .evaluate import EvalError, Scope, evaluate
+from .graph import Graph
+from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
+from .provider import PlanResourceChangeRequest, ReadResourceRequest, ResourceSchema, proposed_new_state
+from .registry import Providers
+from .state import ObjectState, State, provider_state_addr
+from .values import UNKNOWN, SetVal, is_wholly_known, type_name
+
+Emit = Callable[[ev.Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _CfgNode:
+    """A node of the configuration graph: a resource or a local value."""
+
+    kind: str
+    name: Any
+
+    def __str__(self) -> str:
+        return str(self.name) if self.kind == "resource" else f"{self.kind}.{self.name}"
+
+    def __iter__(self) -> Any:
+        return iter((self.kind, self.name))
+
+    def __getitem__(self, i: int) -> Any:
+        return (self.kind, self.name)[i]
+
+
+@dataclass(frozen=True, slots=True)
+class _RefSpec:
+    target: ResourceAddr
+    key: E.Expr | None
+
+
+class _PlanResolver:
+    """Plan-time resource values: planned new values of what was already planned."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.kind: dict[ResourceAddr, str] = {}  # "single" | "count" | "for_each"
+        self.values: dict[ResourceAddr, dict[InstanceKey, Any]] = {}
+        self._whole: dict[ResourceAddr, Any] = {}
+
+    def has_resource(self, addr: ResourceAddr) -> bool:
+        return addr in self.module.resources
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        return self.kind.get(addr, "single") != "single"
+
+    def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
+        vals = self.values.get(addr)
+        if vals is None:
+            return UNKNOWN
+        if key not in vals and isinstance(key, float) and key.is_integer():
+            key = int(key)
+        return vals[key]
+
+    def resource_value(self, addr: ResourceAddr) -> Any:
+        v = self._whole.get(addr)
+        if v is None:
+            v = whole_resource_value(self.kind.get(addr, "single"), self.values.get(addr))
+            self._whole[addr] = v
+        return v
+
+
+def whole_resource_value(kind: str, vals: dict[InstanceKey, Any] | None) -> Any:
+    if vals is None:
+        return UNKNOWN
+    if kind == "count":
+        return tuple(vals[k] for k in sorted(vals))  # type: ignore[type-var]
+    if kind == "for_each":
+        return {k: vals[k] for k in sorted(vals)}  # type: ignore[type-var]
+    return vals.get(None)
+
+
+def input_variables(module: Module, given: dict[str, str]) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """Variable values: ``-var`` values (parsed as HCL when they look like it) over defaults."""
+    from .hcl import parse_expression
+
+    out: dict[str, Any] = {}
+    diags: list[Diagnostic] = []
+    for name, raw in given.items():
+        if name not in module.variables:
+            diags.append(error("Value for undeclared variable",
+                               f'A variable named "{name}" was assigned on the command line, but the root '
+                               "module does not declare a variable of that name."))
+    for name, vc in module.variables.items():
+        if name in given:
+            raw = given[name]
+            value: Any = raw
+            if raw[:1] in ("[", "{") or raw in ("true", "false", "null"):
+                try:
+                    value = evaluate(parse_expression(raw, "<value for var." + name + ">", 1),
+                                     Scope({}, _no_locals, _NoResources()))
+                except (DiagnosticsError, EvalError):
+                    value = raw
+            out[name] = value
+        elif vc.default is not NO_DEFAULT:
+            out[name] = vc.default
+        else:
+            diags.append(error("No value for required variable",
+                               f'The root module input variable "{name}" is not set, and has no default '
+                               f"value. Use a -var {name}=VALUE option to provide a value.", vc.range))
+    return out, diags
+
+
+def _no_locals(name: str, line: int) -> Any:
+    raise EvalError("Variables not allowed", "Local values may not be used here.", line)
+
+
+class Planner:
+    def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
+                 emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset()) -> None:
+        self.module = module
+        self.state = state
+        self.providers = providers
+        self.variables = variables
+        self.emit = emit
+        self.refresh = refresh
+        self.replace = replace
+        self.resolver = _PlanResolver(module)
+        self.diags: list[Diagnostic] = []
+        self._locals: dict[str, Any] = {}
+        self._locals_busy: set[str] = set()
+        self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
+        self.plan = Plan(variables=variables)
+
+    # ------------------------------------------------------------------ entry points
+
+    async def run(self, destroy: bool = False) -> Plan:
+        self.plan.destroy = destroy
+        self.plan.prior_outputs = dict(self.state.outputs)
+        self._check_resource_types()
+        self._raise_if_errors()
+        if self.refresh:
+            await self._refresh()
+        if destroy:
+            self._plan_destroy()
+        else:
+            order = self._config_order()
+            self._raise_if_errors()
+            for kind, name in order:
+                if kind == "resource":
+                    await self._plan_resource(self.module.resources[name])
+                elif kind == "local":
+                    self.local_value(name, 0)
+            self._plan_orphans()
+            self._plan_outputs()
+        self._raise_if_errors()
+        self._propagate_cbd()
+        for c in self.plan.changes:
+            if c.action != Action.NOOP:
+                self.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+        return self.plan
+
+    def _raise_if_errors(self) -> None:
+        errs = [d for d in self.diags if d.severity == "error"]
+        if errs:
+            raise DiagnosticsError(errs)
+
+    # ------------------------------------------------------------------ checks and order
+
+    def _check_resource_types(self) -> None:
+        for rc in self.module.resources.values():
+            pname = rc.provider_name
+            if not self.providers.known(pname):
+                self.diags.append(error("Missing required provider",
+                                        f'The resource type "{rc.addr.type}" belongs to provider "{pname}", '
+                                        "which is not installed. Built-in providers: "
+                                        + ", ".join(sorted(_builtin_names(self.providers))) + ".",
+                                        rc.range, str(rc.addr)))
+                continue
+            if self.providers.schema(pname, rc.addr.type) is None:
+                self.diags.append(error("Invalid resource type",
+                                        f'The provider {pname} does not support resource type '
+                                        f'"{rc.addr.type}".', rc.range, str(rc.addr)))
+                continue
+            schema = self.providers.schema(pname, rc.addr.type)
+            assert schema is not None
+            for name, a in rc.attributes.items():
+                if name not in schema.attributes:
+                    self.diags.append(error("Unsupported argument",
+                                            f'An argument named "{name}" is not expected here '
+                                            f"({rc.addr.type} has: {', '.join(sorted(schema.attributes))}).",
+                                            a.range, str(rc.addr)))
+                elif schema.attributes[name].computed and not schema.attributes[name].optional:
+                    self.diags.append(error("Invalid or unknown key",
+                                            f'The attribute "{name}" of {rc.addr.type} is computed by the '
+                                            "provider and cannot be set in configuration.", a.range,
+                                            str(rc.addr)))
+            for name, a_s in schema.attributes.items():
+                if a_s.required and name not in rc.attributes:
+                    self.diags.append(error("Missing required argument",
+                                            f'The argument "{name}" is required, but no definition was found.',
+                                            rc.range, str(rc.addr)))
+
+    def _config_order(self) -> list[_CfgNode]:
+        g: Graph[_CfgNode] = Graph()
+        for addr in self.module.resources:
+            g.add(_CfgNode("resource", addr))
+        for name in self.module.locals:
+            g.add(_CfgNode("local", name))
+        for kind, name, exprs in self._config_objects():
+            node = _CfgNode(kind, name)
+            for e in exprs:
+                for ref in E.references(e):
+                    dep = self._ref_node(ref)
+                    if dep is not None and dep in g:
+                        g.add_edge(node, dep)
+        for rc in self.module.resources.values():
+            for addr, _k, _l in rc.depends_on:
+                if _CfgNode("resource", addr) in g:
+                    g.add_edge(_CfgNode("resource", rc.addr), _CfgNode("resource", addr))
+        cycles = g.cycles()
+        if cycles:
+            for cyc in cycles:
+                self.diags.append(error("Cycle in configuration", "Cycle: " + ", ".join(cyc)))
+            return []
+        return g.topological_order()
+
+    def _config_objects(self) -> list[tuple[str, Any, list[E.Expr]]]:
+        out: list[tuple[str, Any, list[E.Expr]]] = []
+        for rc in self.module.resources.values():
+            exprs = expressions_of(rc)
+            if rc.count is not None:
+                exprs.append(rc.count.expr)
+            if rc.for_each is not None:
+                exprs.append(rc.for_each.expr)
+            out.append(("resource", rc.addr, exprs))
+        for lc in self.module.locals.values():
+            out.append(("local", lc.name, [lc.expr]))
+        return out
+
+    def _ref_node(self, ref: E.Reference) -> _CfgNode | None:
+        name = ref.step_name(0)
+        if name is None:
+            return None
+        if ref.root == "local":
+            return _CfgNode("local", name)
+        if ref.root in ("var", "count", "each", "path", "terraform", "self", "module", "data"):
+            return None
+        return _CfgNode("resource", ResourceAddr(ref.root, name))
+
+    # ------------------------------------------------------------------ refresh
+
+    async def _refresh(self) -> None:
+        for addr, deposed, obj, _prov in list(self.state.objects()):
+            if deposed is not None or addr.resource.mode != "managed":
+                continue
+            pname = addr.resource.type.split("_", 1)[0]
+            rc = self.module.resources.get(addr.resource)
+            if rc is not None:
+                pname = rc.provider_name
+            if not self.providers.known(pname):
+                continue
+            schema = self.providers.schema(pname, addr.resource.type)
+            id_key = schema.id_attribute if schema else "id"
+            id_value = obj.attributes.get(id_key)
+            self.emit(ev.refresh_start(addr, id_key, id_value))
+            try:
+                resp = await self.providers.get(pname).read_resource(
+                    ReadResourceRequest(addr.resource.type, obj.attributes))
+            except Exception as exc:
+                self.diags.append(error("Provider error during refresh", str(exc), address=str(addr)))
+                continue
+            if resp.diagnostics:
+                self.diags.extend(_addressed(resp.diagnostics, str(addr)))
+                continue
+            if resp.new_state is None:
+                self.state.set_object(addr, _prov, None)
+            elif resp.new_state != obj.attributes:
+                self.state.set_object(addr, _prov, ObjectState(
+                    resp.new_state, obj.status, obj.schema_version, obj.dependencies,
+                    obj.create_before_destroy, obj.sensitive_attributes))
+            self.emit(ev.refresh_complete(addr, id_key, id_value))
+
+    # ------------------------------------------------------------------ scope and locals
+
+    def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
+        return Scope(self.variables, self.local_value, self.resolver, count_index, each)
+
+    def local_value(self, name: str, line: int) -> Any:
+        if name in self._locals:
+            return self._locals[name]
+        lc = self.module.locals.get(name)
+        if lc is None:
+            raise EvalError("Reference to undeclared local value",
+                            f'A local value with the name "{name}" has not been declared.', line)
+        if name in self._locals_busy:
+            raise EvalError("Cycle in local values", f'local.{name} refers to itself.', line)
+        self._locals_busy.add(name)
+        try:
+            v = evaluate(lc.expr, self.scope())
+        except EvalError as exc:
+            self.diags.append(error(exc.summary, exc.detail, SourceRange(lc.range.filename, exc.line)))
+            v = UNKNOWN
+        finally:
+            self._locals_busy.discard(name)
+        self._locals[name] = v
+        return v
+
+    def local_resource_deps(self, name: str, seen: frozenset[str] = frozenset()) -> frozenset[ResourceAddr]:
+        got = self._local_res_deps.get(name)
+        if got is not None:
+            return got
+        lc = self.module.locals.get(name)
+        out: set[ResourceAddr] = set()
+        if lc is not None and name not in seen:
+            for ref in E.references(lc.expr):
+                node = self._ref_node(ref)
+                if node is None:
+                    continue
+                if node[0] == "resource":
+                    out.add(node[1])
+                else:
+                    out |= self.local_resource_deps(node[1], seen | {name})
+        res = frozenset(out)
+        self._local_res_deps[name] = res
+        return res
+
+    # ------------------------------------------------------------------ resources
+
+    def _expand(self, rc: ResourceConfig) -> tuple[str, list[tuple[InstanceKey, Scope]]] | None:
+        fn = rc.range.filename
+        if rc.count is not None:
+            try:
+                n = evaluate(rc.count.expr, self.scope())
+            except EvalError as exc:
+                self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(rc.addr)))
+                return None
+            where = rc.count.range
+            if n is UNKNOWN:
+                self.diags.append(error("Invalid count argument",
+                                        'The "count" value depends on resource attributes that cannot be '
+                                        "determined until apply, so strata cannot predict how many instances "
+                                        "will be created.", where, str(rc.addr)))
+                return None
+            if isinstance(n, str):
+                try:
+                    n = int(n)
+                except ValueError:
+                    n = None
+            if isinstance(n, float) and n.is_integer():
+                n = int(n)
+            if isinstance(n, bool) or not isinstance(n, int):
+                self.diags.append(error("Invalid count argument",
+                                        f'The given "count" argument value is unsuitable: a whole number is '
+                                        f"required, not {type_name(n) if n is not None else 'this string'}.",
+                                        where, str(rc.addr)))
+                return None
+            if n < 0:
+                self.diags.append(error("Invalid count argument",
+                                        'The given "count" argument value is unsuitable: must be greater than '
+                                        "or equal to zero.", where, str(rc.addr)))
+                return None
+            variables, locals_, resolver = self.variables, self.local_value, self.resolver
+            return "count", [(i, Scope(variables, locals_, resolver, i)) for i in range(n)]
+        if rc.for_each is not None:
+            try:
+                fe = evaluate(rc.for_each.expr, self.scope())
+            except EvalError as exc:
+                self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(rc.addr)))
+                return None
+            where = rc.for_each.range
+            if fe is UNKNOWN or not is_wholly_known(fe) and not isinstance(fe, dict):
+                self.diags.append(error("Invalid for_each argument",
+                                        'The "for_each" value depends on resource attributes that cannot be '
+                                        "determined until apply, so strata cannot predict how many instances "
+                                        "will be created.", where, str(rc.addr)))
+                return None
+            if isinstance(fe, dict):
+                items = sorted(fe.items())
+            elif isinstance(fe, SetVal):
+                if not all(isinstance(x, str) for x in fe):
+                    self.diags.append(error("Invalid for_each set argument",
+                                            "The given \"for_each\" argument value is unsuitable: "
+                                            "\"for_each\" supports sets of strings, but you have provided a "
+                                            "set containing other types.", where, str(rc.addr)))
+                    return None
+                items = [(x, x) for x in sorted(fe)]
+            else:
+                hint = (" Convert a list with toset() to use its elements as keys."
+                        if isinstance(fe, tuple) else "")
+                self.diags.append(error("Invalid for_each argument",
+                                        'The given "for_each" argument value is unsuitable: the "for_each" '
+                                        "argument must be a map, or set of strings, and you have provided a "
+                                        f"value of type {type_name(fe)}.{hint}", where, str(rc.addr)))
+                return None
+            return "for_each", [(k, self.scope(None, (k, v))) for k, v in items]
+        return "single", [(None, self.scope())]
+
+    def _ref_specs(self, rc: ResourceConfig) -> tuple[list[_RefSpec], set[ResourceAddr]]:
+        specs: list[_RefSpec] = []
+        whole: set[ResourceAddr] = set()
+        for e in expressions_of(rc):
+            for ref in E.references(e):
+                node = self._ref_node(ref)
+                if node is None:
+                    continue
+                if node[0] == "local":
+                    whole |= self.local_resource_deps(node[1])
+                    continue
+                target: ResourceAddr = node[1]
+                key = ref.steps[1] if len(ref.steps) > 1 and isinstance(ref.steps[1], E.Expr) else None
+                specs.append(_RefSpec(target, key))
+        for addr, key, _line in rc.depends_on:
+            specs.append(_RefSpec(addr, key))
+        return specs, whole
+
+    def _instance_deps(self, specs: list[_RefSpec], whole: set[ResourceAddr], scope: Scope
+                       ) -> tuple[frozenset[InstanceAddr], frozenset[ResourceAddr]]:
+        insts: set[InstanceAddr] = set()
+        res: set[ResourceAddr] = set(whole)
+        for s in specs:
+            if s.target in res:
+                continue
+            kind = self.resolver.kind.get(s.target, "single")
+            if kind == "single":
+                insts.add(InstanceAddr(s.target, None))
+                continue
+            if s.key is None:
+                res.add(s.target)
+                continue
+            try:
+                k = evaluate(s.key, Scope(scope.variables, scope.local_value, _NoResources(),
+                                          scope.count_index, scope.each))
+            except EvalError:
+                k = UNKNOWN
+            if isinstance(k, float) and k.is_integer():
+                k = int(k)
+            if isinstance(k, (int, str)) and not isinstance(k, bool):
+                insts.add(InstanceAddr(s.target, k))
+            else:
+                res.add(s.target)
+        return frozenset(insts), frozenset(res)
+
+    async def _plan_resource(self, rc: ResourceConfig) -> None:
+        expanded = self._expand(rc)
+        if expanded is None:
+            self.resolver.kind[rc.addr] = "count" if rc.count is not None else (
+                "for_each" if rc.for_each is not None else "single")
+            self.resolver.values[rc.addr] = {}
+            return
+        kind, instances = expanded
+        self.resolver.kind[rc.addr] = kind
+        values: dict[InstanceKey, Any] = {}
+        self.resolver.values[rc.addr] = values
+        pname = rc.provider_name
+        provider = self.providers.get(pname)
+        schema = self.providers.schema(pname, rc.addr.type)
+        assert schema is not None
+        prov_addr = provider_state_addr(provider.source)
+        specs, whole = self._ref_specs(rc)
+        attr_items = list(rc.attributes.items())
+        fn = rc.range.filename
+        rs = self.state.resources.get(rc.addr)
+        prior_instances = rs.instances if rs is not None else {}
+        cbd = rc.lifecycle.create_before_destroy
+        all_attrs = list(schema.attributes)
+        for key, scope in instances:
+            addr = InstanceAddr(rc.addr, key)
+            config: dict[str, Any] = dict.fromkeys(all_attrs)
+            failed = False
+            for name, attr in attr_items:
+                try:
+                    config[name] = evaluate(attr.expr, scope)
+                except EvalError as exc:
+                    self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(addr)))
+                    failed = True
+            if failed:
+                values[key] = UNKNOWN
+                continue
+            inst = prior_instances.get(key)
+            prior_obj = inst.current if inst is not None else None
+            deps, dep_res = self._instance_deps(specs, whole, scope)
+            state_deps = tuple(sorted({str(d.resource) for d in deps} | {str(r) for r in dep_res}))
+            change = await self._plan_instance(rc, schema, provider, prov_addr, addr, config, prior_obj,
+                                               deps, dep_res, state_deps, cbd)
+            values[key] = change.after if change.after is not None else UNKNOWN
+            self.plan.changes.append(change)
+            if inst is not None:
+                for dk, dobj in inst.deposed.items():
+                    self.plan.changes.append(ResourceInstanceChange(
+                        addr, Action.DELETE, prov_addr, dobj.attributes, None, None, dk,
+                        create_before_destroy=True, prior_dependencies=dobj.dependencies))
+
+    async def _plan_instance(self, rc: ResourceConfig, schema: ResourceSchema, provider: Any,
+                             prov_addr: str, addr: InstanceAddr, config: dict[str, Any],
+                             prior_obj: ObjectState | None, deps: frozenset[InstanceAddr],
+                             dep_res: frozenset[ResourceAddr], state_deps: tuple[str, ...],
+                             cbd: bool) -> ResourceInstanceChange:
+        prior = prior_obj.attributes if prior_obj is not None else None
+        tainted = prior_obj is not None and prior_obj.tainted
+        lc = rc.lifecycle
+        if prior is not None and (lc.ignore_changes or lc.ignore_all_changes):
+            config = dict(config)
+            for name in (schema.attributes if lc.ignore_all_changes else lc.ignore_changes):
+                if name in prior and not (schema.attributes.get(name) and schema.attributes[name].computed
+                                          and not schema.attributes[name].optional):
+                    config[name] = prior[name]
+        plan_prior = None if tainted else prior
+        planned, requires_replace = await self._call_plan(provider, rc, addr, plan_prior, config, schema)
+        action, reason = select_action(prior, planned, tainted=tainted, requires_replace=requires_replace,
+                                       create_before_destroy=cbd, replace_requested=addr in self.replace)
+        if action in Action.REPLACES and plan_prior is not None:
+            # plan the replacement object as a create, as terraform does
+            planned, _ = await self._call_plan(provider, rc, addr, None, config, schema)
+        return ResourceInstanceChange(
+            addr, action, prov_addr, prior, planned, reason, None, requires_replace, cbd, deps, dep_res,
+            state_deps, prior_obj.dependencies if prior_obj is not None else (), config)
+
+    async def _call_plan(self, provider: Any, rc: ResourceConfig, addr: InstanceAddr,
+                         prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema
+                         ) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+        proposed = proposed_new_state(schema, prior, config)
+        try:
+            resp = await provider.plan_resource_change(
+                PlanResourceChangeRequest(rc.addr.type, prior, proposed, config))
+        except Exception as exc:
+            raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_name,
+                                detail=repr(exc)) from exc
+        if resp.diagnostics:
+            self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
+        return resp.planned_state, tuple(resp.requires_replace)
+
+    # ------------------------------------------------------------------ orphans, outputs, destroy
+
+    def _plan_orphans(self) -> None:
+        for addr, deposed, obj, prov in list(self.state.objects()):
+            rc = self.module.resources.get(addr.resource)
+            kind = self.resolver.kind.get(addr.resource, "single")
+            if rc is not None:
+                if deposed is not None:
+                    continue  # planned with the resource's instances
+                vals = self.resolver.values.get(addr.resource, {})
+                if addr.key in vals:
+                    continue
+                if self._errored(addr):
+                    continue
+            reason = None if deposed else orphan_reason(rc is not None, kind != "single", addr.key, kind)
+            self.plan.changes.append(ResourceInstanceChange(
+                addr, Action.DELETE, prov, obj.attributes, None, reason, deposed,
+                create_before_destroy=obj.create_before_destroy or deposed is not None,
+                prior_dependencies=obj.dependencies))
+
+    def _errored(self, addr: InstanceAddr) -> bool:
+        return any(d.address and d.address.startswith(str(addr.resource)) for d in self.diags)
+
+    def _plan_outputs(self) -> None:
+        for oc in self.module.outputs.values():
+            try:
+                v = evaluate(oc.expr, self.scope())
+            except EvalError as exc:
+                self.diags.append(error(exc.summary, exc.detail, SourceRange(oc.range.filename, exc.line)))
+                continue
+            self.plan.outputs[oc.name] = (v, oc.sensitive)
+
+    def _plan_destroy(self) -> None:
+        for addr, deposed, obj, prov in self.state.objects():
+            self.plan.changes.append(ResourceInstanceChange(
+                addr, Action.DELETE, prov, obj.attributes, None, None, deposed,
+                create_before_destroy=obj.create_before_destroy or deposed is not None,
+                prior_dependencies=obj.dependencies))
+
+    def _propagate_cbd(self) -> None:
+        """Forced create_before_destroy: every dependency of a CBD instance becomes CBD too.
+
+        A replace of a dependency that is not CBD would otherwise make a cycle
+        (004_a0c7c5032e246c72.txt, "Forced Create Before Destroy").
+        """
+        by_addr: dict[InstanceAddr, int] = {}
+        by_res: dict[ResourceAddr, list[int]] = {}
+        for i, c in enumerate(self.plan.changes):
+            if c.deposed is None and c.after is not None:
+                by_addr[c.addr] = i
+                by_res.setdefault(c.addr.resource, []).append(i)
+        forced: set[int] = set()
+        stack = [i for i, c in enumerate(self.plan.changes) if c.create_before_destroy and c.after is not None]
+        seen = set(stack)
+        while stack:
+            c = self.plan.changes[stack.pop()]
+            targets: list[int] = [by_addr[d] for d in c.depends_on if d in by_addr]
+            for r in c.depends_on_resources:
+                targets.extend(by_res.get(r, ()))
+            for t in targets:
+                if t not in seen:
+                    seen.add(t)
+                    forced.add(t)
+                    stack.append(t)
+        for i in forced:
+            c = self.plan.changes[i]
+            action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
+            self.plan.changes[i] = _replace(c, action=action, create_before_destroy=True)
+
+
+def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:
+    import dataclasses
+
+    return dataclasses.replace(c, **kw)
+
+
+def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:
+    return [Diagnostic(d.severity, d.summary, d.detail, d.subject or rng, d.address or address) for d in diags]
+
+
+def _builtin_names(providers: Providers) -> list[str]:
+    from .registry import factories
+
+    return list(factories())

@@ -1,0 +1,138 @@
+"""The provider seam: schemas, and the request/response objects of each provider call.
+
+A provider is any object with the async methods of :class:`Provider`. The
+core never talks to a provider any other way, and maps everything a
+provider raises to :class:`~engine.diagnostics.ProviderError` at this seam.
+
+Invariants (from the resource instance change lifecycle):
+
+* ``PlanResourceChangeRequest.proposed_new_state`` merges configuration with
+  prior state: non-null configuration values win, computed attributes left
+  null in configuration keep their prior value.
+* ``planned_state`` may contain :data:`~engine.values.UNKNOWN`; ``new_state``
+  returned by apply must not.
+* ``requires_replace`` lists attribute paths whose change cannot be applied
+  in place; a non-empty list turns an update into a replace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from .diagnostics import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSchema:
+    """``type`` is cty's JSON type notation: ``"string"``, ``"dynamic"``, ``["list", "string"]``..."""
+
+    type: Any
+    required: bool = False
+    optional: bool = False
+    computed: bool = False
+    sensitive: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSchema:
+    attributes: dict[str, AttributeSchema]
+    version: int = 0
+    id_attribute: str = "id"
+
+    def dynamic_attributes(self) -> frozenset[str]:
+        return frozenset(n for n, a in self.attributes.items() if a.type == "dynamic")
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSchema:
+    resources: dict[str, ResourceSchema]
+    data_sources: dict[str, ResourceSchema] = field(default_factory=dict)
+    provider: ResourceSchema | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResourceChangeRequest:
+    type_name: str
+    prior_state: dict[str, Any] | None
+    proposed_new_state: dict[str, Any] | None
+    config: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResourceChangeResponse:
+    planned_state: dict[str, Any] | None
+    requires_replace: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResourceChangeRequest:
+    type_name: str
+    prior_state: dict[str, Any] | None
+    planned_state: dict[str, Any] | None
+    config: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResourceChangeResponse:
+    new_state: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResourceRequest:
+    type_name: str
+    current_state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResourceResponse:
+    new_state: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """The one interface between the core and a provider."""
+
+    source: str
+    """The provider's source address, e.g. ``terraform.io/builtin/terraform``."""
+
+    def get_schema(self) -> ProviderSchema: ...
+
+    async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]: ...
+
+    async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse: ...
+
+    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse: ...
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse: ...
+
+
+class BaseProvider:
+    """Convenience base: no configuration, read returns the state unchanged."""
+
+    source = ""
+
+    def get_schema(self) -> ProviderSchema:
+        raise NotImplementedError
+
+    async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]:
+        return ()
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+        return ReadResourceResponse(req.current_state)
+
+
+def proposed_new_state(schema: ResourceSchema, prior: dict[str, Any] | None,
+                       config: dict[str, Any]) -> dict[str, Any]:
+    """Configuration where non-null; prior values for computed attributes left null in configuration."""
+    if prior is None:
+        return dict(config)
+    out = dict(config)
+    for name, a in schema.attributes.items():
+        if a.computed and out.get(name) is None and name in prior:
+            out[name] = prior[name]
+    return out

@@ -1,0 +1,94 @@
+"""Finding providers: built-ins and third-party packages, via the ``strata.providers`` entry points.
+
+A package declares ``[project.entry-points."strata.providers"] NAME = "module:Class"``
+and ``pip install`` is all a user does. The class is instantiated once per
+provider configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from .diagnostics import ProviderError
+from .provider import Provider, ResourceSchema
+
+_FACTORIES: dict[str, Callable[[], Any]] | None = None
+
+
+def _builtin() -> dict[str, Callable[[], Any]]:
+    from providers.terraform import TerraformProvider
+
+    return {"terraform": TerraformProvider}
+
+
+def factories() -> dict[str, Callable[[], Any]]:
+    global _FACTORIES
+    if _FACTORIES is None:
+        found = _builtin()
+        for ep in entry_points(group="strata.providers"):
+            if ep.name in found and ep.value.startswith("providers."):
+                continue
+            try:
+                found[ep.name] = ep.load()
+            except Exception as exc:  # a broken plugin must not break strata
+                raise ProviderError("Failed to load provider plugin", provider=ep.name,
+                                    detail=f"{ep.value}: {exc}") from exc
+        _FACTORIES = found
+    return _FACTORIES
+
+
+def register(name: str, factory: Callable[[], Any]) -> None:
+    """Register a provider programmatically (tests, embedding)."""
+    factories()[name] = factory
+
+
+class Providers:
+    """The provider instances of one run, by local name (``terraform``, ``aws.west``)."""
+
+    def __init__(self, instances: dict[str, Provider] | None = None) -> None:
+        self.instances: dict[str, Provider] = dict(instances or {})
+        self._schemas: dict[str, ResourceSchema] = {}
+        self._dynamic: dict[str, frozenset[str]] = {}
+
+    def get(self, name: str) -> Provider:
+        inst = self.instances.get(name)
+        if inst is None:
+            base = name.split(".")[0]
+            factory = factories().get(base)
+            if factory is None:
+                raise KeyError(name)
+            inst = self.instances[name] = factory()
+        return inst
+
+    def known(self, name: str) -> bool:
+        return name in self.instances or name.split(".")[0] in factories()
+
+    def schema(self, name: str, type_name: str) -> ResourceSchema | None:
+        key = f"{name}\0{type_name}"
+        s = self._schemas.get(key)
+        if s is None:
+            s = self.get(name).get_schema().resources.get(type_name)
+            if s is None:
+                return None
+            self._schemas[key] = s
+        return s
+
+    def dynamic_attrs(self, type_name: str) -> frozenset[str]:
+        """For the state codec: dynamic attributes of a resource type (any provider that has it)."""
+        d = self._dynamic.get(type_name)
+        if d is None:
+            d = frozenset()
+            name = type_name.split("_", 1)[0]
+            try:
+                s = self.schema(name, type_name)
+            except KeyError:
+                s = None
+            if s is not None:
+                d = s.dynamic_attributes()
+            self._dynamic[type_name] = d
+        return d
+
+    def source(self, name: str) -> str:
+        return self.get(name).source

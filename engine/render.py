@@ -1,0 +1,208 @@
+"""Human-readable output in terraform's style: plan diffs, diagnostics, apply progress."""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+import orjson
+
+from . import events as ev
+from .diagnostics import Diagnostic
+from .plan import Action, Plan, ResourceInstanceChange
+from .values import UNKNOWN, SetVal, equal
+
+_SYMBOL = {
+    Action.CREATE: "+",
+    Action.UPDATE: "~",
+    Action.DELETE: "-",
+    Action.DELETE_THEN_CREATE: "-/+",
+    Action.CREATE_THEN_DELETE: "+/-",
+}
+_LEGEND = {
+    Action.CREATE: "  + create",
+    Action.UPDATE: "  ~ update in-place",
+    Action.DELETE: "  - destroy",
+    Action.DELETE_THEN_CREATE: "-/+ destroy and then create replacement",
+    Action.CREATE_THEN_DELETE: "+/- create replacement and then destroy",
+}
+_REASON_TEXT = {
+    "delete_because_no_resource_config": "because {res} is not in configuration",
+    "delete_because_count_index": "because index {key} is out of range for count",
+    "delete_because_each_key": "because key {key} is not in for_each map",
+    "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
+}
+
+
+def fmt_value(v: Any, indent: int) -> str:
+    if v is UNKNOWN:
+        return "(known after apply)"
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        if "\n" in v:
+            body = "\n".join(" " * (indent + 4) + line for line in v.rstrip("\n").split("\n"))
+            return f"<<-EOT\n{body}\n{' ' * (indent + 2)}EOT"
+        return orjson.dumps(v).decode()
+    pad = " " * (indent + 4)
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        width = max(len(_key(k)) for k in v)
+        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(x, indent + 4)}" for k, x in v.items()]
+        return "{\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + "}"
+    if isinstance(v, tuple):
+        if not v:
+            return "[]"
+        lines = [f"{pad}{fmt_value(x, indent + 4)}," for x in v]
+        prefix = "toset(" if isinstance(v, SetVal) and False else ""
+        return prefix + "[\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + "]"
+    return repr(v)
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "a").replace("-", "a").isalnum() and not k[:1].isdigit() else orjson.dumps(k).decode()
+
+
+def render_change(c: ResourceInstanceChange) -> str:
+    addr = c.addr
+    r = addr.resource
+    head = f"  # {addr}"
+    if c.deposed:
+        head += f" (deposed object {c.deposed})"
+    if c.action == Action.CREATE:
+        head += " will be created"
+    elif c.action == Action.UPDATE:
+        head += " will be updated in-place"
+    elif c.action == Action.DELETE:
+        head += " will be destroyed"
+    elif c.reason == "tainted":
+        head += " is tainted, so it must be replaced"
+    elif c.reason == "replace_by_request":
+        head += " will be replaced, as requested"
+    else:
+        head += " must be replaced"
+    lines = [head]
+    if c.action == Action.DELETE and c.reason in _REASON_TEXT:
+        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=str(r), key=ev.resource_json(addr)["resource_key"]
+                                                              if not isinstance(addr.key, str) else
+                                                              orjson.dumps(addr.key).decode()) + ")")
+    sym = _SYMBOL[c.action]
+    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} resource \"{r.type}\" \"{r.name}\" {{")
+    before = c.before or {}
+    after = c.after or {}
+    names = sorted(set(before) | set(after))
+    width = max((len(n) for n in names), default=0)
+    hidden = 0
+    for name in names:
+        b = before.get(name) if c.before is not None else None
+        a = after.get(name) if c.after is not None else None
+        pad = name.ljust(width)
+        if c.action == Action.CREATE or (c.is_replace and c.before is None):
+            if a is None:
+                continue
+            lines.append(f"      + {pad} = {fmt_value(a, 6)}")
+        elif c.action == Action.DELETE:
+            if b is None:
+                continue
+            lines.append(f"      - {pad} = {fmt_value(b, 6)} -> null")
+        else:
+            forces = " # forces replacement" if name in c.requires_replace else ""
+            if equal(a, b):
+                if name == "id" or c.is_replace and name in ("id",):
+                    lines.append(f"        {pad} = {fmt_value(b, 6)}")
+                else:
+                    hidden += 1
+                continue
+            if a is None:
+                lines.append(f"      - {pad} = {fmt_value(b, 6)} -> null{forces}")
+            elif b is None:
+                lines.append(f"      + {pad} = {fmt_value(a, 6)}{forces}")
+            else:
+                lines.append(f"      ~ {pad} = {fmt_value(b, 6)} -> {fmt_value(a, 6)}{forces}")
+    if hidden:
+        lines.append(f"        # ({hidden} unchanged attribute{'s' if hidden != 1 else ''} hidden)")
+    lines.append("    }")
+    return "\n".join(lines)
+
+
+def render_plan(plan: Plan) -> str:
+    changes = [c for c in plan.changes if c.action != Action.NOOP]
+    if not changes and not plan.outputs_changed():
+        return ("\nNo changes. Your infrastructure matches the configuration.\n\n"
+                "strata has compared your real infrastructure against your configuration\n"
+                "and found no differences, so no changes are needed.\n")
+    out: list[str] = []
+    if changes:
+        used = [a for a in _LEGEND if any(c.action == a for c in changes)]
+        out.append("\nstrata used the selected providers to generate the following execution\n"
+                   "plan. Resource actions are indicated with the following symbols:")
+        out.extend(_LEGEND[a] for a in used)
+        out.append("\nstrata will perform the following actions:\n")
+        for c in sorted(changes, key=lambda c: (c.addr.sort_key(), c.deposed or "")):
+            out.append(render_change(c))
+            out.append("")
+        counts = plan.counts()
+        out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, "
+                   f"{counts['remove']} to destroy.")
+    oc = _output_changes(plan)
+    if oc:
+        out.append("\nChanges to Outputs:")
+        out.extend(oc)
+    return "\n".join(out) + "\n"
+
+
+def _output_changes(plan: Plan) -> list[str]:
+    lines = []
+    for name in sorted(set(plan.outputs) | set(plan.prior_outputs)):
+        new = plan.outputs.get(name)
+        old = plan.prior_outputs.get(name)
+        if new is not None and old is not None and equal(new[0], old[0]):
+            continue
+        if old is None and new is not None:
+            v = "(sensitive value)" if new[1] else fmt_value(new[0], 2)
+            lines.append(f"  + {name} = {v}")
+        elif new is None and old is not None:
+            lines.append(f"  - {name} = {'(sensitive value)' if old[1] else fmt_value(old[0], 2)} -> null")
+        elif new is not None and old is not None:
+            lines.append(f"  ~ {name} = {fmt_value(old[0], 2)} -> {fmt_value(new[0], 2)}")
+    return lines
+
+
+def render_diagnostic(d: Diagnostic) -> str:
+    lines = ["╷", f"│ {d.severity.capitalize()}: {d.summary}", "│"]
+    if d.subject is not None:
+        where = f"│   on {d.subject.filename} line {d.subject.line}"
+        if d.address:
+            where += f", in {d.address}"
+        lines.append(where + ":")
+        lines.append("│")
+    elif d.address:
+        lines.append(f"│   with {d.address},")
+        lines.append("│")
+    if d.detail:
+        for dl in d.detail.split("\n"):
+            lines.append(f"│ {dl}".rstrip())
+    lines.append("╵")
+    return "\n".join(lines)
+
+
+class HumanSink:
+    """Prints progress events as terraform does."""
+
+    SHOWN = frozenset({"apply_start", "apply_complete", "apply_errored", "apply_progress", "apply_skipped",
+                       "refresh_start"})
+
+    def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.quiet_refresh = quiet_refresh
+
+    def __call__(self, event: ev.Event) -> None:
+        if event.type in self.SHOWN:
+            if event.type == "refresh_start" and self.quiet_refresh:
+                return
+            self.stream.write(event.message + "\n")

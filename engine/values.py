@@ -1,0 +1,234 @@
+"""Values of the Terraform language: null, known, and unknown.
+
+Representation (chosen so the hot path stays plain Python objects):
+
+* null → ``None``; string → ``str``; number → ``int``/``float``; bool → ``bool``
+* tuple (``[a, b]`` literal) → ``tuple``; list → :class:`ListVal`; set → :class:`SetVal`
+* object (``{a = 1}`` literal) → ``dict``; map → :class:`MapVal`
+* a value known only at apply time → :data:`UNKNOWN`
+
+The distinction between tuple/list/set and object/map matters because
+Terraform records dynamic-typed attributes with their type in state
+(``{"value": ..., "type": ["tuple", ["string"]]}``), and a plan compares
+values *with* their types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class _Unknown:
+    """The single unknown value: a value that is computed only during apply."""
+
+    __slots__ = ()
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "(known after apply)"
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+
+class ListVal(tuple):  # type: ignore[type-arg]
+    """A cty list: homogeneous, ordered."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"tolist({list(self)!r})"
+
+
+class SetVal(tuple):  # type: ignore[type-arg]
+    """A cty set: unique elements, kept in cty's canonical order."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, items: Any) -> SetVal:
+        seen: list[Any] = []
+        for item in items:
+            if item not in seen:
+                seen.append(item)
+        try:
+            seen.sort(key=_set_sort_key)
+        except TypeError:
+            pass
+        return cls(seen)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SetVal):
+            return len(self) == len(other) and all(x in other for x in self)
+        return False
+
+    def __hash__(self) -> int:
+        return hash(("set", len(self)))
+
+    def __repr__(self) -> str:
+        return f"toset({list(self)!r})"
+
+
+def _set_sort_key(v: Any) -> tuple[int, Any]:
+    if isinstance(v, bool):
+        return (2, v)
+    if isinstance(v, (int, float)):
+        return (0, v)
+    if isinstance(v, str):
+        return (1, v)
+    return (3, repr(v))
+
+
+class MapVal(dict):  # type: ignore[type-arg]
+    """A cty map: homogeneous values, string keys."""
+
+    __slots__ = ()
+
+
+def is_unknown(v: Any) -> bool:
+    return v is UNKNOWN
+
+
+def is_wholly_known(v: Any) -> bool:
+    """True when ``v`` contains no unknown anywhere inside it."""
+    if v is UNKNOWN:
+        return False
+    if isinstance(v, dict):
+        return all(is_wholly_known(x) for x in v.values())
+    if isinstance(v, tuple):
+        return all(is_wholly_known(x) for x in v)
+    return True
+
+
+def cty_type(v: Any) -> Any:
+    """The cty JSON type notation of a known value (as terraform writes it in state)."""
+    if v is None:
+        # terraform records a null dynamic value as the whole attribute being null;
+        # inside collections a null element has dynamic pseudo-type
+        return "dynamic"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, ListVal):
+        return ["list", _elem_type(v)]
+    if isinstance(v, SetVal):
+        return ["set", _elem_type(v)]
+    if isinstance(v, tuple):
+        return ["tuple", [cty_type(x) for x in v]]
+    if isinstance(v, MapVal):
+        return ["map", _elem_type(tuple(v.values()))]
+    if isinstance(v, dict):
+        return ["object", {k: cty_type(x) for k, x in v.items()}]
+    raise TypeError(f"no cty type for {v!r}")
+
+
+def _elem_type(items: tuple[Any, ...]) -> Any:
+    types = [cty_type(x) for x in items if x is not None]
+    if not types:
+        return "dynamic"
+    first = types[0]
+    return first
+
+
+def from_typed_json(value: Any, ty: Any) -> Any:
+    """Decode a value stored with cty JSON type notation back into our representation."""
+    if value is None:
+        return None
+    if isinstance(ty, str):
+        if ty == "number" and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+    kind = ty[0]
+    if kind == "list":
+        return ListVal(from_typed_json(x, ty[1]) for x in value)
+    if kind == "set":
+        return SetVal.of(from_typed_json(x, ty[1]) for x in value)
+    if kind == "tuple":
+        return tuple(from_typed_json(x, t) for x, t in zip(value, ty[1], strict=False))
+    if kind == "map":
+        return MapVal({k: from_typed_json(x, ty[1]) for k, x in value.items()})
+    if kind == "object":
+        return {k: from_typed_json(value.get(k), t) for k, t in ty[1].items()}
+    return value
+
+
+def to_json(v: Any) -> Any:
+    """Plain JSON form of a known value (collections become lists/objects)."""
+    if isinstance(v, dict):
+        return {k: to_json(x) for k, x in v.items()}
+    if isinstance(v, tuple):
+        return [to_json(x) for x in v]
+    if v is UNKNOWN:
+        return None
+    return v
+
+
+def unknown_mask(v: Any) -> Any:
+    """Terraform's ``after_unknown`` shape: ``True`` where unknown, nested otherwise."""
+    if v is UNKNOWN:
+        return True
+    if isinstance(v, dict):
+        return {k: m for k, x in v.items() if (m := unknown_mask(x)) is not False}
+    if isinstance(v, tuple):
+        return [unknown_mask(x) for x in v]
+    return False
+
+
+def type_name(v: Any) -> str:
+    """A human name for a value's type, used in diagnostics."""
+    if v is None:
+        return "null"
+    if v is UNKNOWN:
+        return "unknown"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, ListVal):
+        return "list"
+    if isinstance(v, SetVal):
+        return "set"
+    if isinstance(v, tuple):
+        return "tuple"
+    if isinstance(v, MapVal):
+        return "map"
+    if isinstance(v, dict):
+        return "object"
+    return type(v).__name__
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Strict equality with types: ``[1]`` (tuple) is not ``tolist([1])``, ``1`` is not ``true``.
+
+    Unknown equals only unknown (used to compare planned values, where an
+    unknown in both places means "no more known than before").
+    """
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta is not tb:
+        if ta in (int, float) and tb in (int, float):
+            return bool(a == b)
+        return False
+    if ta is dict or ta is MapVal:
+        if a.keys() != b.keys():
+            return False
+        return all(equal(a[k], b[k]) for k in a)
+    if ta is SetVal:
+        return len(a) == len(b) and all(any(equal(x, y) for y in b) for x in a)
+    if ta is tuple or ta is ListVal:
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

@@ -1,0 +1,149 @@
+"""The concurrent, event-driven graph walker.
+
+A node starts the moment its last dependency completes — never level by
+level. ``parallelism`` worker tasks take ready nodes from one queue, so at
+most that many operations are in flight. A node's completion is reported
+separately from its execution (``done(ok)`` may be called later, e.g. once
+the state writer has made the result durable): a worker is free for the
+next operation as soon as the provider call returns, while dependents wait
+for durability.
+
+When a node fails, every node that (transitively) depends on it is
+skipped and reported; independent branches run to completion. With
+``fail_fast`` no new node starts after the first failure.
+
+Hot path: ``_complete`` runs once per node; it is plain dict/int
+bookkeeping, O(out-degree).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
+
+import anyio
+import structlog
+
+from .graph import Graph
+
+N = TypeVar("N", bound=Hashable)
+Done = Callable[[bool], None]
+
+log = structlog.get_logger("strata.walker")
+
+
+class Walker(Generic[N]):
+    def __init__(self, graph: Graph[N], parallelism: int = 10, fail_fast: bool = False) -> None:
+        if parallelism < 1:
+            raise ValueError(f"parallelism must be at least 1, not {parallelism}")
+        self.graph = graph
+        self.parallelism = parallelism
+        self.fail_fast = fail_fast
+        self.failed: set[N] = set()
+        self.skipped: dict[N, N] = {}  # skipped node -> the failed node that caused it
+        self.completed: set[N] = set()
+
+    async def run(self, execute: Callable[[N, Done], Awaitable[None]],
+                  is_passthrough: Callable[[N], bool] = lambda n: False,
+                  on_skip: Callable[[N, N], None] = lambda n, cause: None) -> None:
+        """Run every node; ``execute(node, done)`` must call ``done(ok)`` exactly once, now or later."""
+        g = self.graph
+        total = len(g)
+        if total == 0:
+            return
+        remaining = {n: len(d) for n, d in g.deps.items()}
+        dependents = g.dependents
+        send, recv = anyio.create_memory_object_stream[N](math.inf)
+        finished = 0
+        stopping = False
+
+        def is_stopping() -> bool:
+            return stopping
+
+        def finish_one() -> None:
+            nonlocal finished
+            finished += 1
+            if finished == total:
+                send.close()
+
+        def skip_from(cause: N, start: N) -> None:
+            stack = [start]
+            while stack:
+                n = stack.pop()
+                for m in dependents[n]:
+                    if m in self.skipped or m in self.failed or m in self.completed:
+                        continue
+                    self.skipped[m] = cause
+                    on_skip(m, cause)
+                    finish_one()
+                    stack.append(m)
+
+        def complete(node: N, ok: bool) -> None:
+            nonlocal stopping
+            work = [(node, ok)]
+            while work:
+                n, good = work.pop()
+                if good:
+                    self.completed.add(n)
+                else:
+                    self.failed.add(n)
+                    skip_from(n, n)
+                    if self.fail_fast and not stopping:
+                        stopping = True
+                        self._skip_not_started(remaining, cause=n, on_skip=on_skip, finish_one=finish_one)
+                finish_one()
+                if not good:
+                    continue
+                for m in dependents[n]:
+                    r = remaining[m] - 1
+                    remaining[m] = r
+                    if r == 0 and m not in self.skipped:
+                        if is_passthrough(m):
+                            work.append((m, True))
+                        elif not stopping:
+                            send.send_nowait(m)
+
+        for n, c in remaining.items():
+            if c == 0:
+                if is_passthrough(n):
+                    complete(n, True)
+                else:
+                    send.send_nowait(n)
+
+        async def worker() -> None:
+            async for node in recv:
+                if is_stopping():
+                    self.skipped[node] = next(iter(self.failed))
+                    on_skip(node, self.skipped[node])
+                    finish_one()
+                    continue
+                responded = False
+
+                def done(ok: bool, node: N = node) -> None:
+                    nonlocal responded
+                    if responded:
+                        return
+                    responded = True
+                    complete(node, ok)
+
+                try:
+                    await execute(node, done)
+                except Exception:  # a bug in an executor must not hang the walk
+                    log.exception("executor crashed", node=str(node))
+                    done(False)
+
+        if finished == total:
+            return
+        async with anyio.create_task_group() as tg:
+            for _ in range(min(self.parallelism, total)):
+                tg.start_soon(worker)
+
+    def _skip_not_started(self, remaining: dict[N, int], cause: N, on_skip: Callable[[N, N], None],
+                          finish_one: Callable[[], None]) -> None:
+        # fail-fast: anything not yet ready will never start
+        for m, r in remaining.items():
+            if r > 0 and m not in self.skipped and m not in self.failed and m not in self.completed:
+                self.skipped[m] = cause
+                on_skip(m, cause)
+                finish_one()
