@@ -75,3 +75,13 @@ def parse_instance_addr(text: str) -> InstanceAddr:
     if m.group(5) is not None:
         return InstanceAddr(res, orjson.loads('"' + m.group(5) + '"'))
     return InstanceAddr(res, None)
+
+
+def parse_resource_addr(s: str) -> ResourceAddr | None:
+    """``TYPE.NAME`` or ``data.TYPE.NAME`` as recorded in state ``dependencies``; None otherwise."""
+    parts = s.split(".")
+    if len(parts) == 2:
+        return ResourceAddr(parts[0], parts[1])
+    if len(parts) == 3 and parts[0] == "data":
+        return ResourceAddr(parts[1], parts[2], "data")
+    return None

@@ -23,7 +23,7 @@ import secrets
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .addrs import InstanceAddr, ResourceAddr
+from .addrs import InstanceAddr, ResourceAddr, parse_resource_addr
 from .graph import Graph
 from .plan import Action, Plan, ResourceInstanceChange
 
@@ -64,15 +64,6 @@ class Work:
 
     change: ResourceInstanceChange
     depose_as: str | None = None
-
-
-def _parse_res(s: str) -> ResourceAddr | None:
-    parts = s.split(".")
-    if len(parts) == 2:
-        return ResourceAddr(parts[0], parts[1])
-    if len(parts) == 3 and parts[0] == "data":
-        return ResourceAddr(parts[1], parts[2], "data")
-    return None
 
 
 def new_deposed_key() -> str:
@@ -159,7 +150,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     for c in changes:
         cu_node = b.cu.get(c.addr)
-        prior_res = {r for s in c.prior_dependencies if (r := _parse_res(s)) is not None}
+        prior_res = {r for s in c.prior_dependencies if (r := parse_resource_addr(s)) is not None}
         config_res = set(c.depends_on_resources)
         # E1 and E4 from the dependent's side (this change's create/update)
         if cu_node is not None and c.deposed is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import events as ev
 from . import expr as E
-from .addrs import InstanceAddr, InstanceKey, ResourceAddr
+from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_resource_addr
 from .config import NO_DEFAULT, Module, ResourceConfig, _NoResources, expressions_of
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
@@ -586,34 +586,44 @@ class Planner:
                 prior_dependencies=obj.dependencies))
 
     def _propagate_cbd(self) -> None:
-        """Forced create_before_destroy: every dependency of a CBD instance becomes CBD too.
+        """Forced create_before_destroy: every dependency of a CBD object becomes CBD too.
 
-        A replace of a dependency that is not CBD would otherwise make a cycle
-        (004_a0c7c5032e246c72.txt, "Forced Create Before Destroy").
+        "All resources that precede a resource with create_before_destroy must in
+        turn be handled in the same manner" (004_a0c7c5032e246c72.txt); otherwise a
+        replace of the dependency makes a cycle. Dependencies are followed both
+        through configuration and through the ``dependencies`` recorded in state,
+        so orphans and objects deleted with a CBD flag in state count too.
         """
-        by_addr: dict[InstanceAddr, int] = {}
+        changes = self.plan.changes
+        by_addr: dict[InstanceAddr, list[int]] = {}
         by_res: dict[ResourceAddr, list[int]] = {}
-        for i, c in enumerate(self.plan.changes):
-            if c.deposed is None and c.after is not None:
-                by_addr[c.addr] = i
+        for i, c in enumerate(changes):
+            if c.deposed is None:
+                by_addr.setdefault(c.addr, []).append(i)
                 by_res.setdefault(c.addr.resource, []).append(i)
-        forced: set[int] = set()
-        stack = [i for i, c in enumerate(self.plan.changes) if c.create_before_destroy and c.after is not None]
+        stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
         seen = set(stack)
+        forced: set[int] = set()
         while stack:
-            c = self.plan.changes[stack.pop()]
-            targets: list[int] = [by_addr[d] for d in c.depends_on if d in by_addr]
+            c = changes[stack.pop()]
+            targets: list[int] = []
+            for d in c.depends_on:
+                targets.extend(by_addr.get(d, ()))
             for r in c.depends_on_resources:
                 targets.extend(by_res.get(r, ()))
+            for s_ in c.prior_dependencies:
+                r = parse_resource_addr(s_)
+                if r is not None:
+                    targets.extend(by_res.get(r, ()))
             for t in targets:
-                if t not in seen:
+                if t not in seen and changes[t].addr.resource != c.addr.resource:
                     seen.add(t)
                     forced.add(t)
                     stack.append(t)
         for i in forced:
-            c = self.plan.changes[i]
+            c = changes[i]
             action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
-            self.plan.changes[i] = _replace(c, action=action, create_before_destroy=True)
+            changes[i] = _replace(c, action=action, create_before_destroy=True)
 
 
 def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:

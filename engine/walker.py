@@ -104,8 +104,8 @@ class Walker(Generic[N]):
                         elif not stopping:
                             send.send_nowait(m)
 
-        for n, c in remaining.items():
-            if c == 0:
+        for n in [n for n, c in remaining.items() if c == 0]:
+            if n not in self.completed:
                 if is_passthrough(n):
                     complete(n, True)
                 else:
@@ -118,14 +118,7 @@ class Walker(Generic[N]):
                     on_skip(node, self.skipped[node])
                     finish_one()
                     continue
-                responded = False
-
-                def done(ok: bool, node: N = node) -> None:
-                    nonlocal responded
-                    if responded:
-                        return
-                    responded = True
-                    complete(node, ok)
+                done = _once(node, complete)
 
                 try:
                     await execute(node, done)
@@ -147,3 +140,16 @@ class Walker(Generic[N]):
                 self.skipped[m] = cause
                 on_skip(m, cause)
                 finish_one()
+
+
+def _once(node: N, complete: Callable[[N, bool], None]) -> Done:
+    """A ``done`` callback for one node: the first call counts, later calls are ignored."""
+    called = False
+
+    def done(ok: bool) -> None:
+        nonlocal called
+        if not called:
+            called = True
+            complete(node, ok)
+
+    return done

@@ -1,0 +1,37 @@
+# Two commands do all set-up on a fresh machine (Python 3.11+, git, make):
+#   make demo   creates .venv, installs strata, applies examples/quickstart end to end
+#   make test   creates .venv if needed, runs lint, type checks and the test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	@echo "== strata apply (examples/quickstart)"
+	$(BIN)/strata -chdir=examples/quickstart apply -auto-approve -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+	@echo "== strata plan again: nothing to do"
+	$(BIN)/strata -chdir=examples/quickstart plan -detailed-exitcode -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+	@echo "== strata state list"
+	$(BIN)/strata -chdir=examples/quickstart state list -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+	@echo "== strata destroy"
+	$(BIN)/strata -chdir=examples/quickstart destroy -auto-approve -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+
+lint: $(STAMP)
+	$(BIN)/ruff check engine providers tests benchmarks
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) *.egg-info

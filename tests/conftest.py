@@ -1,0 +1,68 @@
+"""Shared test helpers: run the real `strata` command on files in a temporary directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def events(self) -> list[dict]:
+        """The -json event stream, one dict per line."""
+        return [orjson.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
+
+    def of_type(self, t: str) -> list[dict]:
+        return [e for e in self.events if e["type"] == t]
+
+
+class Workdir:
+    """A temporary configuration directory with a `strata` runner."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, text: str, name: str = "main.tf") -> None:
+        (self.path / name).write_text(textwrap.dedent(text))
+
+    def strata(self, *args: str, input: str | None = None, check: bool = False) -> Result:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        proc = subprocess.run([sys.executable, "-m", "engine", *args], cwd=self.path, env=env,
+                              capture_output=True, text=True, input=input, timeout=300)
+        res = Result(proc.returncode, proc.stdout, proc.stderr)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}\n"
+                                 f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return res
+
+    def state(self) -> dict:
+        return orjson.loads((self.path / "terraform.tfstate").read_bytes())
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Workdir:
+    return Workdir(tmp_path)
+
+
+def terraform_available() -> bool:
+    return shutil.which("terraform") is not None
+
+
+requires_terraform = pytest.mark.skipif(not terraform_available(),
+                                        reason="terraform binary not on PATH")
