@@ -157,9 +157,9 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             for dep in c.depends_on:
                 if dep == c.addr:
                     continue
-                n = b.cu.get(dep)
-                if n is not None:
-                    g.add_edge(cu_node, n)
+                dep_cu = b.cu.get(dep)
+                if dep_cu is not None:
+                    g.add_edge(cu_node, dep_cu)
                 for dn, cbd in b.d_by_addr.get(dep, ()):
                     if cbd:
                         g.add_edge(dn, cu_node)

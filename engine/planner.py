@@ -24,7 +24,12 @@ from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRang
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
-from .provider import PlanResourceChangeRequest, ReadResourceRequest, ResourceSchema, proposed_new_state
+from .provider import (
+    PlanResourceChangeRequest,
+    ReadResourceRequest,
+    ResourceSchema,
+    proposed_new_state,
+)
 from .registry import Providers
 from .state import ObjectState, State, provider_state_addr
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
@@ -102,7 +107,7 @@ def input_variables(module: Module, given: dict[str, str]) -> tuple[dict[str, An
 
     out: dict[str, Any] = {}
     diags: list[Diagnostic] = []
-    for name, raw in given.items():
+    for name in given:
         if name not in module.variables:
             diags.append(error("Value for undeclared variable",
                                f'A variable named "{name}" was assigned on the command line, but the root '
@@ -612,9 +617,9 @@ class Planner:
             for r in c.depends_on_resources:
                 targets.extend(by_res.get(r, ()))
             for s_ in c.prior_dependencies:
-                r = parse_resource_addr(s_)
-                if r is not None:
-                    targets.extend(by_res.get(r, ()))
+                pr = parse_resource_addr(s_)
+                if pr is not None:
+                    targets.extend(by_res.get(pr, ()))
             for t in targets:
                 if t not in seen and changes[t].addr.resource != c.addr.resource:
                     seen.add(t)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import uuid
 
-
 from engine import (
     UNKNOWN,
     ApplyResourceChangeRequest,
