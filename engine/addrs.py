@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -18,6 +18,14 @@ class ResourceAddr:
     type: str
     name: str
     mode: str = "managed"
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # addresses are dict keys on every hot path: hash once
+        object.__setattr__(self, "_hash", hash((self.type, self.name, self.mode)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
         prefix = "data." if self.mode == "data" else ""
@@ -41,9 +49,21 @@ class InstanceAddr:
 
     resource: ResourceAddr
     key: InstanceKey = None
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _str: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.resource._hash, self.key)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
-        return str(self.resource) + format_key(self.key)
+        s = self._str
+        if not s:
+            s = str(self.resource) + format_key(self.key)
+            object.__setattr__(self, "_str", s)
+        return s
 
     def sort_key(self) -> tuple[str, str, int, int | str]:
         k = self.key

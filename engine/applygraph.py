@@ -36,6 +36,9 @@ class ApplyNode:
     op: str
     deposed: str | None = None
 
+    def __hash__(self) -> int:
+        return hash(self.addr) ^ hash(self.op) ^ hash(self.deposed)
+
     def __str__(self) -> str:
         if self.op == "delete":
             if self.deposed:

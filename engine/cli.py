@@ -207,7 +207,8 @@ async def cmd_plan(a: Args, out: Output) -> int:
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p))
-    out.text(render_plan(p.plan))
+    if not out.json:
+        out.text(render_plan(p.plan))
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -224,7 +225,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:
             out.emit(_plan_outputs_event(p))
-        out.text(render_plan(p.plan))
+        if not out.json:
+            out.text(render_plan(p.plan))
         if not p.plan.has_changes():
             p.store.unlock()
             if destroy:

@@ -39,12 +39,24 @@ class Event:
     timestamp: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:
-        ts = datetime.fromtimestamp(self.timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        ts = _timestamp(self.timestamp)
         d: dict[str, Any] = {"@level": self.level, "@message": self.message, "@module": "terraform.ui",
                              "@timestamp": ts}
         d.update(self.payload)
         d["type"] = self.type
         return d
+
+
+_TS_CACHE: list[Any] = [-1, ""]
+
+
+def _timestamp(t: float) -> str:
+    """RFC 3339 with microseconds, as terraform writes; the per-second prefix is cached (hot path)."""
+    sec = int(t)
+    if sec != _TS_CACHE[0]:
+        _TS_CACHE[0] = sec
+        _TS_CACHE[1] = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{_TS_CACHE[1]}.{int((t - sec) * 1_000_000):06d}Z"
 
 
 Sink = Callable[[Event], None]

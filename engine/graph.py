@@ -97,9 +97,27 @@ class Graph(Generic[N]):
         return out
 
     def check_acyclic(self) -> None:
+        """Raise :class:`CycleError` naming every cycle; cheap (Kahn) when there is none."""
+        if self._kahn_count() == len(self.deps):
+            return
         cycles = self.cycles()
         if cycles:
             raise CycleError(cycles)
+
+    def _kahn_count(self) -> int:
+        remaining = {n: len(d) for n, d in self.deps.items()}
+        ready = [n for n, c in remaining.items() if c == 0]
+        seen = 0
+        dependents = self.dependents
+        while ready:
+            n = ready.pop()
+            seen += 1
+            for m in dependents[n]:
+                c = remaining[m] - 1
+                remaining[m] = c
+                if c == 0:
+                    ready.append(m)
+        return seen
 
     def topological_order(self) -> list[N]:
         """Dependencies before dependents (Kahn); raises :class:`CycleError` on a cycle."""
