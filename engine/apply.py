@@ -22,11 +22,12 @@ from .diagnostics import Diagnostic, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .plan import Action, Plan, ResourceInstanceChange
-from .planner import whole_resource_value
+from .planner import provider_key_from_state, whole_resource_value
 from .provider import (
     ApplyResourceChangeRequest,
     PlanResourceChangeRequest,
     Provider,
+    ReadDataSourceRequest,
     ResourceSchema,
     proposed_new_state,
 )
@@ -119,6 +120,8 @@ class Applier:
         w = self.work[node]
         if node.op == Action.DELETE:
             await self._delete(node, w.change, done)
+        elif node.op == Action.READ:
+            await self._read(node, w.change, done)
         else:
             await self._create_or_update(node, w, done)
 
@@ -126,9 +129,9 @@ class Applier:
 
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
         rc = self.module.resources.get(c.addr.resource) if self.module else None
-        name = rc.provider_name if rc is not None else c.addr.resource.type.split("_", 1)[0]
+        name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
         p = self.providers.get(name)
-        return name, p, self.providers.schema(name, c.addr.resource.type)
+        return name, p, self.providers.schema(name, c.addr.resource.type, c.addr.resource.mode)
 
     def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:
         d = error(summary, detail, subject, str(addr))
@@ -155,15 +158,15 @@ class Applier:
         start = time.monotonic()
         prior_obj = self.state.object(addr)
         prior = prior_obj.attributes if prior_obj is not None and node.op == Action.UPDATE else None
-        planned = c.after
-        config = c.config if c.config is not None else c.after
-        if planned is None or not is_wholly_known(config):
-            final = await self._final_plan(c, prior, pname, provider, schema)
-            if final is None:
-                done(False)
-                return
-            planned, config = final
+        # two-phase planning: plan again now that every dependency is applied, and check the
+        # provider keeps each promise of the initial plan
+        final = await self._final_plan(c, prior, pname, provider, schema)
+        if final is None:
+            done(False)
+            return
+        planned, config = final
         id_key = schema.id_attribute if schema else "id"
+        action = "update" if node.op == Action.UPDATE else "create"
         if node.op == Action.UPDATE:
             self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
         else:
@@ -174,7 +177,8 @@ class Applier:
             self.writer.put(addr, c.provider, prior_obj, w.depose_as)
         try:
             resp = await provider.apply_resource_change(
-                ApplyResourceChangeRequest(addr.resource.type, prior, planned, config))
+                ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
+                                           self._progress_reporter(addr, action, start)))
             diags = resp.diagnostics
             new = resp.new_state
         except Exception as exc:
@@ -188,7 +192,6 @@ class Applier:
                 errs = [error("Provider produced inconsistent result after apply",
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
                               f"new value: {problem}.")]
-        action = "update" if node.op == Action.UPDATE else "create"
         if errs:
             self.emit(ev.apply_errored(addr, action, elapsed))
             for d in errs:
@@ -220,9 +223,9 @@ class Applier:
 
         self.writer.put(addr, c.provider, obj, on_durable=durable)
 
-    async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
-                          provider: Provider, schema: ResourceSchema | None
-                          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
+                            ) -> dict[str, Any] | None:
+        """The instance's configuration evaluated now, when everything it refers to is applied."""
         addr = c.addr
         rc = self.module.resources.get(addr.resource) if self.module else None
         if rc is None or schema is None:
@@ -243,6 +246,18 @@ class Applier:
             except EvalError as exc:
                 self._fail(addr, exc.summary, exc.detail, SourceRange(rc.range.filename, exc.line))
                 return None
+        return config
+
+    async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
+                          provider: Provider, schema: ResourceSchema | None
+                          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        addr = c.addr
+        config = c.config
+        if config is None or not is_wholly_known(config):
+            config = await self._final_config(c, schema)
+            if config is None:
+                return None
+        assert schema is not None
         proposed = proposed_new_state(schema, prior, config)
         try:
             resp = await provider.plan_resource_change(
@@ -266,6 +281,46 @@ class Applier:
                        f'apply, provider "{pname}" produced an invalid new value for {problem}.')
             return None
         return final, config
+
+    def _progress_reporter(self, addr: InstanceAddr, action: str, start: float) -> Callable[[str], None]:
+        def progress(message: str) -> None:
+            self.emit(ev.apply_progress(addr, action, time.monotonic() - start, message))
+
+        return progress
+
+    # ------------------------------------------------------------------ data sources
+
+    def record_data_reads(self) -> None:
+        """Write what planning read from data sources, and forget data objects no longer configured."""
+        for addr in self.plan.forget:
+            self.writer.put(addr, "", None)
+        for addr, (prov, value) in self.plan.data_reads.items():
+            self.writer.put(addr, prov, ObjectState(value))
+
+    async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        config = c.config
+        if config is None or not is_wholly_known(config):
+            final = await self._final_config(c, schema)
+            if final is None:
+                done(False)
+                return
+            config = final
+        try:
+            resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config))
+            diags, value = resp.diagnostics, resp.state
+        except Exception as exc:
+            diags, value = (error("Provider error", f"{type(exc).__name__}: {exc}"),), None
+        errs = [d for d in diags if d.severity == "error"]
+        if errs or value is None:
+            for d in errs or [error("Provider returned no object",
+                                    f'Provider "{pname}" returned nothing when reading {addr}.')]:
+                self._fail(addr, d.summary, d.detail)
+            done(False)
+            return
+        self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies),
+                        on_durable=lambda: done(True))
 
     # ------------------------------------------------------------------ delete
 

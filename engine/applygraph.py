@@ -30,7 +30,7 @@ from .plan import Action, Plan, ResourceInstanceChange
 
 @dataclass(frozen=True, slots=True)
 class ApplyNode:
-    """One provider operation. ``op`` is "create", "update" or "delete"."""
+    """One provider operation. ``op`` is "create", "update", "delete" or "read" (a deferred data source)."""
 
     addr: InstanceAddr
     op: str
@@ -117,8 +117,8 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     # nodes (and E3)
     for c in changes:
-        if c.action in (Action.CREATE, Action.UPDATE) or c.is_replace:
-            op = Action.UPDATE if c.action == Action.UPDATE else Action.CREATE
+        if c.action in (Action.CREATE, Action.UPDATE, Action.READ) or c.is_replace:
+            op = c.action if c.action in (Action.UPDATE, Action.READ) else Action.CREATE
             n = ApplyNode(c.addr, op)
             cbd = c.action == Action.CREATE_THEN_DELETE
             dk = new_deposed_key() if cbd else None

@@ -227,7 +227,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
             out.emit(_plan_outputs_event(p))
         if not out.json:
             out.text(render_plan(p.plan))
-        if not p.plan.has_changes():
+        if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
             if destroy:
                 out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))

@@ -48,6 +48,11 @@ class ResourceConfig:
         return self.addr.type.split("_", 1)[0]
 
     @property
+    def provider_key(self) -> str:
+        """Which provider configuration serves this resource: ``aws`` or ``aws.west``."""
+        return self.provider_ref or self.provider_name
+
+    @property
     def expanded(self) -> bool:
         return self.count is not None or self.for_each is not None
 
@@ -150,16 +155,18 @@ def _literal_bool(attr: Attribute | None, diags: list[Diagnostic]) -> bool:
 
 def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - one branch per block type
     diags: list[Diagnostic] = []
-    if b.type == "resource":
+    if b.type in ("resource", "data"):
         if len(b.labels) != 2:
-            return [error("Missing name for resource", 'A resource block needs two labels: type and name, '
-                          'as in resource "terraform_data" "example".', b.range)]
-        addr = ResourceAddr(b.labels[0], b.labels[1])
+            return [error(f"Missing name for {b.type}", f'A {b.type} block needs two labels: type and name, '
+                          f'as in {b.type} "terraform_data" "example".', b.range)]
+        mode = "managed" if b.type == "resource" else "data"
+        addr = ResourceAddr(b.labels[0], b.labels[1], mode)
         if addr in module.resources:
             prev = module.resources[addr].range
-            return [error(f'Duplicate resource "{addr.type}" configuration',
-                          f'A {addr.type} resource named "{addr.name}" was already declared at {prev}. '
-                          "Resource names must be unique per type in each module.", b.range)]
+            what = "resource" if mode == "managed" else "data"
+            return [error(f'Duplicate {what} "{addr.type}" configuration',
+                          f'A {addr.type} {what} named "{addr.name}" was already declared at {prev}. '
+                          "Names must be unique per type in each module.", b.range)]
         lifecycle = Lifecycle()
         other_blocks = []
         for nb in b.blocks:
@@ -256,7 +263,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
     elif b.type == "terraform":
         pass  # required_version / required_providers: accepted; strata's providers are built in or installed
     else:
-        known = {"data", "module", "moved", "import", "check", "removed"}
+        known = {"module", "moved", "import", "check", "removed"}
         if b.type in known:
             diags.append(error(f'Unsupported block type "{b.type}"',
                                f"{b.type} blocks are not supported by strata yet.", b.range))
@@ -394,9 +401,15 @@ def validate_references(module: Module) -> list[Diagnostic]:
                     diags.append(error(f'Unsupported reference "{ref.root}"',
                                        f'References to "{ref.root}" are not supported by strata yet.', where))
             elif ref.root == "data":
-                diags.append(error("Reference to undeclared resource",
-                                   f"A data resource data.{name}.{ref.step_name(1)} has not been declared in "
-                                   "the root module (data sources are not supported yet).", where))
+                dname = ref.step_name(1)
+                if name is None or dname is None:
+                    diags.append(error("Invalid data resource reference",
+                                       "A data resource reference needs a type and a name, as in "
+                                       "data.TYPE.NAME.attribute.", where))
+                elif ResourceAddr(name, dname, "data") not in module.resources:
+                    diags.append(error("Reference to undeclared resource",
+                                       f'A data resource "{name}" "{dname}" has not been declared in the root '
+                                       "module.", where))
             elif ref.root == "module":
                 diags.append(error("Reference to undeclared module",
                                    f'No module call named "{name}" is declared in the root module.', where))

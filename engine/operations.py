@@ -96,6 +96,7 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
         async with p.store.writer(p.state) as writer:
             applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
                               kinds, keys, local_value)
+            applier.record_data_reads()
             result = await applier.run(opts.parallelism, opts.fail_fast)
             outputs = _final_outputs(p, applier.resolver, local_value, result)
             if outputs != p.state.outputs:

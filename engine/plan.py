@@ -19,6 +19,7 @@ class Action:
     """Action names as terraform's machine-readable UI spells them."""
 
     NOOP = "no-op"
+    READ = "read"
     CREATE = "create"
     UPDATE = "update"
     DELETE = "delete"
@@ -80,6 +81,10 @@ class Plan:
     prior_outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
     destroy: bool = False
     variables: dict[str, Any] = field(default_factory=dict)
+    data_reads: dict[InstanceAddr, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    """Data sources read while planning: recorded in state when the plan is applied."""
+    forget: list[InstanceAddr] = field(default_factory=list)
+    """Data resource objects to drop from state (no longer configured, or destroy)."""
 
     def counts(self) -> dict[str, int]:
         add = change = remove = 0
@@ -96,7 +101,8 @@ class Plan:
         return {"add": add, "change": change, "import": 0, "remove": remove}
 
     def has_changes(self) -> bool:
-        return any(c.action != Action.NOOP for c in self.changes) or self.outputs_changed()
+        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes)
+                or self.outputs_changed())
 
     def outputs_changed(self) -> bool:
         if set(self.outputs) != set(self.prior_outputs):

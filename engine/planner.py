@@ -26,12 +26,13 @@ from .graph import Graph
 from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
 from .provider import (
     PlanResourceChangeRequest,
+    ReadDataSourceRequest,
     ReadResourceRequest,
     ResourceSchema,
     proposed_new_state,
 )
 from .registry import Providers
-from .state import ObjectState, State, provider_state_addr
+from .state import ObjectState, State
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
@@ -160,6 +161,8 @@ class Planner:
         self.plan.prior_outputs = dict(self.state.outputs)
         self._check_resource_types()
         self._raise_if_errors()
+        await self._configure_providers()
+        self._raise_if_errors()
         if self.refresh:
             await self._refresh()
         if destroy:
@@ -189,8 +192,19 @@ class Planner:
     # ------------------------------------------------------------------ checks and order
 
     def _check_resource_types(self) -> None:
+        for pc in self.module.providers.values():
+            if not self.providers.known(pc.name):
+                self.diags.append(error("Unknown provider", f'There is no provider named "{pc.name}". '
+                                        "Built-in providers: "
+                                        + ", ".join(sorted(_builtin_names(self.providers))) + ".", pc.range))
         for rc in self.module.resources.values():
             pname = rc.provider_name
+            if rc.provider_ref and "." in rc.provider_ref and rc.provider_ref not in self.module.providers:
+                self.diags.append(error("Provider configuration not present",
+                                        f"To work with {rc.addr} its original provider configuration at "
+                                        f'provider["{rc.provider_ref}"] is required, but no provider block '
+                                        "with that alias is declared.", rc.range, str(rc.addr)))
+                continue
             if not self.providers.known(pname):
                 self.diags.append(error("Missing required provider",
                                         f'The resource type "{rc.addr.type}" belongs to provider "{pname}", '
@@ -198,12 +212,13 @@ class Planner:
                                         + ", ".join(sorted(_builtin_names(self.providers))) + ".",
                                         rc.range, str(rc.addr)))
                 continue
-            if self.providers.schema(pname, rc.addr.type) is None:
-                self.diags.append(error("Invalid resource type",
-                                        f'The provider {pname} does not support resource type '
+            schema = self.providers.schema(pname, rc.addr.type, rc.addr.mode)
+            if schema is None:
+                what = "resource type" if rc.addr.mode == "managed" else "data source"
+                self.diags.append(error(f"Invalid {what}",
+                                        f'The provider {pname} does not support {what} '
                                         f'"{rc.addr.type}".', rc.range, str(rc.addr)))
                 continue
-            schema = self.providers.schema(pname, rc.addr.type)
             assert schema is not None
             for name, a in rc.attributes.items():
                 if name not in schema.attributes:
@@ -221,6 +236,44 @@ class Planner:
                     self.diags.append(error("Missing required argument",
                                             f'The argument "{name}" is required, but no definition was found.',
                                             rc.range, str(rc.addr)))
+
+    async def _configure_providers(self) -> None:
+        """Call configure() on every provider configuration in use, with its evaluated arguments."""
+        keys = {rc.provider_key for rc in self.module.resources.values()} | set(self.module.providers)
+        for key in sorted(keys):
+            pc = self.module.providers.get(key)
+            config: dict[str, Any] = {}
+            if pc is not None:
+                pschema = self.providers.provider_schema(pc.name)
+                allowed = pschema.attributes if pschema is not None else {}
+                for name, attr in pc.attributes.items():
+                    if name not in allowed:
+                        self.diags.append(error("Unsupported argument",
+                                                f'An argument named "{name}" is not expected in a provider '
+                                                f'"{pc.name}" block'
+                                                + (f" (it takes: {', '.join(sorted(allowed))})." if allowed
+                                                   else "; it takes no arguments."), attr.range))
+                        continue
+                    try:
+                        config[name] = evaluate(attr.expr, Scope(self.variables, self.local_value,
+                                                                 _NoResources()))
+                    except EvalError as exc:
+                        self.diags.append(error(exc.summary, exc.detail,
+                                                SourceRange(attr.range.filename, exc.line)))
+                for name, a in allowed.items():
+                    if a.required and name not in pc.attributes:
+                        self.diags.append(error("Missing required argument",
+                                                f'The argument "{name}" is required in provider "{pc.name}".',
+                                                pc.range))
+            if self.diags:
+                continue
+            try:
+                diags = await self.providers.get(key).configure(config)
+            except Exception as exc:
+                self.diags.append(error("Failed to configure provider", f"{key}: {type(exc).__name__}: {exc}",
+                                        pc.range if pc else None))
+                continue
+            self.diags.extend(diags)
 
     def _config_order(self) -> list[_CfgNode]:
         g: Graph[_CfgNode] = Graph()
@@ -265,7 +318,10 @@ class Planner:
             return None
         if ref.root == "local":
             return _CfgNode("local", name)
-        if ref.root in ("var", "count", "each", "path", "terraform", "self", "module", "data"):
+        if ref.root == "data":
+            dname = ref.step_name(1)
+            return _CfgNode("resource", ResourceAddr(name, dname, "data")) if dname else None
+        if ref.root in ("var", "count", "each", "path", "terraform", "self", "module"):
             return None
         return _CfgNode("resource", ResourceAddr(ref.root, name))
 
@@ -275,10 +331,10 @@ class Planner:
         for addr, deposed, obj, _prov in list(self.state.objects()):
             if deposed is not None or addr.resource.mode != "managed":
                 continue
-            pname = addr.resource.type.split("_", 1)[0]
+            pname = provider_key_from_state(_prov)
             rc = self.module.resources.get(addr.resource)
             if rc is not None:
-                pname = rc.provider_name
+                pname = rc.provider_key
             if not self.providers.known(pname):
                 continue
             schema = self.providers.schema(pname, addr.resource.type)
@@ -429,8 +485,9 @@ class Planner:
                     whole |= self.local_resource_deps(node[1])
                     continue
                 target: ResourceAddr = node[1]
-                key = ref.steps[1] if len(ref.steps) > 1 and isinstance(ref.steps[1], E.Expr) else None
-                specs.append(_RefSpec(target, key))
+                ki = 2 if ref.root == "data" else 1
+                step = ref.steps[ki] if len(ref.steps) > ki else None
+                specs.append(_RefSpec(target, step if isinstance(step, E.Expr) else None))
         for addr, key, _line in rc.depends_on:
             specs.append(_RefSpec(addr, key))
         return specs, whole
@@ -473,11 +530,11 @@ class Planner:
         self.resolver.kind[rc.addr] = kind
         values: dict[InstanceKey, Any] = {}
         self.resolver.values[rc.addr] = values
-        pname = rc.provider_name
+        pname = rc.provider_key
         provider = self.providers.get(pname)
-        schema = self.providers.schema(pname, rc.addr.type)
+        schema = self.providers.schema(pname, rc.addr.type, rc.addr.mode)
         assert schema is not None
-        prov_addr = provider_state_addr(provider.source)
+        prov_addr = self.providers.state_address(pname)
         specs, whole = self._ref_specs(rc)
         attr_items = list(rc.attributes.items())
         fn = rc.range.filename
@@ -502,6 +559,10 @@ class Planner:
             prior_obj = inst.current if inst is not None else None
             deps, dep_res = self._instance_deps(specs, whole, scope)
             state_deps = tuple(sorted({str(d.resource) for d in deps} | {str(r) for r in dep_res}))
+            if rc.addr.mode == "data":
+                values[key] = await self._plan_data(rc, provider, prov_addr, addr, config, deps, dep_res,
+                                                    state_deps)
+                continue
             change = await self._plan_instance(rc, schema, provider, prov_addr, addr, config, prior_obj,
                                                deps, dep_res, state_deps, cbd)
             values[key] = change.after if change.after is not None else UNKNOWN
@@ -511,6 +572,38 @@ class Planner:
                     self.plan.changes.append(ResourceInstanceChange(
                         addr, Action.DELETE, prov_addr, dobj.attributes, None, None, dk,
                         create_before_destroy=True, prior_dependencies=dobj.dependencies))
+
+    async def _plan_data(self, rc: ResourceConfig, provider: Any, prov_addr: str, addr: InstanceAddr,
+                         config: dict[str, Any], deps: frozenset[InstanceAddr],
+                         dep_res: frozenset[ResourceAddr], state_deps: tuple[str, ...]) -> Any:
+        """Read a data source now when possible; otherwise plan a read during apply.
+
+        The read is deferred when the configuration has unknowns, or when the
+        data resource depends on a managed resource with a change planned.
+        """
+        pending = any(c.addr in deps or c.addr.resource in dep_res
+                      for c in self.plan.changes if c.action != Action.NOOP)
+        if not pending and is_wholly_known(config):
+            try:
+                resp = await provider.read_data_source(ReadDataSourceRequest(rc.addr.type, config))
+            except Exception as exc:
+                raise ProviderError("Provider failed to read data source", address=str(addr),
+                                    provider=rc.provider_key, detail=repr(exc)) from exc
+            if resp.diagnostics:
+                self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
+            if resp.state is None:
+                return UNKNOWN
+            if not is_wholly_known(resp.state):
+                self.diags.append(error("Provider produced invalid object",
+                                        f'Provider "{rc.provider_key}" returned unknown values when reading '
+                                        f"{addr}.", rc.range, str(addr)))
+            self.plan.data_reads[addr] = (prov_addr, resp.state)
+            return resp.state
+        planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
+        self.plan.changes.append(ResourceInstanceChange(
+            addr, Action.READ, prov_addr, None, planned, None, None, (), False, deps, dep_res, state_deps,
+            (), config))
+        return planned
 
     async def _plan_instance(self, rc: ResourceConfig, schema: ResourceSchema, provider: Any,
                              prov_addr: str, addr: InstanceAddr, config: dict[str, Any],
@@ -545,7 +638,7 @@ class Planner:
             resp = await provider.plan_resource_change(
                 PlanResourceChangeRequest(rc.addr.type, prior, proposed, config))
         except Exception as exc:
-            raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_name,
+            raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_key,
                                 detail=repr(exc)) from exc
         if resp.diagnostics:
             self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
@@ -556,6 +649,10 @@ class Planner:
     def _plan_orphans(self) -> None:
         for addr, deposed, obj, prov in list(self.state.objects()):
             rc = self.module.resources.get(addr.resource)
+            if addr.resource.mode == "data":
+                if rc is None or addr.key not in self.resolver.values.get(addr.resource, {}):
+                    self.plan.forget.append(addr)
+                continue
             kind = self.resolver.kind.get(addr.resource, "single")
             if rc is not None:
                 if deposed is not None:
@@ -585,6 +682,9 @@ class Planner:
 
     def _plan_destroy(self) -> None:
         for addr, deposed, obj, prov in self.state.objects():
+            if addr.resource.mode == "data":
+                self.plan.forget.append(addr)
+                continue
             self.plan.changes.append(ResourceInstanceChange(
                 addr, Action.DELETE, prov, obj.attributes, None, None, deposed,
                 create_before_destroy=obj.create_before_destroy or deposed is not None,
@@ -639,6 +739,14 @@ def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:
 
 def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:
     return [Diagnostic(d.severity, d.summary, d.detail, d.subject or rng, d.address or address) for d in diags]
+
+
+def provider_key_from_state(prov: str) -> str:
+    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
+    inner, _, alias = prov.rpartition("]")
+    name = inner.rstrip('"').rsplit("/", 1)[-1]
+    alias = alias.lstrip(".")
+    return f"{name}.{alias}" if alias else name
 
 
 def _builtin_names(providers: Providers) -> list[str]:

@@ -17,6 +17,7 @@ Invariants (from the resource instance change lifecycle):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -36,10 +37,22 @@ class AttributeSchema:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockSchema:
+    """A nested block type: ``nesting`` is "single", "list", "set" or "map" (map blocks take one label)."""
+
+    nesting: str
+    attributes: dict[str, AttributeSchema]
+    blocks: dict[str, BlockSchema] = field(default_factory=dict)
+    min_items: int = 0
+    max_items: int = 0  # 0: no limit
+
+
+@dataclass(frozen=True, slots=True)
 class ResourceSchema:
     attributes: dict[str, AttributeSchema]
     version: int = 0
     id_attribute: str = "id"
+    blocks: dict[str, BlockSchema] = field(default_factory=dict)
 
     def dynamic_attributes(self) -> frozenset[str]:
         return frozenset(n for n, a in self.attributes.items() if a.type == "dynamic")
@@ -67,12 +80,19 @@ class PlanResourceChangeResponse:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
+def _no_progress(message: str) -> None:
+    pass
+
+
 @dataclass(frozen=True, slots=True)
 class ApplyResourceChangeRequest:
+    """``progress(message)`` reports what a long operation is doing; each call becomes an event."""
+
     type_name: str
     prior_state: dict[str, Any] | None
     planned_state: dict[str, Any] | None
     config: dict[str, Any] | None
+    progress: Callable[[str], None] = _no_progress
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +113,58 @@ class ReadResourceResponse:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ValidateResourceConfigRequest:
+    type_name: str
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ValidateResourceConfigResponse:
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDataSourceRequest:
+    type_name: str
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDataSourceResponse:
+    state: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResourceStateRequest:
+    type_name: str
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResourceStateResponse:
+    """The import stub: an object holding at least what ReadResource needs to find the real object."""
+
+    state: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeResourceStateRequest:
+    """``raw_state`` is the stored JSON form of an object written with schema ``version``."""
+
+    type_name: str
+    version: int
+    raw_state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeResourceStateResponse:
+    upgraded_state: dict[str, Any] | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
 @runtime_checkable
 class Provider(Protocol):
     """The one interface between the core and a provider."""
@@ -110,9 +182,20 @@ class Provider(Protocol):
 
     async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse: ...
 
+    async def validate_resource_config(self, req: ValidateResourceConfigRequest
+                                       ) -> ValidateResourceConfigResponse: ...
+
+    async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse: ...
+
+    async def import_resource_state(self, req: ImportResourceStateRequest) -> ImportResourceStateResponse: ...
+
+    async def upgrade_resource_state(self, req: UpgradeResourceStateRequest
+                                     ) -> UpgradeResourceStateResponse: ...
+
 
 class BaseProvider:
-    """Convenience base: no configuration, read returns the state unchanged."""
+    """Convenience base with the optional calls filled in: no configuration, read returns
+    the state unchanged, no validation, no data sources, no import, no state upgrades."""
 
     source = ""
 
@@ -124,6 +207,22 @@ class BaseProvider:
 
     async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
         return ReadResourceResponse(req.current_state)
+
+    async def validate_resource_config(self, req: ValidateResourceConfigRequest
+                                       ) -> ValidateResourceConfigResponse:
+        return ValidateResourceConfigResponse()
+
+    async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse:
+        return ReadDataSourceResponse(None, (Diagnostic("error", "Data source not supported",
+                                                         f"This provider has no data source {req.type_name}."),))
+
+    async def import_resource_state(self, req: ImportResourceStateRequest) -> ImportResourceStateResponse:
+        return ImportResourceStateResponse(None, (Diagnostic("error", "Resource Import Not Implemented",
+                                                             f"{req.type_name} does not support import."),))
+
+    async def upgrade_resource_state(self, req: UpgradeResourceStateRequest
+                                     ) -> UpgradeResourceStateResponse:
+        return UpgradeResourceStateResponse(dict(req.raw_state))
 
 
 def proposed_new_state(schema: ResourceSchema, prior: dict[str, Any] | None,

@@ -7,6 +7,7 @@ provider configuration.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -17,10 +18,27 @@ from .provider import Provider, ResourceSchema
 _FACTORIES: dict[str, Callable[[], Any]] | None = None
 
 
-def _builtin() -> dict[str, Callable[[], Any]]:
-    from providers.terraform import TerraformProvider
+def _lazy(target: str) -> Callable[[], Any] | None:
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None  # not shipped in this build
+        raise
+    factory: Callable[[], Any] = getattr(module, attr)
+    return factory
 
-    return {"terraform": TerraformProvider}
+
+def _builtin() -> dict[str, Callable[[], Any]]:
+    from providers import BUILTIN
+
+    out: dict[str, Callable[[], Any]] = {}
+    for name, target in BUILTIN.items():
+        factory = _lazy(target)
+        if factory is not None:
+            out[name] = factory
+    return out
 
 
 def factories() -> dict[str, Callable[[], Any]]:
@@ -65,15 +83,20 @@ class Providers:
     def known(self, name: str) -> bool:
         return name in self.instances or name.split(".")[0] in factories()
 
-    def schema(self, name: str, type_name: str) -> ResourceSchema | None:
-        key = f"{name}\0{type_name}"
+    def schema(self, name: str, type_name: str, mode: str = "managed") -> ResourceSchema | None:
+        """The schema of a resource type (``mode="data"`` for a data source); None if unknown."""
+        key = f"{name}\0{type_name}\0{mode}"
         s = self._schemas.get(key)
         if s is None:
-            s = self.get(name).get_schema().resources.get(type_name)
+            ps = self.get(name).get_schema()
+            s = (ps.resources if mode == "managed" else ps.data_sources).get(type_name)
             if s is None:
                 return None
             self._schemas[key] = s
         return s
+
+    def provider_schema(self, name: str) -> ResourceSchema | None:
+        return self.get(name).get_schema().provider
 
     def dynamic_attrs(self, type_name: str) -> frozenset[str]:
         """For the state codec: dynamic attributes of a resource type (any provider that has it)."""
@@ -92,3 +115,9 @@ class Providers:
 
     def source(self, name: str) -> str:
         return self.get(name).source
+
+    def state_address(self, key: str) -> str:
+        """``provider["SOURCE"]`` or ``provider["SOURCE"].ALIAS`` as recorded in state."""
+        base, _, alias = key.partition(".")
+        addr = f'provider["{self.get(key).source}"]'
+        return f"{addr}.{alias}" if alias else addr

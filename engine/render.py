@@ -13,6 +13,7 @@ from .plan import Action, Plan, ResourceInstanceChange
 from .values import UNKNOWN, SetVal, equal
 
 _SYMBOL = {
+    Action.READ: "<=",
     Action.CREATE: "+",
     Action.UPDATE: "~",
     Action.DELETE: "-",
@@ -20,6 +21,7 @@ _SYMBOL = {
     Action.CREATE_THEN_DELETE: "+/-",
 }
 _LEGEND = {
+    Action.READ: " <= read (data resources)",
     Action.CREATE: "  + create",
     Action.UPDATE: "  ~ update in-place",
     Action.DELETE: "  - destroy",
@@ -74,7 +76,9 @@ def render_change(c: ResourceInstanceChange) -> str:
     head = f"  # {addr}"
     if c.deposed:
         head += f" (deposed object {c.deposed})"
-    if c.action == Action.CREATE:
+    if c.action == Action.READ:
+        head += " will be read during apply"
+    elif c.action == Action.CREATE:
         head += " will be created"
     elif c.action == Action.UPDATE:
         head += " will be updated in-place"
@@ -92,7 +96,8 @@ def render_change(c: ResourceInstanceChange) -> str:
                                                               if not isinstance(addr.key, str) else
                                                               orjson.dumps(addr.key).decode()) + ")")
     sym = _SYMBOL[c.action]
-    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} resource \"{r.type}\" \"{r.name}\" {{")
+    kind = "data" if r.mode == "data" else "resource"
+    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} {kind} \"{r.type}\" \"{r.name}\" {{")
     before = c.before or {}
     after = c.after or {}
     names = sorted(set(before) | set(after))
@@ -102,7 +107,7 @@ def render_change(c: ResourceInstanceChange) -> str:
         b = before.get(name) if c.before is not None else None
         a = after.get(name) if c.after is not None else None
         pad = name.ljust(width)
-        if c.action == Action.CREATE or (c.is_replace and c.before is None):
+        if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
                 continue
             lines.append(f"      + {pad} = {fmt_value(a, 6)}")
