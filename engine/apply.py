@@ -21,6 +21,7 @@ from .config import Module
 from .diagnostics import Diagnostic, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
+from .instanceconfig import block_counts, evaluate_instance_config
 from .plan import Action, Plan, ResourceInstanceChange
 from .planner import provider_key_from_state, whole_resource_value
 from .provider import (
@@ -188,6 +189,8 @@ class Applier:
         errs = [d for d in diags if d.severity == "error"]
         if not errs and new is not None:
             problem = _check_new_state(planned, new)
+            if problem is None and schema is not None and block_counts(planned, schema) != block_counts(new, schema):
+                problem = "the number of nested blocks changed"
             if problem:
                 errs = [error("Provider produced inconsistent result after apply",
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
@@ -239,13 +242,12 @@ class Applier:
                     scope.each = (addr.key, fe.get(addr.key))
             except EvalError:
                 pass
-        config: dict[str, Any] = dict.fromkeys(schema.attributes)
-        for name, attr in rc.attributes.items():
-            try:
-                config[name] = evaluate(attr.expr, scope)
-            except EvalError as exc:
-                self._fail(addr, exc.summary, exc.detail, SourceRange(rc.range.filename, exc.line))
-                return None
+        config, diags = evaluate_instance_config(rc, schema, scope)
+        errs = [d for d in diags if d.severity == "error"]
+        if errs:
+            for d in errs:
+                self._fail(addr, d.summary, d.detail, d.subject)
+            return None
         return config
 
     async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,

@@ -65,7 +65,8 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         if diags:
             raise DiagnosticsError(diags)
         replace = frozenset(_parse_replace(opts.replace))
-        planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace)
+        planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
+                          parallelism=opts.parallelism)
         plan = await planner.run(destroy=destroy)
     except BaseException:
         store.unlock()

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from . import events as ev
 from . import expr as E
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_resource_addr
@@ -23,17 +25,21 @@ from .config import NO_DEFAULT, Module, ResourceConfig, _NoResources, expression
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
+from .instanceconfig import evaluate_instance_config
 from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
 from .provider import (
     PlanResourceChangeRequest,
     ReadDataSourceRequest,
     ReadResourceRequest,
     ResourceSchema,
+    UpgradeResourceStateRequest,
+    ValidateResourceConfigRequest,
     proposed_new_state,
 )
 from .registry import Providers
 from .state import ObjectState, State
-from .values import UNKNOWN, SetVal, is_wholly_known, type_name
+from .statecodec import encode_attributes
+from .values import UNKNOWN, SetVal, equal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
 
@@ -139,7 +145,8 @@ def _no_locals(name: str, line: int) -> Any:
 
 class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
-                 emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset()) -> None:
+                 emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
+                 parallelism: int = 10) -> None:
         self.module = module
         self.state = state
         self.providers = providers
@@ -147,6 +154,7 @@ class Planner:
         self.emit = emit
         self.refresh = refresh
         self.replace = replace
+        self.parallelism = parallelism
         self.resolver = _PlanResolver(module)
         self.diags: list[Diagnostic] = []
         self._locals: dict[str, Any] = {}
@@ -163,8 +171,8 @@ class Planner:
         self._raise_if_errors()
         await self._configure_providers()
         self._raise_if_errors()
-        if self.refresh:
-            await self._refresh()
+        await self._upgrade_and_refresh()
+        self._raise_if_errors()
         if destroy:
             self._plan_destroy()
         else:
@@ -327,36 +335,104 @@ class Planner:
 
     # ------------------------------------------------------------------ refresh
 
-    async def _refresh(self) -> None:
-        for addr, deposed, obj, _prov in list(self.state.objects()):
-            if deposed is not None or addr.resource.mode != "managed":
+    async def _upgrade_and_refresh(self) -> None:
+        """Upgrade objects written by an older schema version, then ask providers for their
+        current state (concurrently, at most ``parallelism`` calls in flight)."""
+        work = []
+        for addr, deposed, obj, prov in list(self.state.objects()):
+            if addr.resource.mode != "managed":
                 continue
-            pname = provider_key_from_state(_prov)
             rc = self.module.resources.get(addr.resource)
-            if rc is not None:
-                pname = rc.provider_key
+            pname = rc.provider_key if rc is not None else provider_key_from_state(prov)
             if not self.providers.known(pname):
+                self.diags.append(error("Provider not available",
+                                        f'{addr} is in the state with provider {prov}, which is not installed.',
+                                        address=str(addr)))
                 continue
             schema = self.providers.schema(pname, addr.resource.type)
-            id_key = schema.id_attribute if schema else "id"
-            id_value = obj.attributes.get(id_key)
-            self.emit(ev.refresh_start(addr, id_key, id_value))
-            try:
-                resp = await self.providers.get(pname).read_resource(
-                    ReadResourceRequest(addr.resource.type, obj.attributes))
-            except Exception as exc:
-                self.diags.append(error("Provider error during refresh", str(exc), address=str(addr)))
+            if schema is None:
+                self.diags.append(error("Invalid resource type in state",
+                                        f'The provider {pname} no longer supports "{addr.resource.type}".',
+                                        address=str(addr)))
                 continue
-            if resp.diagnostics:
-                self.diags.extend(_addressed(resp.diagnostics, str(addr)))
-                continue
-            if resp.new_state is None:
-                self.state.set_object(addr, _prov, None)
-            elif resp.new_state != obj.attributes:
-                self.state.set_object(addr, _prov, ObjectState(
-                    resp.new_state, obj.status, obj.schema_version, obj.dependencies,
-                    obj.create_before_destroy, obj.sensitive_attributes))
-            self.emit(ev.refresh_complete(addr, id_key, id_value))
+            provider = self.providers.get(pname)
+            if obj.schema_version != schema.version:
+                upgraded = await self._upgrade(addr, deposed, obj, prov, provider, schema)
+                if upgraded is None:
+                    continue
+                obj = upgraded
+            if self.refresh and deposed is None:
+                work.append((addr, obj, prov, provider, schema))
+        if not work:
+            return
+        limiter = anyio.CapacityLimiter(self.parallelism)
+
+        async def one(addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
+                      schema: ResourceSchema) -> None:
+            async with limiter:
+                await self._refresh_one(addr, obj, prov, provider, schema)
+
+        async with anyio.create_task_group() as tg:
+            for item in work:
+                tg.start_soon(one, *item)
+
+    async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: str,
+                       provider: Any, schema: ResourceSchema) -> ObjectState | None:
+        if obj.schema_version > schema.version:
+            self.diags.append(error("Resource instance managed by newer provider version",
+                                    f"The current state of {addr} was created by a newer provider version "
+                                    f"(schema version {obj.schema_version}) than is installed "
+                                    f"(schema version {schema.version}).", address=str(addr)))
+            return None
+        raw = encode_attributes(obj.attributes, schema.dynamic_attributes())
+        try:
+            resp = await provider.upgrade_resource_state(
+                UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw))
+        except Exception as exc:
+            self.diags.append(error("Failed to upgrade resource state", f"{type(exc).__name__}: {exc}",
+                                    address=str(addr)))
+            return None
+        if resp.diagnostics:
+            self.diags.extend(_addressed(resp.diagnostics, str(addr)))
+        new = resp.upgraded_state
+        if new is None or not is_wholly_known(new):
+            self.diags.append(error("Provider produced invalid upgraded state",
+                                    f"The upgraded state of {addr} " + ("is null" if new is None else
+                                                                         "contains unknown values")
+                                    + "; upgraded state must be wholly known.", address=str(addr)))
+            return None
+        upgraded = ObjectState(new, obj.status, schema.version, obj.dependencies, obj.create_before_destroy,
+                               obj.sensitive_attributes)
+        self.state.set_object(addr, prov, upgraded, deposed)
+        return upgraded
+
+    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
+                           schema: ResourceSchema) -> None:
+        id_key = schema.id_attribute
+        id_value = obj.attributes.get(id_key)
+        self.emit(ev.refresh_start(addr, id_key, id_value))
+        try:
+            resp = await provider.read_resource(ReadResourceRequest(addr.resource.type, obj.attributes))
+        except Exception as exc:
+            self.diags.append(error("Provider error during refresh", f"{type(exc).__name__}: {exc}",
+                                    address=str(addr)))
+            return
+        if resp.diagnostics:
+            self.diags.extend(_addressed(resp.diagnostics, str(addr)))
+            if any(d.severity == "error" for d in resp.diagnostics):
+                return
+        if resp.new_state is None:
+            self.state.set_object(addr, prov, None)
+        elif not is_wholly_known(resp.new_state):
+            self.diags.append(error("Provider produced invalid object",
+                                    f"Reading {addr} returned unknown values; prior state must be wholly "
+                                    "known.", address=str(addr)))
+            return
+        elif resp.new_state != obj.attributes:
+            self.state.set_object(addr, prov, ObjectState(
+                resp.new_state, obj.status, obj.schema_version, obj.dependencies,
+                obj.create_before_destroy, obj.sensitive_attributes))
+        self.emit(ev.refresh_complete(addr, id_key, id_value))
 
     # ------------------------------------------------------------------ scope and locals
 
@@ -536,25 +612,21 @@ class Planner:
         assert schema is not None
         prov_addr = self.providers.state_address(pname)
         specs, whole = self._ref_specs(rc)
-        attr_items = list(rc.attributes.items())
-        fn = rc.range.filename
         rs = self.state.resources.get(rc.addr)
         prior_instances = rs.instances if rs is not None else {}
         cbd = rc.lifecycle.create_before_destroy
-        all_attrs = list(schema.attributes)
         for key, scope in instances:
             addr = InstanceAddr(rc.addr, key)
-            config: dict[str, Any] = dict.fromkeys(all_attrs)
-            failed = False
-            for name, attr in attr_items:
-                try:
-                    config[name] = evaluate(attr.expr, scope)
-                except EvalError as exc:
-                    self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(addr)))
-                    failed = True
-            if failed:
-                values[key] = UNKNOWN
-                continue
+            config, cdiags = evaluate_instance_config(rc, schema, scope)
+            if not cdiags:
+                cdiags = list((await provider.validate_resource_config(
+                    ValidateResourceConfigRequest(rc.addr.type, config))).diagnostics
+                ) if rc.addr.mode == "managed" else []
+            if cdiags:
+                self.diags.extend(_addressed(tuple(cdiags), str(addr), rc.range))
+                if any(d.severity == "error" for d in cdiags):
+                    values[key] = UNKNOWN
+                    continue
             inst = prior_instances.get(key)
             prior_obj = inst.current if inst is not None else None
             deps, dep_res = self._instance_deps(specs, whole, scope)
@@ -642,6 +714,12 @@ class Planner:
                                 detail=repr(exc)) from exc
         if resp.diagnostics:
             self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
+        problem = check_planned_state(schema, config, prior, resp.planned_state)
+        if problem:
+            self.diags.append(error("Provider produced invalid plan",
+                                    f'Provider "{rc.provider_key}" planned an invalid value for {addr}{problem}. '
+                                    "This is a bug in the provider, which should be reported in the "
+                                    "provider's own issue tracker.", rc.range, str(addr)))
         return resp.planned_state, tuple(resp.requires_replace)
 
     # ------------------------------------------------------------------ orphans, outputs, destroy
@@ -739,6 +817,39 @@ def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:
 
 def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:
     return [Diagnostic(d.severity, d.summary, d.detail, d.subject or rng, d.address or address) for d in diags]
+
+
+def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: dict[str, Any] | None,
+                        planned: dict[str, Any] | None) -> str | None:
+    """The planned-state contract (001_34737dbf376f3bcf.txt); returns ``.attr: what is wrong`` or None.
+
+    Every non-null configuration value must be kept as configured, or as the
+    prior value (normalization); only computed attributes that are null in
+    configuration may be set by the provider.
+    """
+    if planned is None:
+        return ": the planned new state is null for an object that is in configuration"
+    if not isinstance(planned, dict):
+        return ": the planned new state is not an object"
+    for name, a in schema.attributes.items():
+        cfg = config.get(name)
+        got = planned.get(name)
+        if cfg is UNKNOWN:
+            if got is not UNKNOWN:
+                return f".{name}: planned value {got!r} for a value that is unknown in configuration"
+        elif cfg is not None:
+            if equal(got, cfg):
+                continue
+            if prior is not None and equal(got, prior.get(name)):
+                continue  # normalization: the provider kept an equivalent prior value
+            prior_text = f" nor prior value {prior.get(name)!r}" if prior is not None else ""
+            return f".{name}: planned value {got!r} does not match config value {cfg!r}{prior_text}"
+        elif not a.computed and got is not None:
+            return f".{name}: planned value {got!r} for a non-computed attribute that is null in configuration"
+    for name in planned:
+        if name not in schema.attributes and name not in schema.blocks:
+            return f".{name}: the provider planned an attribute that is not in its schema"
+    return None
 
 
 def provider_key_from_state(prov: str) -> str:

@@ -1,0 +1,88 @@
+"""Converting configuration values to the types a schema declares, as cty's conversion does.
+
+``"5"`` becomes ``5`` for a number, ``5`` becomes ``"5"`` for a string, a
+tuple becomes a list or set, an object becomes a map. Unknown and null pass
+through. A value that cannot be converted raises :class:`ConversionError`
+naming where inside the value the problem is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .functions import FunctionError, to_number, to_string
+from .values import UNKNOWN, ListVal, MapVal, SetVal, type_name
+
+
+class ConversionError(Exception):
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+def _type_label(ty: Any) -> str:
+    if isinstance(ty, str):
+        return ty
+    kind = ty[0]
+    if kind in ("list", "set", "map"):
+        return f"{kind} of {_type_label(ty[1])}"
+    return kind
+
+
+def convert(value: Any, ty: Any, path: str = "") -> Any:
+    """``value`` converted to cty type ``ty`` (JSON type notation)."""
+    if value is None or value is UNKNOWN or ty == "dynamic":
+        return value
+    if ty == "string":
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (bool, int, float)):
+            return to_string(value)
+        raise ConversionError(path, f"string required, but have {type_name(value)}.")
+    if ty == "number":
+        if isinstance(value, bool):
+            raise ConversionError(path, "number required, but have bool.")
+        if isinstance(value, (int, float)):
+            return value
+        if isinstance(value, str):
+            try:
+                return to_number(value)
+            except FunctionError:
+                raise ConversionError(path, f'a number is required, but "{value}" is not a number.') from None
+        raise ConversionError(path, f"number required, but have {type_name(value)}.")
+    if ty == "bool":
+        if isinstance(value, bool):
+            return value
+        if value in ("true", "false"):
+            return value == "true"
+        raise ConversionError(path, f"bool required, but have {type_name(value)}.")
+    kind = ty[0]
+    if kind in ("list", "set"):
+        if not isinstance(value, tuple) or isinstance(value, dict):
+            raise ConversionError(path, f"{_type_label(ty)} required, but have {type_name(value)}.")
+        items = [convert(x, ty[1], f"{path}[{i}]") for i, x in enumerate(value)]
+        return ListVal(items) if kind == "list" else SetVal.of(items)
+    if kind == "map":
+        if not isinstance(value, dict):
+            raise ConversionError(path, f"{_type_label(ty)} required, but have {type_name(value)}.")
+        return MapVal({k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()})
+    if kind == "tuple":
+        if not isinstance(value, tuple) or len(value) != len(ty[1]):
+            raise ConversionError(path, f"tuple of {len(ty[1])} elements required.")
+        return tuple(convert(x, t, f"{path}[{i}]") for i, (x, t) in enumerate(zip(value, ty[1], strict=True)))
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise ConversionError(path, f"object required, but have {type_name(value)}.")
+        attrs: dict[str, Any] = ty[1]
+        optional = set(ty[2]) if len(ty) > 2 else set()
+        extra = set(value) - set(attrs)
+        if extra:
+            raise ConversionError(path, f'unsupported attribute "{sorted(extra)[0]}".')
+        out = {}
+        for k, t in attrs.items():
+            if k not in value and k not in optional:
+                raise ConversionError(path, f'attribute "{k}" is required.')
+            out[k] = convert(value.get(k), t, f"{path}.{k}" if path else k)
+        return out
+    return value
