@@ -188,9 +188,11 @@ class Applier:
         elapsed = time.monotonic() - start
         errs = [d for d in diags if d.severity == "error"]
         if not errs and new is not None:
-            problem = _check_new_state(planned, new)
-            if problem is None and schema is not None and block_counts(planned, schema) != block_counts(new, schema):
-                problem = "the number of nested blocks changed"
+            problem = None
+            if schema is not None and block_counts(planned, schema) != block_counts(new, schema):
+                problem = (f"the number of nested blocks changed: planned {block_counts(planned, schema)}, "
+                           f"got {block_counts(new, schema)}")
+            problem = problem or _check_new_state(planned, new)
             if problem:
                 errs = [error("Provider produced inconsistent result after apply",
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
