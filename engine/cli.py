@@ -20,7 +20,7 @@ from .addrs import parse_instance_addr
 from .applygraph import build_apply_graph
 from .config import load_module
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
-from .operations import Options, Planned, apply_planned, make_plan
+from .operations import Options, Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
 from .registry import Providers
 from .render import HumanSink, fmt_value, render_diagnostic, render_plan
@@ -41,6 +41,7 @@ Other commands:
   show          Show the current state
   state list    List resources in the state
   state show    Show a resource in the state
+  import        Associate an existing object with a resource: import ADDR ID
   version       Show the current strata version
 
 Options (terraform's spelling; --flag value also works):
@@ -111,7 +112,7 @@ def parse_args(argv: list[str]) -> Args:
                     a.flags[name] = value
                 continue
             raise UsageError(f"Unknown option: {tok}")
-        if not a.command or (a.command == ["state"] and len(a.command) == 1):
+        if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):
             a.command.append(tok)
         else:
             a.positional.append(tok)
@@ -420,6 +421,17 @@ async def cmd_show(a: Args, out: Output) -> int:
     return 0
 
 
+async def cmd_import(a: Args, out: Output) -> int:
+    if len(a.positional) != 1 or len(a.command) < 2:
+        raise UsageError("The import command expects two arguments: strata import ADDR ID")
+    address, import_id = a.command[1], a.positional[0]
+    opts = options_from(a)
+    out.text(f"{address}: Importing from ID \"{import_id}\"...\n")
+    message = await import_resource(opts, address, import_id, out.emit)
+    out.text(message + "\n")
+    return 0
+
+
 async def run(argv: list[str]) -> int:
     a = parse_args(argv)
     if a.flags.get("help") or a.flags.get("h") or not a.command:
@@ -445,6 +457,8 @@ async def run(argv: list[str]) -> int:
             return await cmd_state(a, out)
         if cmd == "show":
             return await cmd_show(a, out)
+        if cmd == "import":
+            return await cmd_import(a, out)
         if cmd == "version":
             if out.json:
                 sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")

@@ -153,3 +153,69 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
 
 
 Confirm = Callable[[Planned], Awaitable[bool]]
+
+
+async def import_resource(opts: Options, address: str, import_id: str, emit: Callable[[ev.Event], None],
+                          providers: Providers | None = None) -> str:
+    """Bring an existing remote object under management at ``address``; returns a human message.
+
+    As terraform requires, the resource must be declared in configuration. The
+    provider turns the id into an import stub (ImportResourceState), then reads
+    the full object (ReadResource); the object is recorded durably in state.
+    """
+    from .addrs import parse_instance_addr
+    from .provider import ImportResourceStateRequest, ReadResourceRequest
+    from .state import ObjectState
+    from .values import is_wholly_known
+
+    try:
+        addr = parse_instance_addr(address)
+    except ValueError as exc:
+        raise DiagnosticsError([error("Invalid address", str(exc))]) from None
+    module = load_module(opts.chdir)
+    rc = module.resources.get(addr.resource)
+    if rc is None or addr.resource.mode != "managed":
+        raise DiagnosticsError([error("Configuration for import target does not exist",
+                                      f"The configuration does not contain {addr.resource}. Before importing "
+                                      "this resource, please create its configuration in the root module.")])
+    providers = providers or Providers()
+    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+    store.lock()
+    try:
+        state = store.load()
+        if state.object(addr) is not None:
+            raise DiagnosticsError([error("Resource already managed by strata",
+                                          f"strata is already managing a remote object for {addr}. To import "
+                                          "to this address you must first remove the existing object from "
+                                          "the state.")])
+        variables, diags = input_variables(module, opts.variables)
+        if diags:
+            raise DiagnosticsError(diags)
+        planner = Planner(module, state, providers, variables, emit, refresh=False)
+        planner._check_resource_types()
+        await planner._configure_providers()
+        planner._raise_if_errors()
+        provider = providers.get(rc.provider_key)
+        schema = providers.schema(rc.provider_key, addr.resource.type)
+        assert schema is not None
+        resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id))
+        errs = [d for d in resp.diagnostics if d.severity == "error"]
+        if errs or resp.state is None:
+            raise DiagnosticsError(errs or [error("Import failed", f'The provider returned nothing for id "{import_id}".')])
+        read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state))
+        errs = [d for d in read.diagnostics if d.severity == "error"]
+        if errs:
+            raise DiagnosticsError(errs)
+        if read.new_state is None:
+            raise DiagnosticsError([error("Cannot import non-existent remote object",
+                                          f'While attempting to import an existing object to "{addr}", the '
+                                          f'provider detected that no object exists with the given id "{import_id}".')])
+        if not is_wholly_known(read.new_state):
+            raise DiagnosticsError([error("Provider produced invalid object",
+                                          f"The imported object for {addr} contains unknown values.")])
+        obj = ObjectState(read.new_state, schema_version=schema.version)
+        async with store.writer(state) as writer:
+            writer.put(addr, providers.state_address(rc.provider_key), obj)
+        return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"
+    finally:
+        store.unlock()
