@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from . import events as ev
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr
 from .applygraph import ApplyNode, Barrier, Node, Work
@@ -22,6 +24,7 @@ from .diagnostics import Diagnostic, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
+from .limits import Limits
 from .plan import Action, Plan, ResourceInstanceChange
 from .planner import provider_key_from_state, whole_resource_value
 from .provider import (
@@ -89,7 +92,7 @@ class Applier:
     def __init__(self, module: Module | None, plan: Plan, graph: Graph[Node], work: dict[ApplyNode, Work],
                  providers: Providers, writer: StateWriter, emit: Emit, variables: dict[str, Any],
                  kinds: dict[ResourceAddr, str], keys: dict[ResourceAddr, list[InstanceKey]],
-                 local_value: Callable[[str, int], Any] | None = None) -> None:
+                 local_value: Callable[[str, int], Any] | None = None, limits: Limits | None = None) -> None:
         self.module = module
         self.plan = plan
         self.graph = graph
@@ -102,6 +105,7 @@ class Applier:
         self.result = ApplyResult()
         self.resolver = _ApplyResolver(module or Module("."), self.state, kinds, keys)
         self._local_value = local_value
+        self.limits = limits or Limits()
 
     # ------------------------------------------------------------------ walk
 
@@ -176,15 +180,10 @@ class Applier:
             # create_before_destroy: the current object becomes deposed before its successor exists
             self.writer.put(addr, c.provider, None)
             self.writer.put(addr, c.provider, prior_obj, w.depose_as)
-        try:
-            resp = await provider.apply_resource_change(
-                ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
-                                           self._progress_reporter(addr, action, start)))
-            diags = resp.diagnostics
-            new = resp.new_state
-        except Exception as exc:
-            diags = (error("Provider error", f"{type(exc).__name__}: {exc}"),)
-            new = None
+        new, diags = await self._call_apply(
+            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
+                                                              self._progress_reporter(addr, action, start)),
+            action)
         elapsed = time.monotonic() - start
         errs = [d for d in diags if d.severity == "error"]
         if not errs and new is not None:
@@ -286,6 +285,32 @@ class Applier:
             return None
         return final, config
 
+    async def _call_apply(self, pname: str, provider: Provider, addr: InstanceAddr,
+                          req: ApplyResourceChangeRequest, action: str
+                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
+        """One ApplyResourceChange under the configured limits, retried with backoff while the
+        provider marks its errors retryable."""
+        attempt = 0
+        retries = self.limits.retries_for(pname)
+        while True:
+            try:
+                if self.limits.active():
+                    async with self.limits.slot(pname, addr.resource.type):
+                        resp = await provider.apply_resource_change(req)
+                else:
+                    resp = await provider.apply_resource_change(req)
+                new, diags = resp.new_state, tuple(resp.diagnostics)
+            except Exception as exc:  # a provider bug is this resource's failure, not strata's
+                new, diags = None, (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+            errs = [d for d in diags if d.severity == "error"]
+            if not errs or not all(d.retryable for d in errs) or attempt >= retries:
+                return new, diags
+            attempt += 1
+            delay = self.limits.retry.delay(attempt)
+            self.emit(ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
+                                        f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}"))
+            await anyio.sleep(delay)
+
     def _progress_reporter(self, addr: InstanceAddr, action: str, start: float) -> Callable[[str], None]:
         def progress(message: str) -> None:
             self.emit(ev.apply_progress(addr, action, time.monotonic() - start, message))
@@ -338,13 +363,10 @@ class Applier:
         id_key = schema.id_attribute if schema else "id"
         self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
         start = time.monotonic()
-        try:
-            resp = await provider.apply_resource_change(
-                ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None))
-            diags = resp.diagnostics
-            new = resp.new_state
-        except Exception as exc:
-            diags = (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+        new, diags = await self._call_apply(
+            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
+            "delete")
+        if diags and new is None and any(d.severity == "error" for d in diags):
             new = obj.attributes
         elapsed = time.monotonic() - start
         errs = [d for d in diags if d.severity == "error"]

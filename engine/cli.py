@@ -20,6 +20,7 @@ from .addrs import parse_instance_addr
 from .applygraph import build_apply_graph
 from .config import load_module
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
+from .limits import Limits, parse_pairs
 from .operations import Options, Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
 from .registry import Providers
@@ -56,12 +57,19 @@ Options (terraform's spelling; --flag value also works):
   -replace=ADDR         Force replacement of a resource instance
   -destroy              plan: plan to destroy everything
   -fail-fast            Stop starting operations after the first error
+  -provider-parallelism=NAME=N   At most N operations in flight for one provider configuration
+  -type-parallelism=TYPE=N       At most N operations in flight for one resource type
+  -rate-limit=NAME=R             At most R operations started per second for one provider
+  -type-rate-limit=TYPE=R        At most R operations started per second for one resource type
+  -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
   -no-color             Accepted for compatibility (output is never colored)
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings"}
-_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout", "out"}
+_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout", "out",
+                "retries"}
+_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
 
 
 class UsageError(StrataError):
@@ -75,6 +83,7 @@ class Args:
     variables: dict[str, str] = field(default_factory=dict)
     replace: list[str] = field(default_factory=list)
     positional: list[str] = field(default_factory=list)
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -94,7 +103,7 @@ def parse_args(argv: list[str]) -> Args:
                 else:
                     a.flags[name] = True
                 continue
-            if name in _VALUE_FLAGS:
+            if name in _VALUE_FLAGS or name in _LIST_FLAGS:
                 if not eq:
                     if i >= len(argv):
                         raise UsageError(f"The -{name} option requires a value.")
@@ -108,6 +117,8 @@ def parse_args(argv: list[str]) -> Args:
                     a.variables[k] = v
                 elif name == "replace":
                     a.replace.append(value)
+                elif name in _LIST_FLAGS:
+                    a.lists.setdefault(name, []).append(value)
                 else:
                     a.flags[name] = value
                 continue
@@ -128,7 +139,27 @@ def options_from(a: Args) -> Options:
     except ValueError:
         raise UsageError(f'Invalid -parallelism value "{par}": a whole number of at least 1 is required.') \
             from None
+    try:
+        limits = Limits(
+            provider_parallelism={k: int(v) for k, v in parse_pairs(a.lists.get("provider-parallelism", []),
+                                                                    "provider-parallelism").items()},
+            type_parallelism={k: int(v) for k, v in parse_pairs(a.lists.get("type-parallelism", []),
+                                                                "type-parallelism").items()},
+            provider_rate=parse_pairs(a.lists.get("rate-limit", []), "rate-limit", float),
+            type_rate=parse_pairs(a.lists.get("type-rate-limit", []), "type-rate-limit", float),
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if "retries" in a.flags:
+        try:
+            limits.retry.retries = int(a.flags["retries"])
+            if limits.retry.retries < 0:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f'Invalid -retries value "{a.flags["retries"]}": a whole number of at least 0 '
+                             "is required.") from None
     return Options(
+        limits=limits,
         chdir=a.flags.get("chdir", "."),
         state_path=a.flags.get("state", "terraform.tfstate"),
         variables=a.variables,

@@ -14,6 +14,7 @@ from . import expr as E
 from .addrs import ResourceAddr
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
 from .hcl import Attribute, Block, parse_hcl, parse_json
+from .limits import Limits
 
 NO_DEFAULT: Any = object()
 
@@ -88,6 +89,11 @@ class ProviderConfig:
     alias: str | None
     attributes: dict[str, Attribute]
     range: SourceRange
+    limits: Limits | None = None  # from a nested ``strata { ... }`` block
+
+    @property
+    def key(self) -> str:
+        return self.name + (f".{self.alias}" if self.alias else "")
 
 
 @dataclass
@@ -259,7 +265,15 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                           f'A provider configuration for "{key}" was already given at '
                           f"{module.providers[key].range}.", b.range)]
         attrs = {k: v for k, v in b.attributes.items() if k != "alias"}
-        module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range)
+        limits = None
+        for nb in b.blocks:
+            if nb.type == "strata":
+                limits = _provider_limits(key, nb, diags)
+            else:
+                diags.append(error("Unsupported block type",
+                                   f'Blocks of type "{nb.type}" are not expected in a provider block '
+                                   '(only "strata" for concurrency settings).', nb.range))
+        module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits)
     elif b.type == "terraform":
         pass  # required_version / required_providers: accepted; strata's providers are built in or installed
     else:
@@ -271,6 +285,47 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             diags.append(error("Unsupported block type",
                                f'Blocks of type "{b.type}" are not expected here.', b.range))
     return diags
+
+
+def _provider_limits(key: str, b: Block, diags: list[Diagnostic]) -> Limits:
+    """The ``strata { parallelism, rate_limit, type_parallelism, type_rate_limit, retries }`` block."""
+    from .evaluate import EvalError, evaluate
+
+    limits = Limits()
+    for name, a in b.attributes.items():
+        try:
+            v = evaluate(a.expr, _constant_scope())
+        except EvalError as exc:
+            diags.append(error("Invalid strata setting", f"{exc.summary}: {exc.detail} (must be constant)",
+                               a.range))
+            continue
+        def positive(x: Any) -> bool:
+            return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+        if name in ("parallelism", "rate_limit", "retries"):
+            if not positive(v) and not (name == "retries" and v == 0):
+                diags.append(error("Invalid strata setting", f'"{name}" must be a positive number.', a.range))
+                continue
+            if name == "parallelism":
+                limits.provider_parallelism[key] = int(v)
+            elif name == "rate_limit":
+                limits.provider_rate[key] = float(v)
+            else:
+                limits.provider_retries[key] = int(v)
+        elif name in ("type_parallelism", "type_rate_limit"):
+            if not isinstance(v, dict) or not all(positive(x) for x in v.values()):
+                diags.append(error("Invalid strata setting",
+                                   f'"{name}" must be a map of resource type to a positive number.', a.range))
+                continue
+            for t, x in v.items():
+                if name == "type_parallelism":
+                    limits.type_parallelism[t] = int(x)
+                else:
+                    limits.type_rate[t] = float(x)
+        else:
+            diags.append(error("Unsupported argument",
+                               f'"{name}" is not a strata setting; expected parallelism, rate_limit, '
+                               "type_parallelism, type_rate_limit or retries.", a.range))
+    return limits
 
 
 def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:

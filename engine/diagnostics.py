@@ -36,6 +36,8 @@ class Diagnostic:
     detail: str = ""
     subject: SourceRange | None = None
     address: str | None = None
+    retryable: bool = False
+    """Set by a provider for a transient failure the core may retry (with backoff)."""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
@@ -59,8 +61,8 @@ class Diagnostic:
 
 
 def error(summary: str, detail: str = "", subject: SourceRange | None = None,
-          address: str | None = None) -> Diagnostic:
-    return Diagnostic("error", summary, detail, subject, address)
+          address: str | None = None, retryable: bool = False) -> Diagnostic:
+    return Diagnostic("error", summary, detail, subject, address, retryable)
 
 
 class StrataError(Exception):

@@ -270,7 +270,7 @@ class FrameworkProvider(BaseProvider):
                 return ApplyResourceChangeResponse(await r.create(req.planned_state, ctx))
             return ApplyResourceChangeResponse(await r.update(req.prior_state, req.planned_state, ctx))
         except ResourceError as exc:
-            d = error(exc.summary, exc.detail)
+            d = error(exc.summary, exc.detail, retryable=exc.retryable)
             return ApplyResourceChangeResponse(req.prior_state if req.planned_state is None else None, (d,))
 
     async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:

@@ -524,7 +524,7 @@ def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, l
         if k == "//":
             continue
         kline = line_of(k)
-        if k in _JSON_NESTED_BLOCKS and btype in ("resource", "data"):
+        if (k in _JSON_NESTED_BLOCKS and btype in ("resource", "data")) or (k == "strata" and btype == "provider"):
             for item in v if isinstance(v, list) else [v]:
                 blk.blocks.append(_json_block(k, (), item, filename, line_of))
             continue

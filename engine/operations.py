@@ -17,6 +17,7 @@ from .applygraph import build_apply_graph
 from .config import Module, load_module
 from .diagnostics import DiagnosticsError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
+from .limits import Limits
 from .plan import Plan
 from .planner import Planner, input_variables
 from .registry import Providers
@@ -34,6 +35,7 @@ class Options:
     fail_fast: bool = False
     fsync: bool = True
     replace: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
 
     def state_file(self) -> str:
         if os.path.isabs(self.state_path):
@@ -95,8 +97,12 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
             a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
         local_value = _apply_locals(p, kinds, keys)
         async with p.store.writer(p.state) as writer:
+            limits = opts.limits
+            for pc in p.module.providers.values():
+                if pc.limits is not None:
+                    limits.merge(pc.limits)
             applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                              kinds, keys, local_value)
+                              kinds, keys, local_value, limits)
             applier.record_data_reads()
             result = await applier.run(opts.parallelism, opts.fail_fast)
             outputs = _final_outputs(p, applier.resolver, local_value, result)

@@ -18,27 +18,27 @@ from .provider import Provider, ResourceSchema
 _FACTORIES: dict[str, Callable[[], Any]] | None = None
 
 
-def _lazy(target: str) -> Callable[[], Any] | None:
-    module_name, _, attr = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None  # not shipped in this build
-        raise
-    factory: Callable[[], Any] = getattr(module, attr)
-    return factory
+class _Lazy:
+    """A built-in provider factory that imports its module only when the provider is used."""
+
+    def __init__(self, name: str, target: str) -> None:
+        self.name = name
+        self.target = target
+
+    def __call__(self) -> Any:
+        module_name, _, attr = self.target.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ProviderError("Failed to load provider", provider=self.name,
+                                detail=f"{self.target}: {exc}") from exc
+        return factory()
 
 
 def _builtin() -> dict[str, Callable[[], Any]]:
     from providers import BUILTIN
 
-    out: dict[str, Callable[[], Any]] = {}
-    for name, target in BUILTIN.items():
-        factory = _lazy(target)
-        if factory is not None:
-            out[name] = factory
-    return out
+    return {name: _Lazy(name, target) for name, target in BUILTIN.items()}
 
 
 def factories() -> dict[str, Callable[[], Any]]:
@@ -48,13 +48,24 @@ def factories() -> dict[str, Callable[[], Any]]:
         for ep in entry_points(group="strata.providers"):
             if ep.name in found and ep.value.startswith("providers."):
                 continue
-            try:
-                found[ep.name] = ep.load()
-            except Exception as exc:  # a broken plugin must not break strata
-                raise ProviderError("Failed to load provider plugin", provider=ep.name,
-                                    detail=f"{ep.value}: {exc}") from exc
+            found[ep.name] = _EntryPoint(ep)
         _FACTORIES = found
     return _FACTORIES
+
+
+class _EntryPoint:
+    """A third-party provider, loaded from its entry point when first used."""
+
+    def __init__(self, ep: Any) -> None:
+        self.ep = ep
+
+    def __call__(self) -> Any:
+        try:
+            factory = self.ep.load()
+        except Exception as exc:  # a broken plugin must fail only where it is used
+            raise ProviderError("Failed to load provider plugin", provider=self.ep.name,
+                                detail=f"{self.ep.value}: {exc}") from exc
+        return factory()
 
 
 def register(name: str, factory: Callable[[], Any]) -> None:
