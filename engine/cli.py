@@ -63,10 +63,12 @@ Options (terraform's spelling; --flag value also works):
   -type-rate-limit=TYPE=R        At most R operations started per second for one resource type
   -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
   -no-color             Accepted for compatibility (output is never colored)
+  -quiet                No event output at all (diagnostics still go to stderr)
+  -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
-               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings"}
+               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout", "out",
                 "retries"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
@@ -174,8 +176,14 @@ def options_from(a: Args) -> Options:
 class Output:
     """Where a command's events and text go: JSON lines or human text."""
 
-    def __init__(self, json_mode: bool) -> None:
+    def __init__(self, json_mode: bool, quiet: bool = False) -> None:
         self.json = json_mode
+        self.quiet = False
+        self.quiet = quiet
+        if quiet:
+            self.bus = ev.EventBus(ev.capture_sink)
+            self.json = True  # and no human text either
+            return
         if json_mode:
             self.sink: Callable[[ev.Event], None] = ev.JsonSink()
         else:
@@ -192,7 +200,7 @@ class Output:
 
     def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
         for d in diags:
-            if self.json:
+            if self.json and not self.quiet:
                 self.emit(ev.diagnostic(d))
             else:
                 sys.stdout.flush()
@@ -279,7 +287,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
         p.store.unlock()
         raise
     result = await apply_planned(p, opts, out.emit)
-    out.diagnostics(result.diagnostics) if not out.json else None
+    if not out.json or out.quiet:
+        out.diagnostics(result.diagnostics)
     if result.ok:
         op = "destroy" if destroy else "apply"
         out.emit(ev.change_summary(result.counts, op))
@@ -468,7 +477,7 @@ async def run(argv: list[str]) -> int:
     if a.flags.get("help") or a.flags.get("h") or not a.command:
         sys.stdout.write(USAGE)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 1
-    out = Output(bool(a.flags.get("json")))
+    out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")))
     cmd = a.command[0]
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
