@@ -181,14 +181,14 @@ class Output:
         self.quiet = False
         self.quiet = quiet
         if quiet:
-            self.bus = ev.EventBus(ev.capture_sink)
+            self.bus = ev.EventBus()
             self.json = True  # and no human text either
             return
         if json_mode:
             self.sink: Callable[[ev.Event], None] = ev.JsonSink()
         else:
             self.sink = HumanSink()
-        self.bus = ev.EventBus(self.sink, ev.capture_sink)
+        self.bus = ev.EventBus(self.sink)
 
     def emit(self, event: ev.Event) -> None:
         self.bus.emit(event)

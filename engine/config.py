@@ -65,6 +65,8 @@ class VariableConfig:
     default: Any = NO_DEFAULT
     description: str = ""
     sensitive: bool = False
+    type: Any = "dynamic"  # cty JSON type notation; "dynamic" when the variable has no type constraint
+    nullable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,22 +216,40 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             return [error("Duplicate variable declaration",
                           f'A variable named "{name}" was already declared at {module.variables[name].range}.',
                           b.range)]
+        ty: Any = "dynamic"
+        if "type" in b.attributes:
+            try:
+                ty = type_constraint(b.attributes["type"].expr)
+            except ValueError as exc:
+                diags.append(error("Invalid type specification", str(exc), b.attributes["type"].range))
         default = NO_DEFAULT
         if "default" in b.attributes:
-            from .evaluate import EvalError, Scope, evaluate
+            from .convert import ConversionError, convert
+            from .evaluate import EvalError, evaluate
 
             try:
-                default = evaluate(b.attributes["default"].expr, _constant_scope())
+                default = convert(evaluate(b.attributes["default"].expr, _constant_scope()), ty)
             except EvalError as exc:
                 diags.append(error("Invalid default value for variable",
                                    f"{exc.summary}: {exc.detail} (defaults must be constant)",
                                    b.attributes["default"].range))
-            del Scope
+            except ConversionError as exc:
+                diags.append(error("Invalid default value for variable",
+                                   f"This default value is not compatible with the variable's type "
+                                   f"constraint: {exc}", b.attributes["default"].range))
+        for nb in b.blocks:
+            diags.append(error(f'Unsupported block type "{nb.type}"',
+                               f"{nb.type} blocks in variables are not supported by strata yet.", nb.range))
+        for an, a in b.attributes.items():
+            if an not in ("type", "default", "description", "sensitive", "nullable", "ephemeral"):
+                diags.append(error("Unsupported argument",
+                                   f'An argument named "{an}" is not expected in a variable block.', a.range))
         desc = b.attributes.get("description")
         sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
+        nullable = True if "nullable" not in b.attributes else _literal_bool(b.attributes["nullable"], diags)
         module.variables[name] = VariableConfig(
             name, b.range, default,
-            desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive)
+            desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive, ty, nullable)
     elif b.type == "locals":
         for name, a in b.attributes.items():
             if name in module.locals:
@@ -285,6 +305,34 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             diags.append(error("Unsupported block type",
                                f'Blocks of type "{b.type}" are not expected here.', b.range))
     return diags
+
+
+_PRIMITIVES = {"string": "string", "number": "number", "bool": "bool", "any": "dynamic"}
+
+
+def type_constraint(e: E.Expr) -> Any:
+    """A type expression (``list(string)``, ``object({a = number})``) as cty JSON type notation."""
+    if isinstance(e, E.Var) and e.name in _PRIMITIVES:
+        return _PRIMITIVES[e.name]
+    if isinstance(e, E.Call):
+        if e.name in ("list", "set", "map") and len(e.args) == 1:
+            return [e.name, type_constraint(e.args[0])]
+        if e.name == "tuple" and len(e.args) == 1 and isinstance(e.args[0], E.TupleExpr):
+            return ["tuple", [type_constraint(x) for x in e.args[0].items]]
+        if e.name == "object" and len(e.args) == 1 and isinstance(e.args[0], E.ObjectExpr):
+            attrs: dict[str, Any] = {}
+            optional: list[str] = []
+            for k, v in e.args[0].items:
+                key = k.value if isinstance(k, E.Literal) else getattr(k, "name", None)
+                if not isinstance(key, str):
+                    raise ValueError("Object type attribute names must be plain names.")
+                if isinstance(v, E.Call) and v.name == "optional" and v.args:
+                    optional.append(key)
+                    v = v.args[0]
+                attrs[key] = type_constraint(v)
+            return ["object", attrs, optional] if optional else ["object", attrs]
+    raise ValueError("A type specification is either a primitive type keyword (bool, number, string), "
+                     "any, or a complex type constructor call, like list(string).")
 
 
 def _provider_limits(key: str, b: Block, diags: list[Diagnostic]) -> Limits:

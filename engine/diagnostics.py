@@ -24,6 +24,7 @@ class SourceRange:
     filename: str
     line: int
     column: int = 0
+    byte: int = 0
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}"
@@ -44,11 +45,8 @@ class Diagnostic:
         if self.address:
             d["address"] = self.address
         if self.subject:
-            d["range"] = {
-                "filename": self.subject.filename,
-                "start": {"line": self.subject.line, "column": self.subject.column or 1},
-                "end": {"line": self.subject.line, "column": self.subject.column or 1},
-            }
+            pos = {"line": self.subject.line, "column": self.subject.column or 1, "byte": self.subject.byte}
+            d["range"] = {"filename": self.subject.filename, "start": pos, "end": dict(pos)}
         return d
 
     def __str__(self) -> str:

@@ -67,10 +67,13 @@ class EventBus:
 
     def __init__(self, *sinks: Sink) -> None:
         self.sinks = list(sinks)
+        self._captures = capture_sink not in self.sinks  # every bus feeds capture_events()
 
     def emit(self, event: Event) -> None:
         for s in self.sinks:
             s(event)
+        if _CAPTURES and self._captures:
+            capture_sink(event)
 
 
 _CAPTURES: list[list[Event]] = []
@@ -84,7 +87,11 @@ def capture_events() -> Iterator[list[Event]]:
     try:
         yield got
     finally:
-        _CAPTURES.remove(got)
+        # by identity: two captures holding equal events must not be confused
+        for i in range(len(_CAPTURES) - 1, -1, -1):
+            if _CAPTURES[i] is got:
+                del _CAPTURES[i]
+                break
 
 
 def capture_sink(event: Event) -> None:
@@ -120,7 +127,8 @@ def resource_json(addr: InstanceAddr) -> dict[str, Any]:
 
 
 def version() -> Event:
-    return Event("version", f"strata {STRATA_VERSION}", {"terraform": TERRAFORM_COMPAT, "strata": STRATA_VERSION, "ui": UI_VERSION})
+    # terraform's keys exactly; which program wrote the stream is in @message
+    return Event("version", f"strata {STRATA_VERSION}", {"terraform": TERRAFORM_COMPAT, "ui": UI_VERSION})
 
 
 _PLAN_VERB = {"create": "create", "update": "update", "delete": "delete", "replace": "replace", "noop": "no-op"}
@@ -135,12 +143,15 @@ def json_action(action: str) -> str:
     return action
 
 
+_UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this one differently
+
+
 def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
                    deposed: str | None = None, previous: InstanceAddr | None = None) -> Event:
     a = json_action(action)
     change: dict[str, Any] = {"resource": resource_json(addr), "action": a}
     if reason:
-        change["reason"] = reason
+        change["reason"] = _UI_REASON.get(reason, reason)
     msg = f"{addr}: Plan to {a}"
     if deposed:
         change["deposed_key"] = deposed

@@ -126,11 +126,25 @@ def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, 
         return replace, Reason.TAINTED
     if replace_requested:
         return replace, Reason.REPLACE_BY_REQUEST
-    if requires_replace:
+    if requires_replace and planned is not None and changed_paths(prior, planned, requires_replace):
         return replace, Reason.CANNOT_UPDATE
     if planned is not None and equal(prior, planned):
         return Action.NOOP, None
     return Action.UPDATE, None
+
+
+def changed_paths(prior: dict[str, Any], planned: dict[str, Any], paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The requires-replace paths whose value actually changed (terraform ignores the others)."""
+    out = []
+    for p in paths:
+        a: Any = prior
+        b: Any = planned
+        for step in p.split("."):
+            a = a.get(step) if isinstance(a, dict) else None
+            b = b.get(step) if isinstance(b, dict) else None
+        if not equal(a, b):
+            out.append(p)
+    return tuple(out)
 
 
 def orphan_reason(in_config: bool, expanded: bool, key: Any, key_kind: str) -> str:

@@ -22,6 +22,7 @@ from . import events as ev
 from . import expr as E
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_resource_addr
 from .config import NO_DEFAULT, Module, ResourceConfig, _NoResources, expressions_of
+from .convert import ConversionError, convert
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
@@ -123,13 +124,22 @@ def input_variables(module: Module, given: dict[str, str]) -> tuple[dict[str, An
         if name in given:
             raw = given[name]
             value: Any = raw
-            if raw[:1] in ("[", "{") or raw in ("true", "false", "null"):
+            # as terraform: a -var value is a string unless the type constraint asks for a structure
+            if vc.type not in ("dynamic", "string", "number", "bool"):
                 try:
-                    value = evaluate(parse_expression(raw, "<value for var." + name + ">", 1),
+                    value = evaluate(parse_expression(raw, f"<value for var.{name}>", 1),
                                      Scope({}, _no_locals, _NoResources()))
-                except (DiagnosticsError, EvalError):
-                    value = raw
-            out[name] = value
+                except (DiagnosticsError, EvalError) as exc:
+                    diags.append(error("Invalid value for input variable",
+                                       f'The value given for var.{name} on the command line is not a valid '
+                                       f"expression for type {_type_text(vc.type)}: {exc}"))
+                    continue
+            try:
+                out[name] = convert(value, vc.type)
+            except ConversionError as exc:
+                diags.append(error("Invalid value for input variable",
+                                   f"The value given for var.{name} is not suitable for its type "
+                                   f"{_type_text(vc.type)}: {exc}", vc.range))
         elif vc.default is not NO_DEFAULT:
             out[name] = vc.default
         else:
@@ -137,6 +147,14 @@ def input_variables(module: Module, given: dict[str, str]) -> tuple[dict[str, An
                                f'The root module input variable "{name}" is not set, and has no default '
                                f"value. Use a -var {name}=VALUE option to provide a value.", vc.range))
     return out, diags
+
+
+def _type_text(ty: Any) -> str:
+    if isinstance(ty, str):
+        return "any" if ty == "dynamic" else ty
+    if ty[0] in ("list", "set", "map"):
+        return f"{ty[0]}({_type_text(ty[1])})"
+    return ty[0]
 
 
 def _no_locals(name: str, line: int) -> Any:
