@@ -13,6 +13,7 @@ dict literal, and the JSON sink serialises it with orjson.
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -106,7 +107,11 @@ class JsonSink:
         self.stream = stream or sys.stdout.buffer
 
     def __call__(self, event: Event) -> None:
-        self.stream.write(orjson.dumps(event.to_json()) + b"\n")
+        try:
+            line = orjson.dumps(event.to_json())
+        except TypeError:  # an integer beyond 64 bits somewhere in the payload
+            line = json.dumps(event.to_json(), ensure_ascii=False).encode()
+        self.stream.write(line + b"\n")
         if event.type in ("diagnostic", "change_summary", "outputs", "version"):
             self.stream.flush()
 

@@ -7,6 +7,7 @@ terraform writes them; every other attribute is stored as plain JSON.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,15 @@ class StateDecodeError(StrataError):
         self.path = path
         self.detail = detail
         super().__init__(f"Failed to load state {path}: {detail}")
+
+
+def dumps(doc: Any, indent: bool = False) -> bytes:
+    """JSON bytes; orjson on the hot path, the standard library for integers beyond 64 bits
+    (cty numbers are arbitrary precision, orjson's are not)."""
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) if indent else orjson.dumps(doc)
+    except TypeError:
+        return json.dumps(doc, indent=2 if indent else None, ensure_ascii=False).encode()
 
 
 def encode_attributes(attrs: dict[str, Any], dynamic: frozenset[str]) -> dict[str, Any]:
@@ -127,7 +137,7 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
         "resources": resources,
         "check_results": None,
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return dumps(doc, indent=True) + b"\n"
 
 
 def decode_state(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> State:

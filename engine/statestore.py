@@ -30,7 +30,14 @@ import orjson
 from .addrs import InstanceAddr, ResourceAddr
 from .diagnostics import StrataError
 from .state import ObjectState, State
-from .statecodec import DynamicAttrs, decode_object, decode_state, encode_object, encode_state
+from .statecodec import (
+    DynamicAttrs,
+    decode_object,
+    decode_state,
+    dumps,
+    encode_object,
+    encode_state,
+)
 
 
 class StateLockError(StrataError):
@@ -188,7 +195,7 @@ class StateWriter:
         enc: Any = None
         if obj is not None:
             enc = encode_object(None, obj, self.store.dynamic_attrs(r.type))
-        self._pending.append(orjson.dumps(
+        self._pending.append(dumps(
             {"r": (r.mode, r.type, r.name), "k": addr.key, "d": deposed, "p": provider, "o": enc}) + b"\n")
         if on_durable is not None:
             self._callbacks.append(on_durable)
