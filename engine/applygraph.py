@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import secrets
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .addrs import InstanceAddr, ResourceAddr, parse_resource_addr
 from .graph import Graph
@@ -35,9 +35,14 @@ class ApplyNode:
     addr: InstanceAddr
     op: str
     deposed: str | None = None
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # nodes are dict keys throughout the walk: hash once
+        object.__setattr__(self, "_hash", hash((self.addr, self.op, self.deposed)))
 
     def __hash__(self) -> int:
-        return hash(self.addr) ^ hash(self.op) ^ hash(self.deposed)
+        return self._hash
 
     def __str__(self) -> str:
         if self.op == "delete":

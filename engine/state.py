@@ -24,6 +24,8 @@ class ObjectState:
     dependencies: tuple[str, ...] = ()
     create_before_destroy: bool = False
     sensitive_attributes: tuple[Any, ...] = ()
+    encoded: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """Cache of the v4 ``attributes`` JSON form (set by the codec; attributes never change)."""
 
     @property
     def tainted(self) -> bool:

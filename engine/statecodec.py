@@ -77,7 +77,11 @@ def encode_object(key: Any, obj: ObjectState, dynamic: frozenset[str], deposed: 
     if deposed is not None:
         d["deposed"] = deposed
     d["schema_version"] = obj.schema_version
-    d["attributes"] = encode_attributes(obj.attributes, dynamic)
+    attrs = obj.encoded
+    if attrs is None:
+        attrs = encode_attributes(obj.attributes, dynamic)
+        object.__setattr__(obj, "encoded", attrs)  # hot path: encode once for journal and snapshot
+    d["attributes"] = attrs
     d["sensitive_attributes"] = list(obj.sensitive_attributes)
     if obj.dependencies:
         d["dependencies"] = list(obj.dependencies)
@@ -94,6 +98,7 @@ def decode_object(raw: dict[str, Any], dynamic: frozenset[str]) -> ObjectState:
         dependencies=tuple(raw.get("dependencies") or ()),
         create_before_destroy=bool(raw.get("create_before_destroy")),
         sensitive_attributes=tuple(raw.get("sensitive_attributes") or ()),
+        encoded=raw.get("attributes") or {},  # written back exactly as read
     )
 
 

@@ -83,7 +83,10 @@ class StateStore:
     # ------------------------------------------------------------------ reading
 
     def load(self) -> State:
-        """The current state: the snapshot with any leftover journal replayed (and compacted)."""
+        """The current state: the snapshot with any journal replayed over it.
+
+        A journal left by a crashed apply is compacted into the snapshot when this
+        store holds the lock; otherwise it is only read."""
         if os.path.exists(self.path):
             with open(self.path, "rb") as f:
                 data = f.read()
@@ -91,10 +94,14 @@ class StateStore:
         else:
             state = State()
         if os.path.exists(self.journal_path):
-            if self._replay(state):
-                state.serial += 1
-                self.write_snapshot(state)
-            os.unlink(self.journal_path)
+            changed = self._replay(state)
+            if self._lock_fd is not None:
+                # only the lock holder may compact: an unlocked reader (plan, state list) must not
+                # pull the journal from under a running apply that is still appending to it
+                if changed:
+                    state.serial += 1
+                    self.write_snapshot(state)
+                os.unlink(self.journal_path)
         return state
 
     def _replay(self, state: State) -> bool:
