@@ -18,7 +18,7 @@ import orjson
 from . import events as ev
 from .addrs import parse_instance_addr
 from .applygraph import build_apply_graph
-from .config import load_module
+from .config import load_module, resource_graph
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
 from .limits import Limits, parse_pairs
 from .operations import Options, Planned, apply_planned, import_resource, make_plan
@@ -38,7 +38,7 @@ Main commands:
   validate      Check whether the configuration is valid
 
 Other commands:
-  graph         Print the apply graph in DOT format
+  graph         Print the resource graph in DOT format (-type=plan: the apply graph)
   show          Show the current state
   state list    List resources in the state
   state show    Show a resource in the state
@@ -358,9 +358,18 @@ def _empty_state() -> Any:
 
 
 async def cmd_graph(a: Args, out: Output) -> int:
+    """Like terraform: without -type, the resources and their dependencies; with
+    -type=plan / apply / plan-destroy, the apply graph of that plan (one node per action)."""
     opts = options_from(a)
+    kind = a.flags.get("type", "")
+    if kind not in ("", "plan", "apply", "plan-destroy"):
+        raise UsageError(f'Invalid -type "{kind}": expected plan, apply or plan-destroy.')
+    if not kind:
+        module = load_module(opts.chdir)
+        sys.stdout.write(resource_graph(module).to_dot())
+        return 0
     opts.refresh = False
-    p = await make_plan(opts, lambda e: None, destroy=bool(a.flags.get("destroy")))
+    p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")))
     p.store.unlock()
     graph, _work = build_apply_graph(p.plan)
     sys.stdout.write(graph.to_dot())

@@ -544,3 +544,42 @@ def validate_references(module: Module) -> list[Diagnostic]:
     for oc in module.outputs.values():
         check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
     return diags
+
+
+def resource_graph(module: Module) -> Any:
+    """Resources and the resources each one refers to (through locals too), for ``strata graph``."""
+    from .graph import Graph
+
+    g: Graph[Any] = Graph()
+    for addr in module.resources:
+        g.add(addr)
+    local_refs: dict[str, set[Any]] = {}
+
+    def refs_of(e: E.Expr, seen: frozenset[str] = frozenset()) -> set[Any]:
+        out: set[Any] = set()
+        for ref in E.references(e):
+            name = ref.step_name(0)
+            if name is None:
+                continue
+            if ref.root == "local" and name in module.locals and name not in seen:
+                if name not in local_refs:
+                    local_refs[name] = refs_of(module.locals[name].expr, seen | {name})
+                out |= local_refs[name]
+            elif ref.root == "data" and ref.step_name(1):
+                out.add(ResourceAddr(name, str(ref.step_name(1)), "data"))
+            elif ref.root not in ("var", "local", "count", "each", "path", "terraform", "self", "module"):
+                out.add(ResourceAddr(ref.root, name))
+        return out
+
+    for rc in module.resources.values():
+        targets: set[Any] = set()
+        for e in expressions_of(rc):
+            targets |= refs_of(e)
+        for meta in (rc.count, rc.for_each):
+            if meta is not None:
+                targets |= refs_of(meta.expr)
+        targets |= {addr for addr, _k, _l in rc.depends_on}
+        for t in targets:
+            if t in g and t != rc.addr:
+                g.add_edge(rc.addr, t)
+    return g

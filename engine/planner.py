@@ -248,9 +248,10 @@ class Planner:
             assert schema is not None
             for name, a in rc.attributes.items():
                 if name not in schema.attributes:
+                    settable = sorted(n for n, x in schema.attributes.items() if x.required or x.optional)
                     self.diags.append(error("Unsupported argument",
                                             f'An argument named "{name}" is not expected here '
-                                            f"({rc.addr.type} has: {', '.join(sorted(schema.attributes))}).",
+                                            f"({rc.addr.type} takes: {', '.join(settable) or 'no arguments'}).",
                                             a.range, str(rc.addr)))
                 elif schema.attributes[name].computed and not schema.attributes[name].optional:
                     self.diags.append(error("Invalid or unknown key",

@@ -59,8 +59,9 @@ class StateStore:
     # ------------------------------------------------------------------ locking
 
     def lock(self) -> None:
-        lock_path = os.path.join(os.path.dirname(os.path.abspath(self.path)),
-                                 "." + os.path.basename(self.path) + ".lock.info")
+        directory = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(directory, exist_ok=True)  # -state=envs/dev/x.tfstate creates envs/dev, as terraform does
+        lock_path = os.path.join(directory, "." + os.path.basename(self.path) + ".lock.info")
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -73,9 +74,11 @@ class StateStore:
         self._lock_path = lock_path
 
     def unlock(self) -> None:
+        # the lock file stays: unlinking it would let one process lock the old inode while
+        # another locks a new file at the same path, and both would think they hold the lock
         if self._lock_fd is not None:
             with contextlib.suppress(OSError):
-                os.unlink(self._lock_path)
+                os.ftruncate(self._lock_fd, 0)
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
@@ -189,6 +192,7 @@ class StateWriter:
         self._fd = -1
 
     async def open(self) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
         self._fd = os.open(self.store.journal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         header = orjson.dumps({"lineage": self.state.lineage}) + b"\n"
         os.write(self._fd, header)
