@@ -532,16 +532,56 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
     try:
+        argv = _enter_chdir(argv)
         code = anyio.run(run, argv, backend=backend)
     except UsageError as exc:
         sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
                          + "\n")
         code = 1
-    except KeyboardInterrupt:
-        sys.stderr.write("\nInterrupted. State recorded so far is safe in the journal.\n")
+    except BaseException as exc:
+        if not _interrupted(exc):
+            raise
+        sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
+                         "compacted on the next apply).\n")
         code = 130
     sys.stdout.flush()
     return code
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, possibly wrapped in exception groups by the task groups it passed through."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.subgroup(lambda e: isinstance(e, KeyboardInterrupt)) is not None
+    return False
+
+
+def _enter_chdir(argv: list[str]) -> list[str]:
+    """``-chdir=DIR`` before the command switches directory first, as terraform does, so relative
+    paths in the configuration (and -state) resolve against DIR."""
+    out = list(argv)
+    for i, tok in enumerate(out):
+        if not tok.startswith("-"):
+            break  # the command: -chdir is a global option that comes before it
+        body = tok.lstrip("-")
+        if body.startswith("chdir"):
+            name, eq, value = body.partition("=")
+            if name != "chdir":
+                continue
+            if not eq:
+                if i + 1 >= len(out):
+                    raise UsageError("The -chdir option requires a directory.")
+                value = out[i + 1]
+                del out[i:i + 2]
+            else:
+                del out[i]
+            try:
+                os.chdir(value)
+            except OSError as exc:
+                raise UsageError(f"Error handling -chdir option: chdir {value}: {(exc.strerror or str(exc)).lower()}") from None
+            break
+    return out
 
 
 if __name__ == "__main__":

@@ -766,7 +766,9 @@ class Planner:
                 prior_dependencies=obj.dependencies))
 
     def _errored(self, addr: InstanceAddr) -> bool:
-        return any(d.address and d.address.startswith(str(addr.resource)) for d in self.diags)
+        prefix = str(addr.resource)
+        return any(d.address and (d.address == prefix or d.address.startswith(prefix + "["))
+                   for d in self.diags)
 
     def _plan_outputs(self) -> None:
         for oc in self.module.outputs.values():
