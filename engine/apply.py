@@ -214,7 +214,7 @@ class Applier:
             return
         assert new is not None
         obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
-                          c.create_before_destroy)
+                          c.create_before_destroy, _sensitive_marks(new, c.sensitive))
         if action == "create":
             self.result.counts["add"] += 1
         else:
@@ -384,6 +384,13 @@ class Applier:
             done(True)
 
         self.writer.put(addr, c.provider, None, node.deposed, on_durable=durable)
+
+
+def _sensitive_marks(value: dict[str, Any], sensitive: frozenset[str]) -> tuple[Any, ...]:
+    """State v4 ``sensitive_attributes``: a path per sensitive attribute that has a value."""
+    if not sensitive:
+        return ()
+    return tuple([{"type": "get_attr", "value": n}] for n in sorted(sensitive) if value.get(n) is not None)
 
 
 def _paths(v: Any, prefix: str = "") -> Any:

@@ -195,8 +195,11 @@ class Output:
 
     def text(self, s: str) -> None:
         if not self.json:
-            sys.stdout.write(s)
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(s)
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):
+                pass  # the reader went away; keep going
 
     def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
         for d in diags:
@@ -443,7 +446,7 @@ async def cmd_show(a: Args, out: Output) -> int:
                 item["index"] = addr.key
             item["provider_name"] = prov[len('provider["'):-2]
             item["schema_version"] = obj.schema_version
-            item["values"] = encode_attributes(obj.attributes, frozenset())
+            item["values"] = encode_attributes(obj.attributes, {})
             item["sensitive_values"] = {}
             if obj.dependencies:
                 item["depends_on"] = list(obj.dependencies)
@@ -544,7 +547,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
                          "compacted on the next apply).\n")
         code = 130
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader closed the pipe (| head): point stdout at devnull so exit doesn't complain
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     return code
 
 

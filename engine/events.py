@@ -105,15 +105,22 @@ class JsonSink:
 
     def __init__(self, stream: IO[bytes] | None = None) -> None:
         self.stream = stream or sys.stdout.buffer
+        self.closed = False
 
     def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
         try:
             line = orjson.dumps(event.to_json())
         except TypeError:  # an integer beyond 64 bits somewhere in the payload
             line = json.dumps(event.to_json(), ensure_ascii=False).encode()
-        self.stream.write(line + b"\n")
-        if event.type in ("diagnostic", "change_summary", "outputs", "version"):
-            self.stream.flush()
+        try:
+            self.stream.write(line + b"\n")
+            if event.type in ("diagnostic", "change_summary", "outputs", "version"):
+                self.stream.flush()
+        except (BrokenPipeError, ValueError):
+            # the reader went away (| head): stop writing, never stop the apply
+            self.closed = True
 
 
 # --------------------------------------------------------------------------- constructors

@@ -65,6 +65,8 @@ class ResourceInstanceChange:
     state_dependencies: tuple[str, ...] = ()
     prior_dependencies: tuple[str, ...] = ()
     config: dict[str, Any] | None = None
+    sensitive: frozenset[str] = frozenset()
+    """Attributes the provider's schema marks sensitive: never shown in plans."""
 
     @property
     def is_replace(self) -> bool:

@@ -179,6 +179,7 @@ class Planner:
         self._locals_busy: set[str] = set()
         self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
         self.plan = Plan(variables=variables)
+        self._sensitive_cache: dict[int, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -403,7 +404,7 @@ class Planner:
                                     f"(schema version {obj.schema_version}) than is installed "
                                     f"(schema version {schema.version}).", address=str(addr)))
             return None
-        raw = encode_attributes(obj.attributes, schema.dynamic_attributes())
+        raw = encode_attributes(obj.attributes, schema.implied_types())
         try:
             resp = await provider.upgrade_resource_state(
                 UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw))
@@ -719,7 +720,14 @@ class Planner:
             planned, _ = await self._call_plan(provider, rc, addr, None, config, schema)
         return ResourceInstanceChange(
             addr, action, prov_addr, prior, planned, reason, None, requires_replace, cbd, deps, dep_res,
-            state_deps, prior_obj.dependencies if prior_obj is not None else (), config)
+            state_deps, prior_obj.dependencies if prior_obj is not None else (), config,
+            self._sensitive(schema))
+
+    def _sensitive(self, schema: ResourceSchema) -> frozenset[str]:
+        got = self._sensitive_cache.get(id(schema))
+        if got is None:
+            got = self._sensitive_cache[id(schema)] = frozenset(schema.sensitive_paths())
+        return got
 
     async def _call_plan(self, provider: Any, rc: ResourceConfig, addr: InstanceAddr,
                          prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema

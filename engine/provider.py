@@ -57,6 +57,22 @@ class ResourceSchema:
     def dynamic_attributes(self) -> frozenset[str]:
         return frozenset(n for n, a in self.attributes.items() if a.type == "dynamic")
 
+    def implied_types(self) -> dict[str, Any]:
+        """Each attribute's and nested block's cty type, as JSON type notation."""
+        return {**{n: a.type for n, a in self.attributes.items()},
+                **{n: _block_type(b) for n, b in self.blocks.items()}}
+
+    def sensitive_paths(self) -> tuple[str, ...]:
+        return tuple(n for n, a in self.attributes.items() if a.sensitive)
+
+
+def _block_type(b: BlockSchema) -> Any:
+    obj = ["object", {**{n: a.type for n, a in b.attributes.items()},
+                      **{n: _block_type(x) for n, x in b.blocks.items()}}]
+    if b.nesting == "single":
+        return obj
+    return [b.nesting, obj]
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderSchema:

@@ -79,7 +79,7 @@ class Providers:
     def __init__(self, instances: dict[str, Provider] | None = None) -> None:
         self.instances: dict[str, Provider] = dict(instances or {})
         self._schemas: dict[str, ResourceSchema] = {}
-        self._dynamic: dict[str, frozenset[str]] = {}
+        self._dynamic: dict[str, dict[str, Any]] = {}
 
     def get(self, name: str) -> Provider:
         inst = self.instances.get(name)
@@ -109,18 +109,19 @@ class Providers:
     def provider_schema(self, name: str) -> ResourceSchema | None:
         return self.get(name).get_schema().provider
 
-    def dynamic_attrs(self, type_name: str) -> frozenset[str]:
-        """For the state codec: dynamic attributes of a resource type (any provider that has it)."""
+    def dynamic_attrs(self, type_name: str) -> dict[str, Any]:
+        """For the state codec: each attribute's cty type (``"dynamic"`` ones are stored with their
+        type); empty when the provider is not installed, and the JSON is then kept as it is."""
         d = self._dynamic.get(type_name)
         if d is None:
-            d = frozenset()
+            d = {}
             name = type_name.split("_", 1)[0]
             try:
                 s = self.schema(name, type_name)
-            except KeyError:
+            except (KeyError, ProviderError):
                 s = None
             if s is not None:
-                d = s.dynamic_attributes()
+                d = s.implied_types()
             self._dynamic[type_name] = d
         return d
 

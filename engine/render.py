@@ -36,7 +36,17 @@ _REASON_TEXT = {
 }
 
 
+class _Sensitive:
+    def __repr__(self) -> str:
+        return "(sensitive value)"
+
+
+_SENSITIVE: Any = _Sensitive()
+
+
 def fmt_value(v: Any, indent: int) -> str:
+    if v is _SENSITIVE:
+        return "(sensitive value)"
     if v is UNKNOWN:
         return "(known after apply)"
     if v is None:
@@ -106,6 +116,10 @@ def render_change(c: ResourceInstanceChange) -> str:
     for name in names:
         b = before.get(name) if c.before is not None else None
         a = after.get(name) if c.after is not None else None
+        same = equal(a, b)
+        if name in c.sensitive:
+            b = _SENSITIVE if b is not None else None
+            a = _SENSITIVE if a is not None and a is not UNKNOWN else a
         pad = name.ljust(width)
         if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
@@ -117,7 +131,7 @@ def render_change(c: ResourceInstanceChange) -> str:
             lines.append(f"      - {pad} = {fmt_value(b, 6)} -> null")
         else:
             forces = " # forces replacement" if name in c.requires_replace else ""
-            if equal(a, b):
+            if same:
                 if name == "id" or c.is_replace and name in ("id",):
                     lines.append(f"        {pad} = {fmt_value(b, 6)}")
                 else:
@@ -205,9 +219,13 @@ class HumanSink:
     def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
         self.stream = stream or sys.stdout
         self.quiet_refresh = quiet_refresh
+        self.closed = False
 
     def __call__(self, event: ev.Event) -> None:
-        if event.type in self.SHOWN:
+        if event.type in self.SHOWN and not self.closed:
             if event.type == "refresh_start" and self.quiet_refresh:
                 return
-            self.stream.write(event.message + "\n")
+            try:
+                self.stream.write(event.message + "\n")
+            except (BrokenPipeError, ValueError):
+                self.closed = True  # the reader went away: the apply goes on

@@ -18,8 +18,8 @@ from .diagnostics import StrataError
 from .state import InstanceState, ObjectState, ResourceState, State
 from .values import cty_type, from_typed_json, to_json
 
-DynamicAttrs = Callable[[str], frozenset[str]]
-"""Given a resource type, the names of its dynamic-typed attributes."""
+DynamicAttrs = Callable[[str], dict[str, Any]]
+"""Given a resource type, its attributes' cty types (``"dynamic"`` ones are stored with their type)."""
 
 
 class StateDecodeError(StrataError):
@@ -38,21 +38,25 @@ def dumps(doc: Any, indent: bool = False) -> bytes:
         return json.dumps(doc, indent=2 if indent else None, ensure_ascii=False).encode()
 
 
-def encode_attributes(attrs: dict[str, Any], dynamic: frozenset[str]) -> dict[str, Any]:
+def encode_attributes(attrs: dict[str, Any], types: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in attrs.items():
-        if k in dynamic:
+        if types.get(k) == "dynamic":
             out[k] = None if v is None else {"value": to_json(v), "type": cty_type(v)}
         else:
             out[k] = to_json(v)
     return out
 
 
-def decode_attributes(raw: dict[str, Any], dynamic: frozenset[str]) -> dict[str, Any]:
+def decode_attributes(raw: dict[str, Any], types: dict[str, Any]) -> dict[str, Any]:
+    """Stored JSON to values, typed by the schema (a map comes back a map, a set a set)."""
     out: dict[str, Any] = {}
     for k, v in raw.items():
-        if k in dynamic and isinstance(v, dict) and "value" in v and "type" in v:
+        t = types.get(k)
+        if t == "dynamic" and isinstance(v, dict) and "value" in v and "type" in v:
             out[k] = from_typed_json(v["value"], v["type"])
+        elif t is not None and not isinstance(t, str):
+            out[k] = from_typed_json(v, t)
         else:
             out[k] = _plain(v)
     return out
@@ -66,7 +70,7 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def encode_object(key: Any, obj: ObjectState, dynamic: frozenset[str], deposed: str | None = None
+def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: str | None = None
                   ) -> dict[str, Any]:
     """One entry of a resource's ``instances`` list, in terraform's key order."""
     d: dict[str, Any] = {}
@@ -90,7 +94,7 @@ def encode_object(key: Any, obj: ObjectState, dynamic: frozenset[str], deposed: 
     return d
 
 
-def decode_object(raw: dict[str, Any], dynamic: frozenset[str]) -> ObjectState:
+def decode_object(raw: dict[str, Any], dynamic: dict[str, Any]) -> ObjectState:
     return ObjectState(
         attributes=decode_attributes(raw.get("attributes") or {}, dynamic),
         status=raw.get("status") or "ready",

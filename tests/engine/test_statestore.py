@@ -20,11 +20,12 @@ from engine.statestore import StateLockError, StateStore
 from tests.conftest import REPO, Workdir
 
 PROVIDER = 'provider["terraform.io/builtin/terraform"]'
-DYNAMIC = frozenset({"input", "output", "triggers_replace"})
+DYNAMIC = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
 
 
-def dynamic_attrs(type_name: str) -> frozenset[str]:
-    return DYNAMIC if type_name == "terraform_data" else frozenset()
+def dynamic_attrs(type_name: str) -> dict[str, Any]:
+    """The state codec's view of terraform_data: attribute name to cty type."""
+    return DYNAMIC if type_name == "terraform_data" else {}
 
 
 def addr(name: str, key: Any = None) -> InstanceAddr:
@@ -89,7 +90,7 @@ CRASHER = textwrap.dedent("""
     from engine.state import ObjectState
     from engine.statestore import StateStore
 
-    DYN = frozenset({"input", "output", "triggers_replace"})
+    DYN = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
     PROV = 'provider["terraform.io/builtin/terraform"]'
 
     async def main():
@@ -421,7 +422,7 @@ def test_lock_is_held_against_another_process(state_path: Path) -> None:
             sys.path.insert(0, sys.argv[1])
             from engine.statestore import StateLockError, StateStore
             try:
-                StateStore(sys.argv[2], lambda t: frozenset()).lock()
+                StateStore(sys.argv[2], lambda t: {}).lock()
             except StateLockError:
                 sys.exit(3)
             sys.exit(0)
