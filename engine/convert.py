@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .functions import FunctionError, to_number, to_string
+from . import functions as _functions  # a module import: functions imports this module too
 from .values import UNKNOWN, ListVal, MapVal, SetVal, type_name
 
 
@@ -38,7 +38,7 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
         if isinstance(value, str):
             return value
         if isinstance(value, (bool, int, float)):
-            return to_string(value)
+            return _functions.to_string(value)
         raise ConversionError(path, f"string required, but have {type_name(value)}.")
     if ty == "number":
         if isinstance(value, bool):
@@ -47,8 +47,8 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             return value
         if isinstance(value, str):
             try:
-                return to_number(value)
-            except FunctionError:
+                return _functions.to_number(value)
+            except _functions.FunctionError:
                 raise ConversionError(path, f'a number is required, but "{value}" is not a number.') from None
         raise ConversionError(path, f"number required, but have {type_name(value)}.")
     if ty == "bool":
@@ -86,3 +86,56 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             out[k] = convert(value.get(k), t, f"{path}.{k}" if path else k)
         return out
     return value
+
+
+# --------------------------------------------------------------------------- unification
+
+
+def _kind(ty: Any) -> str:
+    if isinstance(ty, str):
+        return "primitive"
+    if ty[0] in ("tuple", "list"):
+        return "sequence"
+    if ty[0] in ("object", "map"):
+        return "mapping"
+    return "set"
+
+
+def _elem_types(ty: Any) -> list[Any]:
+    if ty[0] == "tuple":
+        return list(ty[1])
+    if ty[0] == "object":
+        return list(ty[1].values())
+    return [ty[1]]
+
+
+def unify(types: list[Any]) -> Any:
+    """The single type all of ``types`` convert to, as cty's unsafe unification finds it, or
+    None when there is none (``number`` and ``bool`` meet only in ``string``; a structure never
+    meets a primitive). ``"dynamic"`` (a null or unknown) fits any type.
+    """
+    concrete = [t for t in types if t != "dynamic"]
+    if not concrete:
+        return "dynamic"
+    first = concrete[0]
+    if all(t == first for t in concrete):
+        return first
+    kinds = {_kind(t) for t in concrete}
+    if kinds == {"primitive"}:
+        return "string" if "string" in concrete else None
+    if kinds == {"sequence"}:
+        if all(t[0] == "tuple" for t in concrete) and len({len(t[1]) for t in concrete}) == 1:
+            elems = [unify([t[1][i] for t in concrete]) for i in range(len(first[1]))]
+            return None if any(e is None for e in elems) else ["tuple", elems]
+        ety = unify([e for t in concrete for e in _elem_types(t)])
+        return None if ety is None else ["list", ety]
+    if kinds == {"set"} or kinds == {"set", "sequence"}:
+        ety = unify([e for t in concrete for e in _elem_types(t)])
+        return None if ety is None else ["set", ety]
+    if kinds == {"mapping"}:
+        if all(t[0] == "object" for t in concrete) and all(t[1].keys() == first[1].keys() for t in concrete):
+            attrs = {k: unify([t[1][k] for t in concrete]) for k in first[1]}
+            return None if any(a is None for a in attrs.values()) else ["object", attrs]
+        ety = unify([e for t in concrete for e in _elem_types(t)])
+        return None if ety is None else ["map", ety]
+    return None

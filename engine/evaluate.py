@@ -7,14 +7,25 @@ expanding N instances that each reference one other instance stays linear.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Context
 from typing import Any, Protocol
 
 from . import expr as E
 from .addrs import InstanceKey, ResourceAddr
-from .functions import FUNCTIONS, FunctionError, to_number, to_string
-from .values import UNKNOWN, ListVal, MapVal, SetVal, equal, type_name
+from .functions import (
+    FUNCTIONS,
+    FunctionArityError,
+    FunctionError,
+    exact_decimal,
+    number_from_decimal,
+    to_decimal,
+    to_number,
+    to_string,
+)
+from .values import UNKNOWN, ListVal, MapVal, SetVal, cty_equals, type_name
 
 
 class EvalError(Exception):
@@ -159,10 +170,9 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
         if v is UNKNOWN:
             return UNKNOWN
         if e.op == "!":
-            if not isinstance(v, bool):
-                raise EvalError("Invalid operand", f"Unsuitable value for unary operand: a bool is "
-                                f"required, not {type_name(v)}.", e.line)
-            return not v
+            if v is True or v is False:
+                return not v
+            return not _bool(v, "unary operand", e.line)
         return -_num(v, e.line)
     if t is E.Conditional:
         assert isinstance(e, E.Conditional)
@@ -316,10 +326,18 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
                         "operations across all elements of the set.", line)
     if isinstance(obj, tuple):
         try:
-            i = int(to_number(key))
+            n = to_number(key)
         except FunctionError:
             raise EvalError("Invalid index", f"A number is required to index a {type_name(obj)}, "
                             f"not {type_name(key)}.", line) from None
+        if type(n) is int:
+            i = n
+        elif n.is_integer():
+            i = int(n)
+        else:
+            raise EvalError("Invalid index", "The given key does not identify an element in this collection "
+                            "value: indexing a sequence requires a whole number, but the given index has a "
+                            "fractional part.", line)
         if 0 <= i < len(obj):
             return obj[i]
         raise EvalError("Invalid index", f"The given key does not identify an element in this collection "
@@ -354,7 +372,7 @@ def _for(e: E.ForExpr, scope: Scope) -> Any:
         raise EvalError("Iteration over null value", "A null value cannot be used as the collection in a "
                         "'for' expression.", e.line)
     if isinstance(coll, dict):
-        pairs = list(coll.items())
+        pairs = sorted(coll.items())  # objects and maps iterate in lexical key order
     elif isinstance(coll, SetVal):
         pairs = [(v, v) for v in coll]
     elif isinstance(coll, tuple):
@@ -409,6 +427,18 @@ def _num(v: Any, line: int) -> Any:
         raise EvalError("Invalid operand", str(exc), line) from None
 
 
+def _bool(v: Any, what: str, line: int) -> bool:
+    if v is True or v is False:
+        return v
+    if v == "true" or v == "false":  # strings convert, as cty converts operands
+        return v == "true"
+    raise EvalError("Invalid operand", f"Unsuitable value for {what}: a bool is required, "
+                    f"not {type_name(v)}.", line)
+
+
+_SCALARS = (str, int, bool)
+
+
 def _binary(e: E.Binary, scope: Scope) -> Any:
     op = e.op
     left = _val(e.left, scope)
@@ -416,33 +446,29 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
         right = _val(e.right, scope)
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
-        for side in (left, right):
-            if not isinstance(side, bool):
-                raise EvalError("Invalid operand", f"Unsuitable value for {op} operand: a bool is required, "
-                                f"not {type_name(side)}.", e.line)
+        if not (left is True or left is False) or not (right is True or right is False):
+            left, right = _bool(left, f"{op} operand", e.line), _bool(right, f"{op} operand", e.line)
         return (left and right) if op == "&&" else (left or right)
     right = _val(e.right, scope)
     if left is UNKNOWN or right is UNKNOWN:
         return UNKNOWN
-    if op == "==":
-        return equal(left, right)
-    if op == "!=":
-        return not equal(left, right)
+    if op == "==" or op == "!=":
+        tl = type(left)
+        if tl is type(right) and tl in _SCALARS:
+            eq: Any = left == right
+        else:
+            eq = cty_equals(left, right)
+            if eq is UNKNOWN:
+                return UNKNOWN
+        return eq if op == "==" else not eq
     a, b = _num(left, e.line), _num(right, e.line)
-    if op == "+":
-        return _norm(a + b)
-    if op == "-":
-        return _norm(a - b)
-    if op == "*":
-        return _norm(a * b)
-    if op == "/":
-        if b == 0:
-            raise EvalError("Invalid operand", "Can't divide by zero.", e.line)
-        return _norm(a / b)
-    if op == "%":
-        if b == 0:
-            raise EvalError("Invalid operand", "Can't use modulo by zero.", e.line)
-        return _norm(a % b)
+    if op in _ARITH:
+        if type(a) is int and type(b) is int:
+            if op == "+":
+                return a + b
+            if op == "-":
+                return a - b
+        return _arith(op, a, b, e.line)
     if op == "<":
         return a < b
     if op == ">":
@@ -454,10 +480,67 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
     raise EvalError("Unsupported operator", op, e.line)
 
 
-def _norm(n: Any) -> Any:
-    if isinstance(n, float) and n.is_integer() and abs(n) < 2**53:
-        return int(n)
-    return n
+_ARITH = frozenset(("+", "-", "*", "/", "%"))
+_DEC = Context(prec=80)
+
+
+def _arith(op: str, a: Any, b: Any, line: int) -> Any:
+    """Arithmetic as cty does it: exact on whole numbers, decimal on fractions (so
+    ``0.1 + 0.2`` is ``0.3``), and ``%`` taking the sign of the dividend."""
+    if (op == "/" or op == "%") and b == 0:
+        raise EvalError("Invalid operand", "Can't divide by zero." if op == "/" else
+                        "Can't use modulo by zero.", line)
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "%":
+            r = abs(a) % abs(b)
+            return -r if a < 0 else r
+        q, r = divmod(a, b)
+        if r == 0:
+            return q
+    try:
+        da, db = exact_decimal(a), exact_decimal(b)
+        if da is None or db is None:
+            return _float_arith(op, a, b)
+        if op == "+":
+            d = _DEC.add(da, db)
+        elif op == "-":
+            d = _DEC.subtract(da, db)
+        elif op == "*":
+            d = _DEC.multiply(da, db)
+        elif op == "/":
+            d = _DEC.divide(da, db)
+        else:
+            d = _DEC.remainder(da, db)
+        return number_from_decimal(d)
+    except (ArithmeticError, ValueError, FunctionError):
+        raise EvalError("Invalid operand", f"The result of {op} is out of range.", line) from None
+
+
+def _float_arith(op: str, a: Any, b: Any) -> Any:
+    # an operand is the inexact result of an earlier division: binary arithmetic keeps
+    # more of its value (2/3*3 is 2) than its shortest decimal digits would
+    x, y = float(a), float(b)
+    if op == "+":
+        r = x + y
+    elif op == "-":
+        r = x - y
+    elif op == "*":
+        r = x * y
+    elif op == "/":
+        r = x / y
+    else:
+        r = math.fmod(x, y)
+    if r.is_integer():
+        return number_from_decimal(to_decimal(r))
+    if math.isinf(r) or math.isnan(r):
+        raise ArithmeticError("out of range")
+    return r
 
 
 def _call(e: E.Call, scope: Scope) -> Any:
@@ -476,6 +559,8 @@ def _call(e: E.Call, scope: Scope) -> Any:
         args.extend(last)
     try:
         return fn(*args)
+    except FunctionArityError as exc:
+        raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
     except FunctionError as exc:
         raise EvalError("Invalid function argument", f"{e.name}: {exc}", e.line) from None
     except TypeError as exc:

@@ -1,23 +1,223 @@
 """Built-in functions of the Terraform language.
 
-Each function returns :data:`UNKNOWN` when an argument it needs is unknown,
-so unknowns propagate through planning exactly like terraform's.
+Each function follows its cty/terraform counterpart: an argument that is
+wholly unknown makes the result unknown, while an argument that is only
+partly unknown (a tuple with one unknown element, say) still gives a result
+wherever that result doesn't depend on the unknown part.
+
+Every function in :data:`FUNCTIONS` raises only :class:`FunctionError` (or
+its subclass :class:`FunctionArityError` for a wrong number of arguments):
+any other exception escaping an implementation is turned into one.
 """
 
 from __future__ import annotations
 
+import inspect
+import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from typing import Any
 
-import orjson
-
-from .values import UNKNOWN, ListVal, MapVal, SetVal, is_wholly_known, to_json, type_name
+from . import convert as _convert  # a module import: convert imports this module too
+from .values import (
+    UNKNOWN,
+    ListVal,
+    MapVal,
+    SetVal,
+    cty_equals,
+    equal,
+    is_wholly_known,
+    type_name,
+    value_type,
+)
 
 
 class FunctionError(Exception):
     """A function was called with an unsuitable argument."""
+
+
+class FunctionArityError(FunctionError):
+    """A function was called with the wrong number of arguments."""
+
+
+# --------------------------------------------------------------------------- numbers
+
+# Number literals in the grammar cty's ParseNumberVal accepts (decimal only, no spaces).
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+# Whole numbers with more digits than this stay floats (Python refuses to print longer ints).
+_MAX_INT_DIGITS = 4000
+_DEC = Context(prec=80)
+
+
+def number_from_decimal(d: Decimal) -> Any:
+    """Our representation of a decimal number: ``int`` when whole, else the nearest ``float``."""
+    if d.is_finite() and d == d.to_integral_value(context=_DEC) and d.adjusted() < _MAX_INT_DIGITS:
+        return int(d)
+    f = float(d)
+    if math.isinf(f) or math.isnan(f):
+        raise FunctionError("the number is too large to represent.")
+    return f
+
+
+def to_decimal(n: Any) -> Decimal:
+    """The exact decimal a number stands for (a float by its shortest round-trip digits,
+    which are the digits of the literal it was parsed from)."""
+    if type(n) is int:
+        return Decimal(n)
+    return Decimal(repr(float(n)))
+
+
+def exact_decimal(n: Any) -> Decimal | None:
+    """The decimal a number stands for when it is exact: an int, or a float whose shortest
+    digits are at most 15 (so it is the literal it was parsed from); None for a float with
+    16-17 digits, which is the inexact result of a computation (``2/3``)."""
+    if type(n) is int:
+        return Decimal(n)
+    d = Decimal(repr(float(n)))
+    return d if len(d.as_tuple().digits) <= 15 else None
+
+
+def parse_number(s: str) -> Any:
+    """A decimal number literal (``"12"``, ``"1.5"``, ``"1e3"``) as int or float, or None."""
+    if _INT_RE.fullmatch(s):
+        return int(s) if len(s) < _MAX_INT_DIGITS else None
+    if not _NUMBER_RE.fullmatch(s):
+        return None
+    d = Decimal(s)
+    if d.adjusted() > _MAX_INT_DIGITS or d.adjusted() < -_MAX_INT_DIGITS:
+        return None
+    try:
+        return number_from_decimal(d)
+    except FunctionError:
+        return None
+
+
+def _digits(n: Any) -> tuple[bool, str, int]:
+    """``(negative, mantissa, exp)`` with ``|n| = 0.mantissa × 10**exp`` and the mantissa
+    free of leading and trailing zeros ("" for zero): Go's ``big`` decimal form."""
+    if type(n) is int:
+        neg = n < 0
+        s = str(-n if neg else n)
+        if s == "0":
+            return neg, "", 0
+        return neg, s.rstrip("0"), len(s)
+    f = float(n)
+    neg = math.copysign(1.0, f) < 0
+    sign, digits, exponent = Decimal(repr(abs(f))).as_tuple()
+    s = "".join(map(str, digits)).lstrip("0")
+    if not s:
+        return neg, "", 0
+    assert isinstance(exponent, int)
+    return neg, s.rstrip("0"), len(s) + exponent
+
+
+def _binary_side(mant: str, exp: int) -> int:
+    """Whether cty's 512-bit binary number nearest the decimal ``0.mant × 10**exp`` lies above
+    (1), below (-1) or exactly on (0) it: what decides a decimal tie when formatting."""
+    m, e10 = int(mant), exp - len(mant)
+    num, den = (m * 10**e10, 1) if e10 >= 0 else (m, 10**-e10)
+    k = 512 - (num.bit_length() - den.bit_length())
+    for _ in range(4):
+        n_, d_ = (num << k, den) if k >= 0 else (num, den << -k)
+        if n_ >= d_ << 512:
+            k -= 1
+        elif n_ < d_ << 511:
+            k += 1
+        else:
+            break
+    q, r = divmod(n_, d_)
+    if 2 * r > d_ or (2 * r == d_ and q & 1):
+        q += 1
+    diff = q * d_ - n_
+    return (diff > 0) - (diff < 0)
+
+
+def _round_digits(mant: str, exp: int, n: int) -> tuple[str, int]:
+    """Round the decimal ``0.mant × 10**exp`` to ``n`` digits as Go's decimal.round does for
+    the 512-bit number cty holds: a decimal tie goes the way the binary value lies, and
+    only a tie that is exact in binary too goes to even."""
+    if n < 0 or n >= len(mant):
+        return mant, exp
+    if mant[n] == "5" and n + 1 == len(mant):
+        side = _binary_side(mant, exp)
+        up = side > 0 or (side == 0 and n > 0 and int(mant[n - 1]) % 2 == 1)
+    else:
+        up = mant[n] >= "5"
+    if not up:
+        return mant[:n].rstrip("0"), exp
+    while n > 0 and mant[n - 1] == "9":
+        n -= 1
+    if n == 0:
+        return "1", exp + 1
+    return mant[:n - 1] + chr(ord(mant[n - 1]) + 1), exp
+
+
+def _fmt_e(mant: str, exp: int, prec: int, e: str) -> str:
+    out = mant[0] if mant else "0"
+    if prec > 0:
+        frac = mant[1:prec + 1]
+        out += "." + frac + "0" * (prec - len(frac))
+    x = exp - 1 if mant else 0
+    return f"{out}{e}{'-' if x < 0 else '+'}{abs(x):02d}"
+
+
+def _fmt_f(mant: str, exp: int, prec: int) -> str:
+    if exp > 0:
+        out = mant[:exp] + "0" * (exp - len(mant))
+    else:
+        out = "0"
+    if prec > 0:
+        frac = "".join(mant[exp + i] if 0 <= exp + i < len(mant) else "0" for i in range(prec))
+        out += "." + frac
+    return out
+
+
+def _number_text(n: Any, fmt: str, prec: int) -> tuple[bool, str]:
+    """``(negative, text of |n|)`` as Go's ``big.Float.Text(fmt, prec)`` writes it."""
+    neg, mant, exp = _digits(n)
+    shortest = prec < 0
+    if shortest:
+        if fmt in "eE":
+            prec = len(mant) - 1
+        elif fmt == "f":
+            prec = max(len(mant) - exp, 0)
+        else:
+            prec = len(mant)
+    elif fmt in "eE":
+        mant, exp = _round_digits(mant, exp, 1 + prec)
+    elif fmt == "f":
+        mant, exp = _round_digits(mant, exp, exp + prec)
+    else:
+        if prec == 0:
+            prec = 1
+        mant, exp = _round_digits(mant, exp, prec)
+    if fmt in "eE":
+        return neg, _fmt_e(mant, exp, prec, fmt)
+    if fmt == "f":
+        return neg, _fmt_f(mant, exp, prec)
+    eprec = prec
+    if eprec > len(mant) and len(mant) >= exp:
+        eprec = len(mant)
+    if shortest:
+        eprec = 6
+    if exp - 1 < -4 or exp - 1 >= eprec:
+        return neg, _fmt_e(mant, exp, min(prec, len(mant)) - 1, "e" if fmt == "g" else "E")
+    if prec > exp:
+        prec = len(mant)
+    return neg, _fmt_f(mant, exp, max(prec - exp, 0))
+
+
+def _float_to_string(v: float) -> str:
+    if math.isinf(v) or math.isnan(v):
+        raise FunctionError("cannot convert an infinite number to string.")
+    if v.is_integer() and abs(v) < 2**53:
+        return str(int(v))
+    neg, text = _number_text(v, "f", -1)
+    return "-" + text if neg and text != "0" else text
 
 
 def to_string(v: Any) -> str:
@@ -28,9 +228,7 @@ def to_string(v: Any) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        if v.is_integer() and abs(v) < 2**53:
-            return str(int(v))
-        return repr(v)
+        return _float_to_string(v)
     raise FunctionError(f"Cannot convert {type_name(v)} to string.")
 
 
@@ -40,70 +238,112 @@ def to_number(v: Any) -> Any:
     if isinstance(v, (int, float)):
         return v
     if isinstance(v, str):
-        try:
-            return int(v)
-        except ValueError:
-            try:
-                return float(v)
-            except ValueError:
-                raise FunctionError(f'Cannot convert "{v}" to number: a number is required.') from None
+        n = parse_number(v)
+        if n is None:
+            raise FunctionError(f'Cannot convert "{v}" to number: the given string must be a '
+                                "decimal representation of a number.")
+        return n
     raise FunctionError(f"A number is required, not {type_name(v)}.")
 
 
-def _unknown_in(*args: Any) -> bool:
-    return any(a is UNKNOWN for a in args)
+def _whole(v: Any, what: str) -> int:
+    """A number argument that must be a whole number."""
+    n = to_number(v)
+    if type(n) is int:
+        return n
+    if math.isfinite(n) and n.is_integer():
+        return int(to_decimal(n))
+    raise FunctionError(f"{what} must be a whole number.")
 
 
-def _strict(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap ``fn`` so any unknown anywhere in its arguments yields unknown."""
-
-    def wrapper(*args: Any) -> Any:
-        if not all(is_wholly_known(a) for a in args):
-            return UNKNOWN
-        return fn(*args)
-
-    wrapper.__name__ = fn.__name__
-    return wrapper
+# --------------------------------------------------------------------------- helpers
 
 
-def _seq(v: Any, fname: str) -> tuple[Any, ...]:
+def _seq(v: Any, what: str = "a list, set or tuple") -> tuple[Any, ...]:
     if isinstance(v, tuple):
         return v
-    raise FunctionError(f"a list, set or tuple is required, not {type_name(v)}.")
-
-
-@_strict
-def toset(v: Any) -> Any:
     if v is None:
-        return None
-    items = _seq(v, "toset")
-    kinds = {type(to_json(x)) for x in items if x is not None}
-    if len(kinds) > 1 and kinds <= {str, int, float, bool}:
-        items = tuple(to_string(x) for x in items)
+        raise FunctionError("argument must not be null.")
+    raise FunctionError(f"{what} is required, not {type_name(v)}.")
+
+
+def _string_arg(v: Any) -> str:
+    if v is None:
+        raise FunctionError("argument must not be null.")
+    return to_string(v)
+
+
+def _convert_to(v: Any, ty: Any) -> Any:
+    try:
+        return _convert.convert(v, ty)
+    except _convert.ConversionError as exc:
+        raise FunctionError(str(exc)) from None
+
+
+def _unified(values: list[Any] | tuple[Any, ...], what: str) -> Any:
+    ty = _convert.unify([value_type(x) for x in values])
+    if ty is None:
+        raise FunctionError(f"cannot convert {what} of any single type.")
+    return ty
+
+
+def _graphemes(s: str) -> list[str]:
+    """``s`` split into user-perceived characters (approximate grapheme clusters)."""
+    if s.isascii():
+        return list(s)
+    out: list[str] = []
+    join_next = False
+    flag_open = False  # a regional indicator waiting for its pair (two make one flag)
+    for c in s:
+        regional = "\U0001f1e6" <= c <= "\U0001f1ff"
+        if out and (join_next or (regional and flag_open) or unicodedata.combining(c)
+                    or "\ufe00" <= c <= "\ufe0f" or unicodedata.category(c) in ("Mn", "Me", "Mc")
+                    or c == "\u200d"):
+            out[-1] += c
+            flag_open = False
+        else:
+            out.append(c)
+            flag_open = regional
+        join_next = c == "\u200d"
+    return out
+
+
+# --------------------------------------------------------------------------- type conversions
+
+
+def toset(v: Any) -> Any:
+    if v is None or v is UNKNOWN:
+        return v
+    items = _seq(v)
+    if not is_wholly_known(v):
+        return UNKNOWN
+    if not isinstance(v, SetVal):
+        ty = _unified(items, "tuple to set")
+        items = tuple(_convert_to(x, ty) for x in items)
     return SetVal.of(items)
 
 
-@_strict
 def tolist(v: Any) -> Any:
-    if v is None:
-        return None
-    items = _seq(v, "tolist")
-    kinds = {type(x) for x in items if x is not None}
-    if len(kinds) > 1 and kinds <= {str, int, float, bool}:
-        items = tuple(to_string(x) for x in items)
-    return ListVal(items)
+    if v is None or v is UNKNOWN:
+        return v
+    items = _seq(v)
+    if isinstance(v, ListVal):
+        return v
+    if isinstance(v, SetVal):
+        return ListVal(v)
+    ty = _unified(items, "tuple to list")
+    return ListVal(_convert_to(x, ty) for x in items)
 
 
-@_strict
 def tomap(v: Any) -> Any:
-    if v is None:
-        return None
+    if v is None or v is UNKNOWN:
+        return v
     if not isinstance(v, dict):
-        raise FunctionError(f"an object or map is required, not {type_name(v)}.")
-    kinds = {type(x) for x in v.values() if x is not None}
-    if len(kinds) > 1 and kinds <= {str, int, float, bool}:
-        return MapVal({k: to_string(x) if x is not None else None for k, x in v.items()})
-    return MapVal(v)
+        raise FunctionError(f"cannot convert {type_name(v)} to map of any single type.")
+    if isinstance(v, MapVal):
+        return v
+    ty = _unified(list(v.values()), "object to map")
+    return MapVal({k: _convert_to(x, ty) for k, x in v.items()})
 
 
 def tostring(v: Any) -> Any:
@@ -126,11 +366,14 @@ def tobool(v: Any) -> Any:
     raise FunctionError(f"cannot convert {type_name(v)} to bool.")
 
 
+# --------------------------------------------------------------------------- strings
+
+
 def length(v: Any) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
     if isinstance(v, str):
-        return len(v)
+        return len(v) if v.isascii() else len(_graphemes(v))
     if isinstance(v, (tuple, dict)):
         return len(v)
     if v is None:
@@ -138,62 +381,352 @@ def length(v: Any) -> Any:
     raise FunctionError(f"a collection or string is required, not {type_name(v)}.")
 
 
-_FMT = re.compile(r"%(?:%|[-+# 0]*\d*(?:\.\d+)?[sdfvqtxXobeEgG])")
+def _simple_upper(s: str) -> str:
+    # Go maps each character on its own (ß stays ß), where Python's str.upper() may expand it
+    if s.isascii():
+        return s.upper()
+    return "".join(u if len(u := c.upper()) == 1 else c for c in s)
 
 
-@_strict
-def format_(fmt: Any, *args: Any) -> Any:
-    if not isinstance(fmt, str):
-        raise FunctionError("the format string must be a string.")
-    it = iter(args)
-
-    def repl(m: re.Match[str]) -> str:
-        spec = m.group(0)
-        if spec == "%%":
-            return "%"
-        try:
-            arg = next(it)
-        except StopIteration:
-            raise FunctionError(f"not enough arguments for format string {fmt!r}.") from None
-        verb = spec[-1]
-        flags = spec[1:-1]
-        if verb == "v":
-            return to_string(arg) if not isinstance(arg, (tuple, dict)) else orjson.dumps(to_json(arg)).decode()
-        if verb == "q":
-            return orjson.dumps(to_string(arg)).decode()
-        if verb == "t":
-            return "true" if arg else "false"
-        if verb == "s":
-            return ("%" + flags + "s") % to_string(arg)
-        if verb == "d":
-            return ("%" + flags + "d") % int(to_number(arg))
-        return ("%" + flags + verb) % to_number(arg)
-
-    return _FMT.sub(repl, fmt)
+def _simple_lower(s: str) -> str:
+    if s.isascii():
+        return s.lower()
+    return "".join(lo if len(lo := c.lower()) == 1 else lo[0] for c in s)
 
 
-@_strict
+def upper(s: Any) -> Any:
+    return UNKNOWN if s is UNKNOWN else _simple_upper(_string_arg(s))
+
+
+def lower(s: Any) -> Any:
+    return UNKNOWN if s is UNKNOWN else _simple_lower(_string_arg(s))
+
+
+def trimspace(s: Any) -> Any:
+    return UNKNOWN if s is UNKNOWN else _string_arg(s).strip()
+
+
+def split(sep: Any, s: Any) -> Any:
+    if sep is UNKNOWN or s is UNKNOWN:
+        return UNKNOWN
+    sep, s = _string_arg(sep), _string_arg(s)
+    if sep == "":
+        return ListVal(s)  # Go splits into characters (so "" gives an empty list)
+    return ListVal(s.split(sep))
+
+
+def substr(s: Any, offset: Any, n: Any) -> Any:
+    if s is UNKNOWN or offset is UNKNOWN or n is UNKNOWN:
+        return UNKNOWN
+    chars = _graphemes(_string_arg(s))
+    o = _whole(offset, "offset")
+    ln = _whole(n, "length")
+    if o < 0:
+        o = max(len(chars) + o, 0)
+    if o >= len(chars):
+        return ""
+    return "".join(chars[o:] if ln < 0 else chars[o:o + ln])
+
+
 def join(sep: Any, *lists: Any) -> Any:
+    if not lists:
+        raise FunctionError("at least one list is required.")
+    if sep is UNKNOWN or any(lst is UNKNOWN for lst in lists):
+        return UNKNOWN
+    sep = _string_arg(sep)
     items: list[str] = []
+    unknown = False
     for lst in lists:
-        for x in _seq(lst, "join"):
-            if x is None:
-                raise FunctionError("element is null; cannot concatenate null values.")
-            items.append(to_string(x))
-    return to_string(sep).join(items)
+        if isinstance(lst, dict):
+            raise FunctionError(f"a list, set or tuple is required, not {type_name(lst)}.")
+        for i, x in enumerate(_seq(lst)):
+            if x is UNKNOWN:
+                unknown = True
+            elif x is None:
+                raise FunctionError(f"element {i} is null; cannot concatenate null values.")
+            elif isinstance(x, (tuple, dict)):
+                raise FunctionError(f"element {i}: string required.")
+            else:
+                items.append(to_string(x))
+    return UNKNOWN if unknown else sep.join(items)
 
 
-@_strict
-def jsonencode(v: Any) -> Any:
-    return orjson.dumps(to_json(v)).decode()
-
-
-@_strict
-def jsondecode(v: Any) -> Any:
+def _go_regex(src: str) -> re.Pattern[str]:
+    """Compile an RE2 pattern with Python's engine (translating the syntax that differs)."""
+    src = re.sub(r"\(\?<(?![=!])", "(?P<", src)
+    src = src.replace(r"\z", r"\Z")
     try:
-        return _from_plain(orjson.loads(v))
-    except orjson.JSONDecodeError as exc:
-        raise FunctionError(f"invalid JSON: {exc}") from None
+        return re.compile(src)
+    except (re.error, ValueError, OverflowError) as exc:
+        raise FunctionError(f"error parsing regexp: {exc}.") from None
+
+
+def replace(s: Any, old: Any, new: Any) -> Any:
+    if s is UNKNOWN or old is UNKNOWN or new is UNKNOWN:
+        return UNKNOWN
+    s, old, new = _string_arg(s), _string_arg(old), _string_arg(new)
+    if len(old) > 1 and old.startswith("/") and old.endswith("/"):
+        rx = _go_regex(old[1:-1])
+        template = _go_template(new)
+
+        def expand(m: re.Match[str]) -> str:
+            out: list[str] = []
+            for kind, part in template:
+                if kind == "text":
+                    out.append(part)
+                    continue
+                try:
+                    got = m.group(part) if part is not None else None
+                except IndexError:  # no such group: Go substitutes nothing
+                    got = None
+                if got is not None:
+                    out.append(got)
+            return "".join(out)
+
+        return rx.sub(expand, s)
+    return s.replace(old, new)
+
+
+def _go_template(template: str) -> list[tuple[str, Any]]:
+    """Go's regexp replacement template: ``("text", str)`` and ``("group", int | str)`` parts
+    (``$1``, ``${1}``, ``$name``, ``${name}``; ``$$`` is a dollar sign; a malformed ``$``
+    is itself)."""
+    parts: list[tuple[str, Any]] = []
+    buf: list[str] = []
+    i, n = 0, len(template)
+    while i < n:
+        c = template[i]
+        if c != "$":
+            buf.append(c)
+            i += 1
+            continue
+        if template.startswith("$$", i):
+            buf.append("$")
+            i += 2
+            continue
+        j = i + 1
+        brace = j < n and template[j] == "{"
+        if brace:
+            j += 1
+        k = j
+        while k < n and (template[k].isalnum() or template[k] == "_"):
+            k += 1
+        name = template[j:k]
+        if not name or (brace and (k >= n or template[k] != "}")):
+            buf.append("$")
+            i += 1
+            continue
+        if buf:
+            parts.append(("text", "".join(buf)))
+            buf = []
+        if name.isascii() and name.isdigit():
+            ref: Any = int(name) if not (name[0] == "0" and len(name) > 1) and len(name) < 9 else None
+        else:
+            ref = name
+        parts.append(("group", ref))
+        i = k + 1 if brace else k
+    if buf:
+        parts.append(("text", "".join(buf)))
+    return parts
+
+
+# --------------------------------------------------------------------------- format
+
+
+_VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(\.[0-9]*)?([A-Za-z])?")
+
+
+def _pad(text: str, width: int | None, minus: bool, zero: bool) -> str:
+    if width is None:
+        return text
+    have = len(text) if text.isascii() else len(_graphemes(text))
+    if have >= width:
+        return text
+    pads = ("0" if zero else " ") * (width - have)
+    return text + pads if minus else pads + text
+
+
+def _format_integer(n: int, verb: str, flags: str, width: int | None, prec: int | None) -> str:
+    base = {"b": 2, "o": 8, "d": 10, "x": 16, "X": 16}[verb]
+    a = -n if n < 0 else n
+    digits = {2: format(a, "b"), 8: format(a, "o"), 10: str(a), 16: format(a, "x")}[base]
+    if verb == "X":
+        digits = digits.upper()
+    sign = "-" if n < 0 else "+" if "+" in flags else " " if " " in flags else ""
+    prefix = ""
+    if "#" in flags:
+        prefix = {"b": "0b", "o": "0", "x": "0x", "X": "0X"}.get(verb, "")
+    zeros = 0
+    if prec is not None:
+        if len(digits) < prec:
+            zeros = prec - len(digits)
+        elif digits == "0" and prec == 0:
+            return ""
+    left = right = 0
+    size = len(sign) + len(prefix) + zeros + len(digits)
+    if width is not None and size < width:
+        d = width - size
+        if "-" in flags:
+            right = d
+        elif "0" in flags and prec is None:
+            zeros = d
+        else:
+            left = d
+    return " " * left + sign + prefix + "0" * zeros + digits + " " * right
+
+
+def _format_float(n: Any, verb: str, flags: str, width: int | None, prec: int | None) -> str:
+    fmt = verb.lower() if verb in "fF" else verb
+    if prec is None:
+        prec = -1 if fmt in "gGv" else 6
+    if fmt == "v":
+        fmt = "g"
+    neg, body = _number_text(n, fmt, prec)
+    sign = "-" if neg else "+" if "+" in flags else " " if " " in flags else ""
+    padding = max((width or 0) - len(sign) - len(body), 0)
+    if "0" in flags:
+        return sign + "0" * padding + body
+    if "-" in flags:
+        return sign + body + " " * padding
+    return " " * padding + sign + body
+
+
+def format_(fmt: Any, *args: Any) -> Any:
+    if fmt is UNKNOWN:
+        return UNKNOWN
+    fmt = _string_arg(fmt)
+    if not all(is_wholly_known(a) for a in args):
+        return UNKNOWN
+    out: list[str] = []
+    next_arg = 1
+    max_used = 0
+    i, n = 0, len(fmt)
+    while i < n:
+        c = fmt[i]
+        if c != "%":
+            out.append(c)
+            i += 1
+            continue
+        if fmt.startswith("%%", i):
+            out.append("%")
+            i += 2
+            continue
+        m = _VERB.match(fmt, i)
+        assert m is not None
+        flags, argnum, width_s, prec_s, verb = m.groups()
+        if verb is None:
+            if m.end() >= n:
+                raise FunctionError(f"invalid format string starting at offset {m.end()}.")
+            raise FunctionError(f"unrecognized format character {fmt[m.end()]!r} at offset {m.end()}.")
+        raw = m.group(0)
+        i = m.end()
+        if argnum is not None:
+            next_arg = int(argnum)
+        if next_arg > len(args):
+            raise FunctionError(f"not enough arguments for {raw!r} at {m.start()}: need index "
+                                f"{next_arg} but have {len(args)} total.")
+        arg = args[next_arg - 1]
+        max_used = max(max_used, next_arg)
+        next_arg += 1
+        width = int(width_s) if width_s else None
+        prec = int(prec_s[1:] or "0") if prec_s else None
+        minus, zero = "-" in flags, "0" in flags
+        where = f"unsupported value for {raw!r} at {m.start()}"
+        if verb != "v" and arg is None:
+            raise FunctionError(f"{where}: null value cannot be formatted.")
+        if verb == "v":
+            if "#" not in flags and isinstance(arg, str):
+                out.append(_pad(arg, width, minus, zero))
+            elif "#" not in flags and isinstance(arg, (int, float)) and not isinstance(arg, bool):
+                neg, body = _number_text(arg, "g", -1)
+                out.append(_pad(("-" if neg else "") + body, width, minus, zero))
+            else:
+                out.append(_pad(_json(arg), width, minus, zero))
+        elif verb == "t":
+            b = tobool(arg) if isinstance(arg, (bool, str)) else None
+            if b is None:
+                raise FunctionError(f"{where}: a bool is required.")
+            out.append("true" if b else "false")
+        elif verb in "bdoxXeEfgG":
+            if isinstance(arg, (tuple, dict)):
+                raise FunctionError(f"{where}: number required.")
+            try:
+                num = to_number(arg)
+            except FunctionError:
+                raise FunctionError(f"{where}: a number is required.") from None
+            if verb in "bdoxX":
+                if type(num) is not int and not (math.isfinite(num) and num.is_integer()):
+                    raise FunctionError(f"{where}: an integer is required.")
+                out.append(_format_integer(_whole(num, "value"), verb, flags, width, prec))
+            else:
+                out.append(_format_float(num, verb, flags, width, prec))
+        elif verb in "sq":
+            if isinstance(arg, (tuple, dict)):
+                raise FunctionError(f"{where}: string required.")
+            s = to_string(arg)
+            if prec is not None and prec > 0:
+                s = "".join(_graphemes(s)[:prec])
+            if verb == "q":
+                s = _json(s)
+            out.append(_pad(s, width, minus, zero))
+        else:
+            raise FunctionError(f"unsupported format verb {verb!r} in {raw!r} at offset {m.start()}.")
+    if max_used < len(args):
+        raise FunctionError(f"too many arguments; only {max_used} used by format string.")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- JSON
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b",
+                 "\f": "\\f", "<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                 "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_JSON_SPECIAL = re.compile('["\\\\\x00-\x1f<>&\u2028\u2029]')
+
+
+def _json_string(s: str) -> str:
+    def esc(m: re.Match[str]) -> str:
+        c = m.group(0)
+        return _JSON_ESCAPES.get(c) or f"\\u{ord(c):04x}"
+
+    return '"' + _JSON_SPECIAL.sub(esc, s) + '"'
+
+
+def _json(v: Any) -> str:
+    """JSON as cty writes it: object keys sorted, numbers without exponent, and strings
+    escaped like Go's encoding/json (``<``, ``>`` and ``&`` too)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return _json_string(v)
+    if isinstance(v, (int, float)):
+        return to_string(v)
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_json_string(k)}:{_json(v[k])}" for k in sorted(v)) + "}"
+    if isinstance(v, tuple):
+        return "[" + ",".join(_json(x) for x in v) + "]"
+    raise FunctionError(f"cannot encode {type_name(v)} as JSON.")
+
+
+def jsonencode(v: Any) -> Any:
+    if not is_wholly_known(v):
+        return UNKNOWN
+    return _json(v)
+
+
+def _json_constant(name: str) -> Any:
+    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
+def _json_number(s: str) -> Any:
+    n = parse_number(s)
+    if n is None:
+        raise ValueError(f"invalid number {s}")
+    return n
 
 
 def _from_plain(v: Any) -> Any:
@@ -204,188 +737,351 @@ def _from_plain(v: Any) -> Any:
     return v
 
 
-def upper(s: Any) -> Any:
-    return UNKNOWN if s is UNKNOWN else to_string(s).upper()
+def jsondecode(v: Any) -> Any:
+    if v is UNKNOWN:
+        return UNKNOWN
+    src = _string_arg(v)
+    try:
+        doc = json.loads(src, parse_float=_json_number, parse_int=_json_number,
+                         parse_constant=_json_constant)
+    except json.JSONDecodeError as exc:
+        raise FunctionError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.") from None
+    except (ValueError, RecursionError) as exc:
+        raise FunctionError(f"invalid JSON: {exc}.") from None
+    return _from_plain(doc)
 
 
-def lower(s: Any) -> Any:
-    return UNKNOWN if s is UNKNOWN else to_string(s).lower()
+# --------------------------------------------------------------------------- collections
 
 
-@_strict
-def concat(*lists: Any) -> Any:
-    out: list[Any] = []
-    for lst in lists:
-        out.extend(_seq(lst, "concat"))
-    return tuple(out)
+def concat(*seqs: Any) -> Any:
+    if not seqs:
+        raise FunctionError("at least one argument is required.")
+    if any(s is UNKNOWN for s in seqs):
+        return UNKNOWN
+    for i, s in enumerate(seqs):
+        if s is None:
+            raise FunctionError("argument must not be null.")
+        if not isinstance(s, tuple) or isinstance(s, SetVal):
+            raise FunctionError(f"all arguments must be lists or tuples; argument {i + 1} is "
+                                f"{type_name(s)}.")
+    if all(isinstance(s, ListVal) for s in seqs):
+        ty = _convert.unify([value_type(s) for s in seqs])
+        if ty is not None:
+            out = [x for s in seqs for x in _convert_to(s, ty)]
+            return ListVal(out)
+    return tuple(x for s in seqs for x in s)
 
 
-@_strict
 def merge(*maps: Any) -> Any:
-    out: dict[str, Any] = {}
-    for m in maps:
-        if m is None:
-            continue
+    if any(m is UNKNOWN for m in maps):
+        return UNKNOWN
+    present = [m for m in maps if m is not None]
+    for m in present:
         if not isinstance(m, dict):
             raise FunctionError(f"arguments must be maps or objects, not {type_name(m)}.")
+    if maps and not present:
+        return None
+    out: dict[str, Any] = {}
+    for m in present:
         out.update(m)
+    if present and all(isinstance(m, MapVal) for m in present):
+        first = value_type(present[0])
+        if all(value_type(m) == first for m in present[1:]):
+            return MapVal(out)
     return out
 
 
-@_strict
 def keys(m: Any) -> Any:
+    if m is UNKNOWN:
+        return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"a map or object is required, not {type_name(m)}.")
-    return ListVal(sorted(m))
+        raise FunctionError(f"must have map or object type, not {type_name(m)}.")
+    ks = sorted(m)
+    return ListVal(ks) if isinstance(m, MapVal) else tuple(ks)
 
 
-@_strict
 def values(m: Any) -> Any:
+    if m is UNKNOWN:
+        return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"a map or object is required, not {type_name(m)}.")
-    return tuple(m[k] for k in sorted(m))
+        raise FunctionError(f"values() requires a map as the first argument, not {type_name(m)}.")
+    vs = [m[k] for k in sorted(m)]
+    return ListVal(vs) if isinstance(m, MapVal) else tuple(vs)
 
 
-@_strict
 def lookup(m: Any, key: Any, *default: Any) -> Any:
+    if len(default) > 1:
+        raise FunctionArityError("lookup takes at most three arguments.")
+    if m is UNKNOWN or key is UNKNOWN:
+        return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"a map or object is required, not {type_name(m)}.")
+        raise FunctionError(f"lookup() requires a map as the first argument, not {type_name(m)}.")
+    key = _string_arg(key)
+    if default and isinstance(m, MapVal) and default[0] is not UNKNOWN:
+        ety = _convert.unify([value_type(x) for x in m.values()])
+        try:
+            fallback = _convert.convert(default[0], ety) if ety is not None else default[0]
+        except _convert.ConversionError:
+            raise FunctionError("the default value must have the same type as the map elements.") from None
+    else:
+        fallback = default[0] if default else None
     if key in m:
         return m[key]
     if default:
-        return default[0]
+        return fallback
     raise FunctionError(f'the given key "{key}" is not present in the map, and no default was given.')
 
 
-@_strict
 def element(lst: Any, i: Any) -> Any:
-    items = _seq(lst, "element")
-    if not items:
+    if lst is UNKNOWN or i is UNKNOWN:
+        return UNKNOWN
+    if i is None:
+        raise FunctionError("argument must not be null.")
+    idx = _whole(i, "invalid index: value")
+    if isinstance(lst, SetVal) or not isinstance(lst, tuple):
+        raise FunctionError(f"cannot read elements from {type_name(lst)}.")
+    if not lst:
         raise FunctionError("cannot use element function with an empty list.")
-    return items[int(to_number(i)) % len(items)]
+    # terraform wraps with Go's truncated %, so a negative index works only when it wraps to 0
+    wrapped = abs(idx) % len(lst)
+    if idx < 0 and wrapped:
+        raise FunctionError(f"index {idx} out of range for a list of {len(lst)} elements.")
+    return lst[wrapped]
 
 
-@_strict
-def range_(*args: Any) -> Any:
-    nums = [to_number(a) for a in args]
-    if len(nums) == 1:
-        start, stop, step = 0, nums[0], 1
-    elif len(nums) == 2:
-        start, stop, step = nums[0], nums[1], 1 if nums[1] >= nums[0] else -1
-    else:
-        start, stop, step = nums
-    if step == 0:
-        raise FunctionError("step must not be zero.")
-    out = []
-    x = start
-    while (x < stop) if step > 0 else (x > stop):
-        out.append(x)
-        x += step
-        if len(out) > 1024 * 1024:
-            raise FunctionError("more than 1048576 elements.")
-    return ListVal(out)
-
-
-def coalesce(*args: Any) -> Any:
-    for a in args:
-        if a is UNKNOWN:
-            return UNKNOWN
-        if a is not None and a != "":
-            return a
-    raise FunctionError("no non-null, non-empty-string arguments.")
-
-
-@_strict
-def max_(*nums: Any) -> Any:
-    return max(to_number(n) for n in nums)
-
-
-@_strict
-def min_(*nums: Any) -> Any:
-    return min(to_number(n) for n in nums)
-
-
-@_strict
-def split(sep: Any, s: Any) -> Any:
-    return ListVal(to_string(s).split(to_string(sep)))
-
-
-@_strict
-def replace(s: Any, old: Any, new: Any) -> Any:
-    s, old, new = to_string(s), to_string(old), to_string(new)
-    if len(old) > 1 and old.startswith("/") and old.endswith("/"):
-        return re.sub(old[1:-1], re.sub(r"\$\{?(\d+)\}?", r"\\\1", new), s)
-    return s.replace(old, new)
-
-
-def trimspace(s: Any) -> Any:
-    return UNKNOWN if s is UNKNOWN else to_string(s).strip()
-
-
-@_strict
 def contains(lst: Any, v: Any) -> Any:
-    return v in _seq(lst, "contains")
+    if lst is UNKNOWN:
+        return UNKNOWN
+    items = _seq(lst, "a list, tuple or set")
+    if v is None:
+        raise FunctionError("argument must not be null.")
+    if not items:
+        return False
+    if v is UNKNOWN:
+        return UNKNOWN
+    unknown = False
+    for x in items:
+        eq = cty_equals(v, x)
+        if eq is UNKNOWN:
+            unknown = True
+        elif eq:
+            return True
+    return UNKNOWN if unknown else False
 
 
-@_strict
 def flatten(lst: Any) -> Any:
+    if not is_wholly_known(lst):
+        return UNKNOWN
     out: list[Any] = []
 
-    def walk(x: Any) -> None:
+    def walk(x: tuple[Any, ...]) -> None:
         for y in x:
             if isinstance(y, tuple):
                 walk(y)
             else:
                 out.append(y)
 
-    walk(_seq(lst, "flatten"))
+    walk(_seq(lst, "can only flatten lists, sets and tuples; a list"))
     return tuple(out)
 
 
-@_strict
 def distinct(lst: Any) -> Any:
+    if lst is UNKNOWN:
+        return UNKNOWN
+    items = _seq(lst, "a list")
+    if not isinstance(lst, (ListVal, SetVal)):
+        ty = _unified(items, "tuple to list")
+        items = tuple(_convert_to(x, ty) for x in items)
+    if not is_wholly_known(items):
+        return UNKNOWN
     out: list[Any] = []
-    for x in _seq(lst, "distinct"):
-        if x not in out:
+    for x in items:
+        if not any(equal(x, y) for y in out):
             out.append(x)
     return ListVal(out)
 
 
-@_strict
 def sort(lst: Any) -> Any:
-    return ListVal(sorted(to_string(x) for x in _seq(lst, "sort")))
+    if lst is UNKNOWN:
+        return UNKNOWN
+    items = _seq(lst, "a list of strings")
+    strs: list[str] = []
+    unknown = False
+    for i, x in enumerate(items):
+        if x is UNKNOWN:
+            unknown = True
+        elif x is None:
+            raise FunctionError(f"given list element {i} is null; a null string cannot be sorted.")
+        elif isinstance(x, (tuple, dict)):
+            raise FunctionError(f"element {i}: string required.")
+        elif not is_wholly_known(x):
+            unknown = True
+        else:
+            strs.append(to_string(x))
+    if unknown:
+        # the order isn't known yet, but the length is
+        return ListVal([UNKNOWN] * len(items))
+    return ListVal(sorted(strs))
 
 
-@_strict
-def substr(s: Any, offset: Any, n: Any) -> Any:
-    s = to_string(s)
-    o, ln = int(to_number(offset)), int(to_number(n))
-    if o < 0:
-        o = len(s) + o
-    return s[o:] if ln < 0 else s[o:o + ln]
-
-
-@_strict
-def abs_(n: Any) -> Any:
-    return abs(to_number(n))
-
-
-@_strict
-def ceil(n: Any) -> Any:
-    return math.ceil(to_number(n))
-
-
-@_strict
-def floor(n: Any) -> Any:
-    return math.floor(to_number(n))
-
-
-@_strict
 def zipmap(ks: Any, vs: Any) -> Any:
-    return dict(zip((to_string(k) for k in _seq(ks, "zipmap")), _seq(vs, "zipmap"), strict=False))
+    if ks is UNKNOWN or vs is UNKNOWN:
+        return UNKNOWN
+    key_items = _seq(ks, "a list of strings")
+    if isinstance(vs, SetVal) or not isinstance(vs, tuple):
+        if vs is None:
+            raise FunctionError("argument must not be null.")
+        raise FunctionError(f"values must be a list or tuple, not {type_name(vs)}.")
+    if len(key_items) != len(vs):
+        raise FunctionError(f"number of keys ({len(key_items)}) does not match number of values ({len(vs)}).")
+    names: list[str] = []
+    for i, k in enumerate(key_items):
+        if k is UNKNOWN:
+            return UNKNOWN
+        if k is None:
+            raise FunctionError(f"keys list has null value at index {i}.")
+        if isinstance(k, (tuple, dict)):
+            raise FunctionError(f"element {i}: string required.")
+        names.append(to_string(k))
+    out = dict(zip(names, vs, strict=True))
+    return MapVal(out) if isinstance(vs, ListVal) else out
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
+# --------------------------------------------------------------------------- numeric
+
+
+def range_(*args: Any) -> Any:
+    if not 1 <= len(args) <= 3:
+        raise FunctionError("must have one, two, or three arguments.")
+    if any(a is UNKNOWN for a in args):
+        return UNKNOWN
+    if any(a is None for a in args):
+        raise FunctionError("argument must not be null.")
+    nums = [to_decimal(_one_number(a)) for a in args]
+    zero = Decimal(0)
+    if len(nums) == 1:
+        start, end = zero, nums[0]
+        step = Decimal(-1) if end < zero else Decimal(1)
+    elif len(nums) == 2:
+        start, end = nums[0], nums[1]
+        step = Decimal(-1) if end < start else Decimal(1)
+    else:
+        start, end, step = nums
+    if step == zero:
+        raise FunctionError("step must not be zero.")
+    down = step < zero
+    if down and end > start:
+        raise FunctionError("end must be less than start when step is negative.")
+    if not down and end < start:
+        raise FunctionError("end must be greater than start when step is positive.")
+    out: list[Any] = []
+    x = start
+    while (x > end) if down else (x < end):
+        if len(out) >= 1024:
+            raise FunctionError("more than 1024 values were generated; either decrease the "
+                                "difference between start and end or use a smaller step.")
+        out.append(number_from_decimal(x))
+        x = _DEC.add(x, step)
+    return ListVal(out)
+
+
+def _numbers(nums: tuple[Any, ...]) -> list[Any] | None:
+    if not nums:
+        raise FunctionError("must pass at least one number.")
+    if any(n is UNKNOWN for n in nums):
+        return None
+    out = []
+    for n in nums:
+        if n is None:
+            raise FunctionError("argument must not be null.")
+        if isinstance(n, (tuple, dict)):
+            raise FunctionError(f"number required, not {type_name(n)}.")
+        out.append(to_number(n))
+    return out
+
+
+def max_(*nums: Any) -> Any:
+    got = _numbers(nums)
+    return UNKNOWN if got is None else max(got)
+
+
+def min_(*nums: Any) -> Any:
+    got = _numbers(nums)
+    return UNKNOWN if got is None else min(got)
+
+
+def _one_number(n: Any) -> Any:
+    if n is None:
+        raise FunctionError("argument must not be null.")
+    if isinstance(n, (tuple, dict)):
+        raise FunctionError(f"number required, not {type_name(n)}.")
+    return to_number(n)
+
+
+def abs_(n: Any) -> Any:
+    return UNKNOWN if n is UNKNOWN else abs(_one_number(n))
+
+
+def ceil(n: Any) -> Any:
+    if n is UNKNOWN:
+        return UNKNOWN
+    x = _one_number(n)
+    return x if type(x) is int else number_from_decimal(to_decimal(x).to_integral_value(rounding=ROUND_CEILING))
+
+
+def floor(n: Any) -> Any:
+    if n is UNKNOWN:
+        return UNKNOWN
+    x = _one_number(n)
+    return x if type(x) is int else number_from_decimal(to_decimal(x).to_integral_value(rounding=ROUND_FLOOR))
+
+
+def coalesce(*args: Any) -> Any:
+    ty = _convert.unify([value_type(a) for a in args]) if args else None
+    if ty is None:
+        raise FunctionError("all arguments must have the same type.")
+    for a in args:
+        if a is UNKNOWN:
+            return UNKNOWN
+        if a is None:
+            continue
+        a = _convert_to(a, ty)
+        if a == "" and ty == "string":
+            continue
+        return a
+    raise FunctionError("no non-null, non-empty-string arguments.")
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` checked for its argument count and with every failure a :class:`FunctionError`."""
+    params = inspect.signature(fn).parameters.values()
+    lo = sum(1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty)
+    hi = None if any(p.kind is p.VAR_POSITIONAL for p in params) else len(params)
+
+    def call(*args: Any) -> Any:
+        n = len(args)
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if hi == lo else f"at least {lo}" if hi is None else f"{lo} to {hi}"
+            raise FunctionArityError(f"Function {name!r} expects {want} argument(s), got {n}.")
+        try:
+            return fn(*args)
+        except FunctionError:
+            raise
+        except RecursionError:
+            raise FunctionError("the value is nested too deeply.") from None
+        except Exception as exc:  # noqa: BLE001 - no Python exception may escape a function
+            raise FunctionError(f"{type(exc).__name__}: {exc}") from None
+
+    call.__name__ = name
+    call.__doc__ = fn.__doc__
+    return call
+
+
+_IMPLS: dict[str, Callable[..., Any]] = {
     "toset": toset, "tolist": tolist, "tomap": tomap, "tostring": tostring, "tonumber": tonumber,
     "tobool": tobool, "length": length, "format": format_, "join": join, "jsonencode": jsonencode,
     "jsondecode": jsondecode, "upper": upper, "lower": lower, "concat": concat, "merge": merge,
@@ -394,3 +1090,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "trimspace": trimspace, "contains": contains, "flatten": flatten, "distinct": distinct,
     "sort": sort, "substr": substr, "abs": abs_, "ceil": ceil, "floor": floor, "zipmap": zipmap,
 }
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: _guarded(name, fn) for name, fn in _IMPLS.items()}

@@ -7,8 +7,10 @@ library's dict output flattens expressions back into strings.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import expr as E
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .functions import parse_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +56,20 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
     """Parse native-syntax HCL into top-level blocks; syntax errors become diagnostics."""
     if not text.endswith("\n"):
         text += "\n"
+    joined: list[int] = []
     try:
         tree = hcl2.parses_to_tree(text)
     except UnexpectedInput as exc:
-        raise DiagnosticsError([_syntax_diag(exc, text, filename)]) from None
-    conv = _Converter(filename)
+        # the grammar refuses a line break inside ${ } of a quoted string, which HCL allows:
+        # retry with those line breaks as spaces (same offsets, so lines can be restored)
+        retry, joined = _join_interpolation_lines(text)
+        try:
+            if not joined:
+                raise exc
+            tree = hcl2.parses_to_tree(retry)
+        except UnexpectedInput:
+            raise DiagnosticsError([_syntax_diag(exc, text, filename)]) from None
+    conv = _Converter(filename, joined)
     try:
         body = tree.children[0]
         attrs, blocks = conv.body(body)
@@ -78,17 +90,17 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
 def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
     line = getattr(exc, "line", None)
     col = getattr(exc, "column", 0)
-    if isinstance(exc, UnexpectedEOF) or not isinstance(line, int) or line < 1:
-        line = max(1, text.count("\n"))
-        return error("Unclosed configuration block",
-                     "The file ended before every block and bracket was closed: "
-                     "there is probably a missing closing brace.",
-                     SourceRange(filename, line, 1))
-    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
-        return error("Unclosed configuration block",
-                     "The file ended before every block and bracket was closed: "
-                     "there is probably a missing closing brace.",
-                     SourceRange(filename, line, col))
+    eof = (isinstance(exc, UnexpectedEOF) or not isinstance(line, int) or line < 1
+           or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"))
+    unclosed = _unclosed_bracket(text)
+    if eof or unclosed is not None:
+        opened_at, char = unclosed if unclosed is not None else (max(1, text.count("\n")), "{")
+        what = "block" if char == "{" else "bracket"
+        return error(f"Unclosed configuration {what}",
+                     f"There is no closing {'brace' if char == '{' else 'bracket'} for this {char} before "
+                     "the end of the file. This may be caused by incorrect nesting elsewhere in the file.",
+                     SourceRange(filename, opened_at, 1))
+    assert isinstance(line, int)
     src_line = text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else ""
     what = ""
     if isinstance(exc, UnexpectedToken):
@@ -97,6 +109,125 @@ def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
         what = f"unexpected character {getattr(exc, 'char', '')!r}"
     return error("Invalid syntax", f"{what} in: {src_line.strip()}",
                  SourceRange(filename, line, col))
+
+
+def _join_interpolation_lines(text: str) -> tuple[str, list[int]]:
+    """``text`` with each line break inside a ``${ }`` of a quoted string replaced by a space,
+    and the offsets of those line breaks (strings, comments and heredocs are skipped)."""
+    found: list[int] = []
+    blank: list[int] = []
+    n = len(text)
+
+    def string(i: int) -> int:  # from just after the opening quote; returns after the closing one
+        while i < n:
+            c = text[i]
+            if c == "\\":
+                i += 2
+            elif c == '"' or c == "\n":
+                return i + 1
+            elif text.startswith("$${", i) or text.startswith("%%{", i):
+                i += 3
+            elif text.startswith("${", i) or text.startswith("%{", i):
+                i = interpolation(i + 2)
+            else:
+                i += 1
+        return n
+
+    def interpolation(i: int) -> int:  # from just after "${"; returns after the matching "}"
+        depth = 0
+        while i < n:
+            c = text[i]
+            if c == "\n":
+                found.append(i)
+            elif c == '"':
+                i = string(i + 1)
+                continue
+            elif c == "#" or text.startswith("//", i) or text.startswith("/*", i):
+                # a comment: blank it out too, or it would swallow the rest once joined
+                if c == "/" and text[i + 1] == "*":
+                    j = text.find("*/", i + 2)
+                    j = n if j < 0 else j + 2
+                else:
+                    j = text.find("\n", i)
+                    j = n if j < 0 else j
+                for k in range(i, j):
+                    (found if text[k] == "\n" else blank).append(k)
+                i = j
+                continue
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    return i + 1
+                depth -= 1
+            i += 1
+        return n
+
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif c == '"':
+            i = string(i + 1)
+        elif text.startswith("<<", i) and (m := re.match(r"<<-?([A-Za-z][A-Za-z0-9._-]*)\r?\n", text[i:])):
+            end = re.search(r"^\s*" + re.escape(m.group(1)) + r"\s*$", text[i + m.end():], re.M)
+            i = n if end is None else i + m.end() + end.end()
+        else:
+            i += 1
+    if not found:
+        return text, []
+    chars = list(text)
+    for pos in found + blank:
+        chars[pos] = " "
+    return "".join(chars), found
+
+
+def _unclosed_bracket(text: str) -> tuple[int, str] | None:
+    """The line and character of the innermost bracket never closed (skipping strings,
+    comments and heredocs), or None when every bracket is balanced."""
+    stack: list[tuple[int, str]] = []
+    pairs = {"}": "{", "]": "[", ")": "("}
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            line += text.count("\n", i, j)
+            i = j
+            continue
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        elif text.startswith("<<", i):
+            m = re.match(r"<<-?([A-Za-z][A-Za-z0-9._-]*)\r?\n", text[i:])
+            if m:
+                end = re.search(r"^\s*" + re.escape(m.group(1)) + r"\s*$", text[i + m.end():], re.M)
+                j = n if end is None else i + m.end() + end.end()
+                line += text.count("\n", i, j)
+                i = j
+                continue
+        elif c in "{[(":
+            stack.append((line, c))
+        elif c in pairs:
+            if stack and stack[-1][1] == pairs[c]:
+                stack.pop()
+        i += 1
+    return stack[-1] if stack else None
 
 
 def _line(t: Tree | Token) -> int:
@@ -136,11 +267,23 @@ def _unescape(s: str) -> str:
 
 
 class _Converter:
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, joined: list[int] | None = None) -> None:
         self.filename = filename
+        # offsets of line breaks inside ${ } that were turned into spaces before parsing
+        self.joined = joined or []
+
+    def line(self, t: Tree | Token) -> int:
+        line = _line(t)
+        if self.joined and line:
+            pos = t.start_pos if isinstance(t, Token) else getattr(t.meta, "start_pos", None)
+            if pos is not None:
+                line += bisect.bisect_left(self.joined, pos)
+        return line
 
     def rng(self, t: Tree | Token) -> SourceRange:
-        return SourceRange(self.filename, _line(t))
+        if isinstance(t, Tree) and not t.meta.empty:
+            return SourceRange(self.filename, self.line(t), t.meta.column, t.meta.start_pos)
+        return SourceRange(self.filename, self.line(t))
 
     def body(self, body: Tree) -> tuple[dict[str, Attribute], list[Block]]:
         attrs: dict[str, Attribute] = {}
@@ -152,7 +295,7 @@ class _Converter:
                 name = self.name_of(child.children[0])
                 ex = self.expr(child.children[-1])
                 if name in attrs:
-                    raise _SyntaxFail("Attribute redefined", _line(child),
+                    raise _SyntaxFail("Attribute redefined", self.line(child),
                                       f'The argument "{name}" was already set at line '
                                       f"{attrs[name].range.line}. Each argument may be set only once.")
                 attrs[name] = Attribute(name, ex, self.rng(child))
@@ -176,7 +319,7 @@ class _Converter:
                 if isinstance(ex, E.Literal):
                     labels.append(str(ex.value))
                 else:
-                    raise _SyntaxFail("Invalid block label", _line(p),
+                    raise _SyntaxFail("Invalid block label", self.line(p),
                                       "Block labels must be plain strings, without interpolation.")
             else:
                 labels.append(self.name_of(p))
@@ -187,9 +330,9 @@ class _Converter:
 
     def expr(self, t: Tree | Token) -> E.Expr:  # noqa: C901 - a dispatch table
         if isinstance(t, Token):
-            raise _SyntaxFail("Invalid expression", t.line or 0, f"unexpected {t!r}")
+            raise _SyntaxFail("Invalid expression", self.line(t), f"unexpected {t!r}")
         d = t.data
-        line = _line(t)
+        line = self.line(t)
         if d == "expr_term":
             kids = [c for c in t.children if not (isinstance(c, Tree) and c.data == "new_line_or_comment")]
             if len(kids) == 3 and isinstance(kids[0], Token) and kids[0].type == "LPAR":
@@ -198,7 +341,8 @@ class _Converter:
         if d == "int_lit":
             return E.Literal(line, int(str(t.children[0])))
         if d == "float_lit":
-            return E.Literal(line, float(str(t.children[0])))
+            n = parse_number(str(t.children[0]))  # "1.0" and "1e3" are whole numbers
+            return E.Literal(line, float(str(t.children[0])) if n is None else n)
         if d == "literal_value":
             v = str(t.children[0])
             return E.Literal(line, {"true": True, "false": False, "null": None}[v])
@@ -246,13 +390,23 @@ class _Converter:
         if d in ("attr_splat_expr_term", "full_splat_expr_term"):
             obj = self.expr(t.children[0])
             each: E.Expr = E.SplatItem(line)
-            for step in t.children[1].children:
-                if isinstance(step, Tree):
-                    if step.data == "get_attr":
-                        each = self.apply_get_attr(each, step)
-                    else:
-                        each = self.apply_index(each, step)
-            return E.Splat(line, obj, each)
+            steps = [s for s in t.children[1].children if isinstance(s, Tree)]
+            attr_only = d == "attr_splat_expr_term"
+            rest: list[Tree] = []
+            for i, step in enumerate(steps):
+                if step.data == "get_attr":
+                    each = self.apply_get_attr(each, step)
+                elif attr_only and step.data != "short_index":
+                    # an attribute-only splat (.*) takes only attribute steps (and legacy .0
+                    # indexes): a [key] after them, and all that follows, applies to the result
+                    rest = steps[i:]
+                    break
+                else:
+                    each = self.apply_index(each, step)
+            out: E.Expr = E.Splat(line, obj, each)
+            for step in rest:
+                out = self.apply_get_attr(out, step) if step.data == "get_attr" else self.apply_index(out, step)
+            return out
         if d == "conditional":
             kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
             return E.Conditional(line, self.expr(kids[0]), self.expr(kids[1]), self.expr(kids[2]))
@@ -274,7 +428,7 @@ class _Converter:
 
     def object_key(self, t: Tree | Token) -> E.Expr:
         if isinstance(t, Tree) and t.data == "keyword":
-            return E.Literal(_line(t), str(t.children[0]))
+            return E.Literal(self.line(t), str(t.children[0]))
         ex = self.expr(t)
         # a bare identifier as an object key is a literal string key, as in HCL
         if isinstance(ex, E.Var):
@@ -284,18 +438,18 @@ class _Converter:
     def apply_get_attr(self, obj: E.Expr, step: Tree) -> E.Expr:
         name_t = step.children[-1]
         name = str(name_t.children[0]) if isinstance(name_t, Tree) else str(name_t)
-        return E.GetAttr(obj.line or _line(step), obj, name)
+        return E.GetAttr(obj.line or self.line(step), obj, name)
 
     def apply_index(self, obj: E.Expr, step: Tree) -> E.Expr:
         if step.data == "short_index":
-            key: E.Expr = E.Literal(_line(step), int(str(step.children[-1])))
+            key: E.Expr = E.Literal(self.line(step), int(str(step.children[-1])))
         else:
             kids = [c for c in step.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
             key = self.expr(kids[0])
-        return E.Index(obj.line or _line(step), obj, key)
+        return E.Index(obj.line or self.line(step), obj, key)
 
     def for_expr(self, t: Tree, is_object: bool) -> E.Expr:
-        line = _line(t)
+        line = self.line(t)
         intro = next(c for c in t.children if isinstance(c, Tree) and c.data == "for_intro")
         idents = [str(c.children[0]) for c in intro.children if isinstance(c, Tree) and c.data == "identifier"]
         coll_t = [c for c in intro.children if isinstance(c, Tree)
@@ -315,7 +469,7 @@ class _Converter:
         return E.ForExpr(line, key_var, value_var, self.expr(coll_t), None, self.expr(body[0]), cond)
 
     def string(self, t: Tree) -> E.Expr:
-        line = _line(t)
+        line = self.line(t)
         parts: list[str | E.Expr] = []
         for c in t.children:
             if not isinstance(c, Tree):
@@ -337,7 +491,7 @@ class _Converter:
 
     def heredoc(self, t: Tree, trim: bool) -> E.Expr:
         raw = str(t.children[0])
-        line = _line(t)
+        line = self.line(t)
         m = re.match(r"<<-?([A-Za-z][A-Za-z0-9._-]*)\r?\n", raw)
         assert m is not None
         marker = m.group(1)
@@ -476,57 +630,127 @@ _JSON_LABELS = {"resource": 2, "data": 2, "variable": 1, "output": 1, "provider"
 def parse_json(text: str, filename: str) -> list[Block]:
     """Parse a ``.tf.json`` file; strings are templates, as terraform reads them."""
     try:
-        doc = json.loads(text)
+        json.loads(text)
     except json.JSONDecodeError as exc:
         raise DiagnosticsError([error("Invalid JSON", exc.msg, SourceRange(filename, exc.lineno, exc.colno))]) from None
-    if not isinstance(doc, dict):
+    doc = _JSONLines(text).document()
+    if not isinstance(doc, _JSONObject):
         raise DiagnosticsError([error("Invalid JSON configuration", "The root must be an object.",
                                       SourceRange(filename, 1))])
-    line_of = _json_line_finder(text)
     blocks: list[Block] = []
     for btype, content in doc.items():
         if btype == "//":
             continue
         nlabels = _JSON_LABELS.get(btype, 0)
-        for labels, body in _json_unwrap(content, nlabels, ()):
-            blocks.append(_json_block(btype, labels, body, filename, line_of))
+        for labels, body, line in _json_unwrap(content, nlabels, (), doc.key_lines[btype]):
+            blocks.append(_json_block(btype, labels, body, filename, line))
     return blocks
 
 
-def _json_unwrap(content: Any, n: int, labels: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+class _JSONObject(dict):  # type: ignore[type-arg]
+    """A JSON object that knows the line of each of its keys."""
+
+    key_lines: dict[str, int]
+
+
+class _JSONLines:
+    """A JSON reader (of text already known to be valid) recording the line of every object key:
+    each attribute's line is that of its own key, not of the same key elsewhere in the file."""
+
+    _WS = re.compile(r"[ \t\n\r]*")
+    _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+
+    def document(self) -> Any:
+        return self.value(0)[0]
+
+    def line_at(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    def skip(self, i: int) -> int:
+        m = self._WS.match(self.text, i)
+        return m.end() if m else i
+
+    def value(self, i: int) -> tuple[Any, int]:
+        text = self.text
+        i = self.skip(i)
+        c = text[i]
+        if c == "{":
+            obj = _JSONObject()
+            obj.key_lines = {}
+            i = self.skip(i + 1)
+            if text[i] == "}":
+                return obj, i + 1
+            while True:
+                i = self.skip(i)
+                key_at = i
+                key, i = _scanstring(text, i + 1)
+                i = self.skip(i) + 1  # the ":"
+                obj[key], i = self.value(i)
+                obj.key_lines[key] = self.line_at(key_at)
+                i = self.skip(i)
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return obj, i + 1
+        if c == "[":
+            items: list[Any] = []
+            i = self.skip(i + 1)
+            if text[i] == "]":
+                return items, i + 1
+            while True:
+                item, i = self.value(i)
+                items.append(item)
+                i = self.skip(i)
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return items, i + 1
+        if c == '"':
+            return _scanstring(text, i + 1)
+        for word, v in (("true", True), ("false", False), ("null", None)):
+            if text.startswith(word, i):
+                return v, i + len(word)
+        m = self._NUMBER.match(text, i)
+        assert m is not None
+        num = m.group(0)
+        return (float(num) if m.group(1) or m.group(2) else int(num)), m.end()
+
+
+def _json_unwrap(content: Any, n: int, labels: tuple[str, ...],
+                 line: int) -> list[tuple[tuple[str, ...], Any, int]]:
+    """The blocks under a block-type key: (labels, body, line of the last label's key)."""
     if n == 0:
         if isinstance(content, list):
-            return [(labels, c) for c in content]
-        return [(labels, content)]
-    out: list[tuple[tuple[str, ...], Any]] = []
+            return [(labels, c, line) for c in content]
+        return [(labels, content, line)]
+    out: list[tuple[tuple[str, ...], Any, int]] = []
     items = content if isinstance(content, list) else [content]
     for item in items:
-        if isinstance(item, dict):
+        if isinstance(item, _JSONObject):
             for k, v in item.items():
-                out.extend(_json_unwrap(v, n - 1, labels + (k,)))
+                out.extend(_json_unwrap(v, n - 1, labels + (k,), item.key_lines[k]))
     return out
 
 
-def _json_line_finder(text: str) -> Any:
-    def find(key: str) -> int:
-        idx = text.find(json.dumps(key))
-        return text.count("\n", 0, idx) + 1 if idx >= 0 else 1
-    return find
-
-
-def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, line_of: Any) -> Block:
-    line = line_of(labels[-1]) if labels else line_of(btype)
+def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, line: int) -> Block:
     blk = Block(btype, labels, SourceRange(filename, line))
-    if not isinstance(body, dict):
+    if not isinstance(body, _JSONObject):
         raise DiagnosticsError([error("Invalid JSON block", f"The {btype} block must be an object.",
                                       SourceRange(filename, line))])
     for k, v in body.items():
         if k == "//":
             continue
-        kline = line_of(k)
+        kline = body.key_lines[k]
         if (k in _JSON_NESTED_BLOCKS and btype in ("resource", "data")) or (k == "strata" and btype == "provider"):
             for item in v if isinstance(v, list) else [v]:
-                blk.blocks.append(_json_block(k, (), item, filename, line_of))
+                blk.blocks.append(_json_block(k, (), item, filename, kline))
             continue
         blk.attributes[k] = Attribute(k, json_expr(v, filename, kline, raw_refs=(k == "depends_on")),
                                       SourceRange(filename, kline))

@@ -70,6 +70,9 @@ class SetVal(tuple):  # type: ignore[type-arg]
             return len(self) == len(other) and all(x in other for x in self)
         return False
 
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
     def __hash__(self) -> int:
         return hash(("set", len(self)))
 
@@ -232,3 +235,74 @@ def equal(a: Any, b: Any) -> bool:
     if ta is tuple or ta is ListVal:
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+def value_type(v: Any) -> Any:
+    """The cty type (JSON type notation) of ``v``, with ``"dynamic"`` for null and unknown
+    (our unknowns and untyped nulls carry no type, like cty's ``DynamicVal`` and ``null``).
+
+    The element type of a list, set or map is that of its non-null known elements (or
+    ``"dynamic"`` when there are none, or when they disagree).
+    """
+    if v is None or v is UNKNOWN:
+        return "dynamic"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, ListVal):
+        return ["list", _collection_elem_type(v)]
+    if isinstance(v, SetVal):
+        return ["set", _collection_elem_type(v)]
+    if isinstance(v, tuple):
+        return ["tuple", [value_type(x) for x in v]]
+    if isinstance(v, MapVal):
+        return ["map", _collection_elem_type(tuple(v.values()))]
+    if isinstance(v, dict):
+        return ["object", {k: value_type(x) for k, x in v.items()}]
+    return "dynamic"
+
+
+def _collection_elem_type(items: tuple[Any, ...]) -> Any:
+    found: Any = "dynamic"
+    for x in items:
+        t = value_type(x)
+        if t == "dynamic":
+            continue
+        if found == "dynamic":
+            found = t
+        elif t != found:
+            return "dynamic"  # a collection built outside cty's rules; don't guess
+    return found
+
+
+def types_conform(a: Any, b: Any) -> bool:
+    """Whether two types (JSON notation) can be the same once every ``"dynamic"`` is known."""
+    if a == "dynamic" or b == "dynamic":
+        return True
+    if isinstance(a, str) or isinstance(b, str):
+        return bool(a == b)
+    if a[0] != b[0]:
+        return False
+    if a[0] == "tuple":
+        return len(a[1]) == len(b[1]) and all(types_conform(x, y) for x, y in zip(a[1], b[1], strict=True))
+    if a[0] == "object":
+        return a[1].keys() == b[1].keys() and all(types_conform(a[1][k], b[1][k]) for k in a[1])
+    return types_conform(a[1], b[1])
+
+
+def cty_equals(a: Any, b: Any) -> Any:
+    """The language's ``==``: ``True``/``False``, or :data:`UNKNOWN` when unknowns decide it.
+
+    Like cty, values whose types can never match are unequal even when parts are unknown;
+    otherwise any unknown inside either value makes the comparison unknown.
+    """
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    if is_wholly_known(a) and is_wholly_known(b):
+        return equal(a, b)
+    if (a is None) != (b is None) or not types_conform(value_type(a), value_type(b)):
+        return False
+    return UNKNOWN

@@ -1,0 +1,278 @@
+"""Bad configurations and bad command lines: exit 1, a terraform-style diagnostic, never a traceback."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from tests.conftest import Result, Workdir
+
+
+def lines(*rows: str) -> str:
+    """A file's text, one argument per line, so line numbers are obvious: rows[0] is line 1."""
+    return "\n".join(rows) + "\n"
+
+
+def assert_no_traceback(res: Result) -> None:
+    for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
+        assert "Traceback" not in text, f"a Python traceback leaked to {stream}:\n{text}"
+
+
+def assert_failed(res: Result) -> None:
+    assert_no_traceback(res)
+    assert res.returncode == 1, (f"expected exit 1, got {res.returncode}\n"
+                                 f"stdout:\n{res.stdout}\nstderr:\n{res.stderr}")
+    assert "Error: " in res.stderr, f"no 'Error: <summary>' diagnostic on stderr:\n{res.stderr}"
+
+
+def assert_located(res: Result, filename: str, line: int) -> None:
+    """The diagnostic box says ``on FILE line N`` (optionally followed by ``, in ...:`` or ``:``)."""
+    found = re.findall(r"on (\S+) line (\d+)", res.stderr)
+    assert (filename, str(line)) in found, (
+        f"expected the diagnostic to point at {filename} line {line}; it points at "
+        f"{[f'{f} line {n}' for f, n in found] or 'no location'}\nstderr:\n{res.stderr}")
+
+
+def plan(workdir: Workdir, text: str, *args: str, name: str = "main.tf") -> Result:
+    workdir.write(text, name=name)
+    return workdir.strata("plan", *args)
+
+
+# ----------------------------------------------------------------------------- syntax
+
+def test_missing_closing_brace_points_at_the_unclosed_block(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = "x"',
+        '}',
+        'resource "terraform_data" "b" {',   # line 4: never closed
+        '  input = "y"',
+        '',
+    ))
+    assert_failed(res)
+    assert "Unclosed configuration block" in res.stderr or "brace" in res.stderr, res.stderr
+    # terraform: 'on main.tf line 4, in resource "terraform_data" "b":' -- the block that is not closed,
+    # not the end of the file where the parser noticed.
+    assert_located(res, "main.tf", 4)
+
+
+def test_missing_closing_brace_of_first_block_points_at_it(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',   # line 1: never closed; "b" parses as nested in it
+        '  input = "x"',
+        'resource "terraform_data" "b" {',
+        '  input = "y"',
+        '}',
+    ))
+    assert_failed(res)
+    assert_located(res, "main.tf", 1)
+
+
+# ----------------------------------------------------------------------------- references
+
+def test_unknown_resource_reference_is_located(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = terraform_data.nope.id',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Reference to undeclared resource" in res.stderr, res.stderr
+    assert "nope" in res.stderr, f"the diagnostic should name the missing resource:\n{res.stderr}"
+    assert_located(res, "main.tf", 2)
+
+
+def test_undeclared_variable_is_located(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '',
+        '  input = var.nope',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Reference to undeclared input variable" in res.stderr, res.stderr
+    assert '"nope"' in res.stderr, f"the diagnostic should name the variable:\n{res.stderr}"
+    assert_located(res, "main.tf", 3)
+
+
+def test_cycle_names_both_resources(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = terraform_data.b.id',
+        '}',
+        'resource "terraform_data" "b" {',
+        '  input = terraform_data.a.id',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Cycle" in res.stderr, res.stderr
+    for name in ("terraform_data.a", "terraform_data.b"):
+        assert name in res.stderr, f"the cycle diagnostic should name {name}:\n{res.stderr}"
+
+
+# ----------------------------------------------------------------------------- count / for_each
+
+def test_count_string_is_rejected_with_location(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  count = "abc"',
+        '}',
+    ))
+    assert_failed(res)
+    assert "count" in res.stderr, res.stderr
+    assert_located(res, "main.tf", 2)
+
+
+def test_negative_count_is_rejected_with_location(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  count = -1',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Invalid count argument" in res.stderr, res.stderr
+    assert_located(res, "main.tf", 2)
+
+
+def test_for_each_over_a_list_is_rejected_with_location(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  for_each = ["x", "y"]',
+        '  input    = each.key',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Invalid for_each argument" in res.stderr, res.stderr
+    assert_located(res, "main.tf", 2)
+
+
+# ----------------------------------------------------------------------------- declarations
+
+def test_duplicate_resource_address_is_located(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = 1',
+        '}',
+        'resource "terraform_data" "a" {',
+        '  input = 2',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Duplicate resource" in res.stderr, res.stderr
+    assert_located(res, "main.tf", 4)
+
+
+def test_unknown_resource_type_is_located(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'variable "v" {',
+        '  default = 1',
+        '}',
+        'resource "terraform_dat" "a" {',
+        '  input = var.v',
+        '}',
+    ))
+    assert_failed(res)
+    assert "terraform_dat" in res.stderr, f"the diagnostic should name the bad type:\n{res.stderr}"
+    assert_located(res, "main.tf", 4)
+
+
+def test_unsupported_argument_is_located(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = 1',
+        '  bogus = 2',
+        '}',
+    ))
+    assert_failed(res)
+    assert "Unsupported argument" in res.stderr, res.stderr
+    assert '"bogus"' in res.stderr, f"the diagnostic should name the argument:\n{res.stderr}"
+    assert_located(res, "main.tf", 3)
+
+
+def test_tf_json_bad_reference_names_the_json_file(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        '{',
+        '  "resource": {',
+        '    "terraform_data": {',
+        '      "a": {',
+        '        "input": "${terraform_data.nope.id}"',
+        '      }',
+        '    }',
+        '  }',
+        '}',
+    ), name="main.tf.json")
+    assert_failed(res)
+    assert "Reference to undeclared resource" in res.stderr, res.stderr
+    assert_located(res, "main.tf.json", 5)
+
+
+def test_bad_reference_in_second_file_names_that_file(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  input = 1\n}\n', name="main.tf")
+    res = plan(workdir, lines(
+        '# other resources',
+        'resource "terraform_data" "b" {',
+        '  input = terraform_data.nope.id',
+        '}',
+    ), name="other.tf")
+    assert_failed(res)
+    assert_located(res, "other.tf", 3)
+
+
+# ----------------------------------------------------------------------------- command line
+
+def test_var_for_undeclared_variable_is_an_error(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = 1',
+        '}',
+    ), "-var", "nope=1")
+    assert_failed(res)
+    assert "undeclared variable" in res.stderr, res.stderr
+    assert '"nope"' in res.stderr, f"the diagnostic should name the variable:\n{res.stderr}"
+
+
+def test_unknown_cli_flag_is_an_error_without_traceback(workdir: Workdir) -> None:
+    res = plan(workdir, lines('resource "terraform_data" "a" {', '  input = 1', '}'), "-bogus-flag")
+    assert_failed(res)
+    assert "-bogus-flag" in res.stderr, f"the error should name the flag:\n{res.stderr}"
+
+
+def test_unknown_command_is_an_error_without_traceback(workdir: Workdir) -> None:
+    workdir.write(lines('resource "terraform_data" "a" {', '  input = 1', '}'))
+    res = workdir.strata("plna")
+    assert_failed(res)
+    assert "plna" in res.stderr, res.stderr
+
+
+# ----------------------------------------------------------------------------- -json
+
+def test_json_mode_emits_located_diagnostic_event(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'resource "terraform_data" "a" {',
+        '  input = 1',
+        '}',
+        'resource "terraform_data" "b" {',
+        '  input = terraform_data.nope.id',
+        '}',
+    ), "-json")
+    assert_no_traceback(res)
+    assert res.returncode == 1, f"expected exit 1, got {res.returncode}\n{res.stdout}{res.stderr}"
+    diags = res.of_type("diagnostic")
+    assert diags, f"no diagnostic event in the -json stream:\n{res.stdout}"
+    d = diags[0]["diagnostic"]
+    assert d["severity"] == "error", d
+    assert d["summary"] == "Reference to undeclared resource", d
+    assert d["range"]["filename"] == "main.tf", d
+    assert d["range"]["start"]["line"] == 5, d
+    assert diags[0]["@level"] == "error", diags[0]
+
+
+def test_json_mode_stdout_is_only_json_lines(workdir: Workdir) -> None:
+    res = plan(workdir, lines('resource "terraform_data" "a" {', '  count = -1', '}'), "-json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    for line in res.stdout.splitlines():
+        try:
+            orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise AssertionError(f"non-JSON line in -json output: {line!r}\n{res.stdout}") from None
