@@ -65,7 +65,7 @@ def fmt_value(v: Any, indent: int) -> str:
         if not v:
             return "{}"
         width = max(len(_key(k)) for k in v)
-        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(x, indent + 4)}" for k, x in v.items()]
+        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(v[k], indent + 4)}" for k in sorted(v)]
         return "{\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + "}"
     if isinstance(v, tuple):
         if not v:

@@ -132,7 +132,7 @@ def cty_type(v: Any) -> Any:
     if isinstance(v, MapVal):
         return ["map", _elem_type(tuple(v.values()))]
     if isinstance(v, dict):
-        return ["object", {k: cty_type(x) for k, x in v.items()}]
+        return ["object", {k: cty_type(v[k]) for k in sorted(v)}]
     raise TypeError(f"no cty type for {v!r}")
 
 
@@ -167,9 +167,9 @@ def from_typed_json(value: Any, ty: Any) -> Any:
 
 
 def to_json(v: Any) -> Any:
-    """Plain JSON form of a known value (collections become lists/objects)."""
+    """Plain JSON form of a known value (collections become lists/objects, keys sorted as cty does)."""
     if isinstance(v, dict):
-        return {k: to_json(x) for k, x in v.items()}
+        return {k: to_json(v[k]) for k in sorted(v)}
     if isinstance(v, tuple):
         return [to_json(x) for x in v]
     if v is UNKNOWN:
