@@ -1091,4 +1091,8 @@ _IMPLS: dict[str, Callable[..., Any]] = {
     "sort": sort, "substr": substr, "abs": abs_, "ceil": ceil, "floor": floor, "zipmap": zipmap,
 }
 
+from .functions_text import TEXT_FUNCTIONS  # noqa: E402 - it builds on the helpers above
+
+_IMPLS.update(TEXT_FUNCTIONS)
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {name: _guarded(name, fn) for name, fn in _IMPLS.items()}

@@ -1,0 +1,56 @@
+"""Encoding, hashing, path and file functions (expected values from terraform 1.11's console)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.functions import FUNCTIONS, FunctionError
+from engine.values import UNKNOWN
+
+
+@pytest.mark.parametrize(("name", "args", "expected"), [
+    ("base64encode", ("hi",), "aGk="),
+    ("base64decode", ("aGk=",), "hi"),
+    ("md5", ("a",), "0cc175b9c0f1b6a831c399e269772661"),
+    ("sha1", ("a",), "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8"),
+    ("sha256", ("a",), "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"),
+    ("trimprefix", ("abc", "a"), "bc"),
+    ("trimsuffix", ("abc", "c"), "ab"),
+    ("trim", ("?!hello?!", "!?"), "hello"),
+    ("chomp", ("x\n\n",), "x"),
+    ("basename", ("a/b.txt",), "b.txt"),
+    ("dirname", ("a/b.txt",), "a"),
+    ("startswith", ("hello", "he"), True),
+    ("endswith", ("hello", "lo"), True),
+])
+def test_function_matches_terraform(name: str, args: tuple, expected: object) -> None:
+    assert FUNCTIONS[name](*args) == expected
+
+
+@pytest.mark.parametrize("name", ["base64encode", "sha1", "file", "basename", "trimprefix"])
+def test_unknown_argument_gives_unknown(name: str) -> None:
+    args = (UNKNOWN,) if name not in ("trimprefix",) else (UNKNOWN, "a")
+    assert FUNCTIONS[name](*args) is UNKNOWN
+
+
+def test_file_functions_read_relative_to_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "f.txt").write_text("hello\n")
+    monkeypatch.chdir(tmp_path)
+    assert FUNCTIONS["file"]("f.txt") == "hello\n"
+    assert FUNCTIONS["filemd5"]("f.txt") == "b1946ac92492d2347c6235b4d2611184"
+    assert FUNCTIONS["filebase64"]("f.txt") == "aGVsbG8K"
+    assert FUNCTIONS["fileexists"]("f.txt") is True
+    assert FUNCTIONS["fileexists"]("nope.txt") is False
+
+
+def test_missing_file_is_a_function_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FunctionError, match="no file exists"):
+        FUNCTIONS["file"]("nope.txt")
+
+
+def test_invalid_base64_is_a_function_error() -> None:
+    with pytest.raises(FunctionError, match="base64"):
+        FUNCTIONS["base64decode"]("not base64!")
