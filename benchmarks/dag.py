@@ -1,0 +1,94 @@
+"""Random layered DAGs, their critical path, and a ``sim`` configuration (``.tf.json``) that realises one.
+
+A DAG of ``n`` nodes in ``depth`` layers: layer widths vary by up to ±50%
+around ``n / depth``; every node of layer k > 0 depends on 1..``max_parents``
+random nodes of layer k-1 (so the critical path is exactly ``depth`` nodes)
+and, with probability ``skip_prob``, on one random node of an earlier layer.
+Node ``i`` is the resource ``sim_object.n{i}``; its first dependency is a
+reference (``payload = "${sim_object.nJ.id}"``), the others are ``depends_on``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Dag:
+    layers: list[list[int]]
+    deps: list[list[int]]   # deps[i]: the nodes i depends on
+
+    @property
+    def n(self) -> int:
+        return len(self.deps)
+
+    @property
+    def edges(self) -> int:
+        return sum(len(d) for d in self.deps)
+
+    def critical_path(self) -> int:
+        """Nodes on the longest path (nodes are numbered in a topological order)."""
+        longest = [0] * self.n
+        for i, ds in enumerate(self.deps):
+            longest[i] = 1 + max((longest[j] for j in ds), default=0)
+        return max(longest, default=0)
+
+    def lower_bound(self, latency_s: float, parallelism: int) -> float:
+        """No schedule can beat the critical path, nor N operations P at a time."""
+        return max(self.critical_path() * latency_s, math.ceil(self.n / parallelism) * latency_s)
+
+
+def layered_dag(n: int, depth: int, seed: int = 1, max_parents: int = 3, skip_prob: float = 0.1) -> Dag:
+    rng = random.Random(seed)
+    depth = max(1, min(depth, n))
+    weights = [rng.uniform(0.5, 1.5) for _ in range(depth)]
+    total = sum(weights)
+    widths = [max(1, int(n * w / total)) for w in weights]
+    i = 0
+    while sum(widths) < n:
+        widths[i % depth] += 1
+        i += 1
+    while sum(widths) > n:
+        j = max(range(depth), key=lambda k: widths[k])
+        widths[j] -= 1
+    layers: list[list[int]] = []
+    deps: list[list[int]] = []
+    nxt = 0
+    for k, w in enumerate(widths):
+        layer = list(range(nxt, nxt + w))
+        nxt += w
+        for _ in layer:
+            if k == 0:
+                deps.append([])
+                continue
+            prev = layers[k - 1]
+            ds = rng.sample(prev, min(len(prev), rng.randint(1, max_parents)))
+            if k >= 2 and rng.random() < skip_prob:
+                earlier = layers[rng.randrange(0, k - 1)]
+                extra = rng.choice(earlier)
+                if extra not in ds:
+                    ds.append(extra)
+            deps.append(ds)
+        layers.append(layer)
+    return Dag(layers, deps)
+
+
+def sim_config(dag: Dag, latency_ms: float, ledger: str = "ledger.jsonl") -> dict:
+    resources = {}
+    for i, ds in enumerate(dag.deps):
+        body: dict[str, object] = {"name": f"n{i}"}
+        if ds:
+            body["payload"] = f"${{sim_object.n{ds[0]}.id}}"
+        if len(ds) > 1:
+            body["depends_on"] = [f"sim_object.n{j}" for j in ds[1:]]
+        resources[f"n{i}"] = body
+    return {"provider": {"sim": {"ledger": ledger, "latency_ms": latency_ms}},
+            "resource": {"sim_object": resources}}
+
+
+def write_sim_config(d: Path, dag: Dag, latency_ms: float) -> None:
+    (d / "main.tf.json").write_text(json.dumps(sim_config(dag, latency_ms), separators=(",", ":")))

@@ -1,0 +1,7 @@
+"""The benchmark scenarios. Each module has ``NAME``, ``TITLE``, ``run(ctx) -> Report`` and ``plot(report, plt, path)``."""
+
+from types import ModuleType
+
+from . import e2e, overhead, pipelining, scaling, scheduling, walker
+
+SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, scaling, overhead, pipelining, scheduling, walker)}

@@ -1,0 +1,109 @@
+"""overhead: what the event stream and the durable (fsync'd) state journal cost, at 100k resources.
+
+Four configurations of the same apply, interleaved round by round (each
+round rotates which goes first):
+
+* ``bare``     ``-quiet -no-fsync``          no events, journal not fsync'd
+* ``events``   ``-json -no-fsync > FILE``    the full ``-json`` stream to a file
+* ``durable``  ``-quiet``                    fsync'd journal (group commit)
+* ``full``     ``-json > FILE``              both: what a user gets by default with ``-json``
+
+The overhead of a configuration is its median time over ``bare``'s, minus one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..common import (
+    Column,
+    Context,
+    Report,
+    Run,
+    Target,
+    Workdirs,
+    alternate,
+    count_config,
+    run_measured,
+    strata_argv,
+    strata_env,
+    summarize,
+)
+
+NAME = "overhead"
+TITLE = "Overhead of events and durability (strata apply, N independent terraform_data)"
+
+CONFIGS: dict[str, tuple[list[str], bool]] = {  # name -> (flags, stdout to a file)
+    "bare": (["-quiet", "-no-fsync"], False),
+    "events": (["-json", "-no-fsync"], True),
+    "durable": (["-quiet"], False),
+    "full": (["-json"], True),
+}
+
+
+def run(ctx: Context) -> Report:
+    sizes = ctx.sizes_or([100_000], [1000])
+    reps = ctx.reps_or(3, 1)
+    rows: list[dict[str, Any]] = []
+    with Workdirs(ctx.keep) as wd:
+        for n in sizes:
+            runs: dict[str, list[Run]] = {c: [] for c in CONFIGS}
+            for r, name in alternate(list(CONFIGS), reps):
+                flags, to_file = CONFIGS[name]
+                d = wd.new(f"overhead-{n}-{name}")
+                (d / "main.tf").write_text(count_config(n))
+                res = run_measured([*strata_argv(), "apply", "-auto-approve", *flags], d, strata_env(),
+                                   stdout=d / "events.jsonl" if to_file else None)
+                runs[name].append(res)
+                ctx.log(f"  N={n:>7} {name:<8} rep {r + 1}: wall {res.wall:7.2f} s  cpu {res.cpu:7.2f} s")
+            base = summarize(runs["bare"])
+            for name, (flags, to_file) in CONFIGS.items():
+                s = summarize(runs[name])
+                rows.append({
+                    "n": n, "config": name, "flags": " ".join(flags) + (" > events.jsonl" if to_file else ""),
+                    "wall_s": s["wall_median_s"], "cpu_s": s["cpu_median_s"], "runs": s["wall_s"],
+                    "overhead_wall_pct": round((s["wall_median_s"] / base["wall_median_s"] - 1) * 100, 1),
+                    "overhead_cpu_pct": round((s["cpu_median_s"] / base["cpu_median_s"] - 1) * 100, 1),
+                })
+    targets = []
+    full = [r for r in rows if r["config"] == "full" and r["n"] == 100_000]
+    if full:
+        f = full[0]
+        targets.append(Target("events + durability on vs off at 100k", "< 15%",
+                              f"{f['overhead_wall_pct']:+.1f}% wall, {f['overhead_cpu_pct']:+.1f}% CPU",
+                              f["overhead_wall_pct"] < 15))
+    else:
+        targets.append(Target("events + durability on vs off at 100k", "< 15%", "not measured", None))
+    return Report(
+        NAME, TITLE,
+        commands=["# in a fresh directory for each run:\ncat > main.tf <<EOF\n" + count_config(100_000).rstrip() + "\nEOF",
+                  *(f"strata apply -auto-approve {' '.join(f)}" + (" > events.jsonl" if o else "")
+                    for f, o in CONFIGS.values())],
+        params={"sizes": sizes, "reps": reps, "configs": {k: v[0] for k, v in CONFIGS.items()}},
+        columns=[Column("n", "N", "{:,}"), Column("config", "config"), Column("flags", "flags"),
+                 Column("wall_s", "wall (s)", "{:.2f}"), Column("overhead_wall_pct", "overhead (wall)", "{:+.1f}%"),
+                 Column("cpu_s", "CPU (s)", "{:.2f}"), Column("overhead_cpu_pct", "overhead (CPU)", "{:+.1f}%")],
+        rows=rows, targets=targets,
+        notes=["Overhead is relative to `bare` (-quiet -no-fsync), medians of interleaved runs.",
+               "fsync cost is mostly wall time (waiting for the disk), not CPU."],
+    )
+
+
+def plot(report: Report, plt: Any, path: Path) -> None:
+    rows = [r for r in report.rows if r["n"] == max(x["n"] for x in report.rows)]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    names = [r["config"] for r in rows]
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [r["wall_s"] for r in rows], width=0.4, label="wall")
+    ax.bar([x + 0.2 for x in xs], [r["cpu_s"] for r in rows], width=0.4, label="CPU")
+    for x, r in zip(xs, rows, strict=True):
+        ax.annotate(f"{r['overhead_wall_pct']:+.0f}%", (x - 0.2, r["wall_s"]), ha="center",
+                    textcoords="offset points", xytext=(0, 3), fontsize=8)
+    ax.set_xticks(list(xs), names)
+    ax.set_ylabel("time (s)")
+    ax.set_title(f"events and durability at N = {rows[0]['n']:,}" if rows else "overhead")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,60 @@
+"""Every benchmark scenario runs at a tiny size and writes its JSON result. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.cli import main
+from benchmarks.scenarios import SCENARIOS
+
+ROW_KEYS = {
+    "e2e": {"n", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
+    "scaling": {"n", "wall_s", "wall_per_resource_us", "cpu_s", "maxrss_mb"},
+    "overhead": {"n", "config", "wall_s", "cpu_s", "overhead_wall_pct", "overhead_cpu_pct"},
+    "pipelining": {"provider", "n", "b0_start_s", "a_done_s", "b0_before_a_done", "apply_wall_s"},
+    "scheduling": {"shape", "n", "parallelism", "latency_ms", "critical_path", "bound_s", "apply_wall_s",
+                   "ratio", "efficiency"},
+    "walker": {"shape", "n", "parallelism", "bound_s", "wall_s", "ratio", "efficiency"},
+}
+
+
+def test_every_scenario_is_smoke_tested() -> None:
+    assert set(ROW_KEYS) == set(SCENARIOS)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bench")
+    assert main([*SCENARIOS, "--quick", "--sizes", "5", "--reps", "1", "--no-terraform", "--no-plots",
+                 "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("scenario", sorted(ROW_KEYS))
+def test_scenario_writes_its_result(results: Path, scenario: str) -> None:
+    data = json.loads((results / f"{scenario}.json").read_text())
+    assert data["scenario"] == scenario
+    assert {"title", "date", "machine", "commands", "params", "rows", "targets", "notes"} <= set(data)
+    assert data["rows"], "no measurements"
+    for row in data["rows"]:
+        assert ROW_KEYS[scenario] <= set(row), sorted(ROW_KEYS[scenario] - set(row))
+        assert row["n"] == 5
+    for t in data["targets"]:
+        assert {"name", "target", "value", "met"} <= set(t)
+    assert (results / f"{scenario}.md").read_text().startswith("## ")
+    assert not (results / f"{scenario}.png").exists()  # --no-plots
+
+
+def test_summary_lists_every_scenario(results: Path) -> None:
+    text = (results / "summary.md").read_text()
+    for name in ROW_KEYS:
+        assert f"| {name} |" in text
+
+
+def test_sizes_parse() -> None:
+    from benchmarks.cli import _sizes
+
+    assert _sizes("1k,10k 100_000") == [1000, 10_000, 100_000]
