@@ -5,6 +5,7 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -92,6 +93,10 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
     """Apply an already made plan; the state is written as objects complete."""
     try:
         graph, work = build_apply_graph(p.plan)
+        # configuration, plan and graph live until the end: move them out of the collector's
+        # sight so its passes during the walk only scan what the walk creates
+        gc.collect()
+        gc.freeze()
         kinds = dict(p.planner.resolver.kind)
         keys: dict[ResourceAddr, list[InstanceKey]] = {
             a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
