@@ -307,8 +307,6 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
                 out.emit(_state_outputs_event(p.state.outputs))
             _print_outputs(out, p.state.outputs)
         return 0
-    if out.json:
-        pass  # diagnostics were already emitted as events as they happened
     if result.skipped:
         out.text(f"\n{result.skipped} operation(s) skipped because something they depend on failed.\n")
     return 1

@@ -241,11 +241,9 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
         return _ResourceRef(addr)
     if isinstance(obj, _ResourceRef):
         if scope.resources.is_expanded(obj.addr):
-            kind = "count" if True else ""
             raise EvalError("Missing resource instance key",
                             f'Because {obj.addr} has "count" or "for_each" set, its attributes must be '
                             f"accessed on specific instances, like {obj.addr}[0].{name}.", line)
-            del kind
         return _get_attr(scope.resources.instance_value(obj.addr, None), name, scope, line)
     if obj is UNKNOWN:
         return UNKNOWN

@@ -55,11 +55,6 @@ class _CfgNode:
     def __str__(self) -> str:
         return str(self.name) if self.kind == "resource" else f"{self.kind}.{self.name}"
 
-    def __iter__(self) -> Any:
-        return iter((self.kind, self.name))
-
-    def __getitem__(self, i: int) -> Any:
-        return (self.kind, self.name)[i]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +192,11 @@ class Planner:
         else:
             order = self._config_order()
             self._raise_if_errors()
-            for kind, name in order:
-                if kind == "resource":
-                    await self._plan_resource(self.module.resources[name])
-                elif kind == "local":
-                    self.local_value(name, 0)
+            for node in order:
+                if node.kind == "resource":
+                    await self._plan_resource(self.module.resources[node.name])
+                else:
+                    self.local_value(node.name, 0)
             self._plan_orphans()
             self._plan_outputs()
         self._raise_if_errors()
@@ -490,10 +485,10 @@ class Planner:
                 node = self._ref_node(ref)
                 if node is None:
                     continue
-                if node[0] == "resource":
-                    out.add(node[1])
+                if node.kind == "resource":
+                    out.add(node.name)
                 else:
-                    out |= self.local_resource_deps(node[1], seen | {name})
+                    out |= self.local_resource_deps(node.name, seen | {name})
         res = frozenset(out)
         self._local_res_deps[name] = res
         return res
@@ -577,10 +572,10 @@ class Planner:
                 node = self._ref_node(ref)
                 if node is None:
                     continue
-                if node[0] == "local":
-                    whole |= self.local_resource_deps(node[1])
+                if node.kind == "local":
+                    whole |= self.local_resource_deps(node.name)
                     continue
-                target: ResourceAddr = node[1]
+                target: ResourceAddr = node.name
                 ki = 2 if ref.root == "data" else 1
                 step = ref.steps[ki] if len(ref.steps) > ki else None
                 specs.append(_RefSpec(target, step if isinstance(step, E.Expr) else None))
