@@ -234,18 +234,16 @@ class FrameworkProvider(BaseProvider):
         for name, a in attrs.items():
             if a.default is not None and config.get(name) is None:
                 planned[name] = a.default
+        # computed values become unknown when a new object is made or the object changes
+        # (as terraform-plugin-framework marks them before the plan modifiers run)
         if prior is None:
             for name, a in attrs.items():
                 if a.computed and config.get(name) is None and a.default is None:
                     planned[name] = UNKNOWN
-        else:
-            changed = any(not equal(planned.get(n), prior.get(n)) for n, a in attrs.items()
-                          if not (a.computed and config.get(n) is None))
-            if changed:
-                for name, a in attrs.items():
-                    if a.computed and config.get(name) is None and a.default is None \
-                            and not a.use_state_for_unknown:
-                        planned[name] = UNKNOWN
+        elif self._changed(attrs, config, prior, planned):
+            for name, a in attrs.items():
+                if a.computed and config.get(name) is None and a.default is None and not a.use_state_for_unknown:
+                    planned[name] = UNKNOWN
         requires: list[str] = []
         if prior is not None:
             for name, a in attrs.items():
@@ -256,7 +254,20 @@ class FrameworkProvider(BaseProvider):
                     requires.append(name)
         mp = ModifyPlanRequest(req.config, prior, planned, requires)
         await r.modify_plan(mp)
-        return PlanResourceChangeResponse(mp.plan, tuple(mp.requires_replace), tuple(mp.diagnostics))
+        planned = mp.plan if mp.plan is not None else planned
+        if prior is not None and not mp.requires_replace and not self._changed(attrs, config, prior, planned):
+            # modify_plan normalized the change away: nothing will be recomputed
+            for name in attrs:
+                if planned.get(name) is UNKNOWN:
+                    planned[name] = prior.get(name)
+        return PlanResourceChangeResponse(planned, tuple(mp.requires_replace), tuple(mp.diagnostics))
+
+    @staticmethod
+    def _changed(attrs: dict[str, Attr], config: dict[str, Any], prior: dict[str, Any],
+                 planned: dict[str, Any]) -> bool:
+        """Does the plan change anything the configuration controls?"""
+        return any(not equal(planned.get(n), prior.get(n)) for n, a in attrs.items()
+                   if not (a.computed and config.get(n) is None))
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
         r = self._resources[req.type_name]
