@@ -51,6 +51,7 @@ class InstanceAddr:
     key: InstanceKey = None
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _str: str = field(default="", init=False, repr=False, compare=False)
+    _ui: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.resource._hash, self.key)))

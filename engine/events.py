@@ -126,8 +126,13 @@ class JsonSink:
 # --------------------------------------------------------------------------- constructors
 
 def resource_json(addr: InstanceAddr) -> dict[str, Any]:
+    """The ``resource`` object of terraform's UI events (built once per address: hot path).
+    Treat it as read-only: it is shared by every event about the address."""
+    cached = addr._ui
+    if cached is not None:
+        return cached
     r = addr.resource
-    return {
+    ui = {
         "addr": str(addr),
         "module": "",
         "resource": str(addr),
@@ -136,6 +141,8 @@ def resource_json(addr: InstanceAddr) -> dict[str, Any]:
         "resource_name": r.name,
         "resource_key": addr.key,
     }
+    object.__setattr__(addr, "_ui", ui)
+    return ui
 
 
 def version() -> Event:
