@@ -184,6 +184,9 @@ class DataSource:
     async def read(self, config: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    async def validate(self, config: dict[str, Any]) -> list[Diagnostic]:
+        return []
+
     @classmethod
     def schema(cls) -> ResourceSchema:
         return ResourceSchema({n: a.schema() for n, a in cls.attributes.items()})
@@ -222,6 +225,11 @@ class FrameworkProvider(BaseProvider):
     async def validate_resource_config(self, req: ValidateResourceConfigRequest
                                        ) -> ValidateResourceConfigResponse:
         return ValidateResourceConfigResponse(tuple(await self._resources[req.type_name].validate(req.config)))
+
+    async def validate_data_resource_config(self, req: ValidateResourceConfigRequest
+                                            ) -> ValidateResourceConfigResponse:
+        d = self._data.get(req.type_name)
+        return ValidateResourceConfigResponse(tuple(await d.validate(req.config)) if d is not None else ())
 
     async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
         r = self._resources[req.type_name]

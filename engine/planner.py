@@ -634,9 +634,9 @@ class Planner:
             addr = InstanceAddr(rc.addr, key)
             config, cdiags = evaluate_instance_config(rc, schema, scope)
             if not cdiags:
-                cdiags = list((await provider.validate_resource_config(
-                    ValidateResourceConfigRequest(rc.addr.type, config))).diagnostics
-                ) if rc.addr.mode == "managed" else []
+                validate = (provider.validate_resource_config if rc.addr.mode == "managed"
+                            else provider.validate_data_resource_config)
+                cdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))).diagnostics)
             if cdiags:
                 self.diags.extend(_addressed(tuple(cdiags), str(addr), rc.range))
                 if any(d.severity == "error" for d in cdiags):

@@ -201,6 +201,9 @@ class Provider(Protocol):
     async def validate_resource_config(self, req: ValidateResourceConfigRequest
                                        ) -> ValidateResourceConfigResponse: ...
 
+    async def validate_data_resource_config(self, req: ValidateResourceConfigRequest
+                                            ) -> ValidateResourceConfigResponse: ...
+
     async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse: ...
 
     async def import_resource_state(self, req: ImportResourceStateRequest) -> ImportResourceStateResponse: ...
@@ -226,6 +229,10 @@ class BaseProvider:
 
     async def validate_resource_config(self, req: ValidateResourceConfigRequest
                                        ) -> ValidateResourceConfigResponse:
+        return ValidateResourceConfigResponse()
+
+    async def validate_data_resource_config(self, req: ValidateResourceConfigRequest
+                                            ) -> ValidateResourceConfigResponse:
         return ValidateResourceConfigResponse()
 
     async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse:

@@ -12,11 +12,14 @@ import pytest
 from engine import (
     UNKNOWN,
     Attr,
+    DataSource,
+    DiagnosticsError,
     FrameworkProvider,
     ModifyPlanRequest,
     PlanResourceChangeRequest,
     Resource,
     all_of,
+    error,
     requires_replace_if_set,
     sequence,
 )
@@ -156,3 +159,39 @@ def test_sequence_stops_at_the_first_false() -> None:
     second = lambda o, n: bool(calls.append("second")) or True  # noqa: E731
     assert sequence(first, second)(1, 2) is False
     assert calls == ["first"], "Sequence stops at the first function that returns False"
+
+
+class Lookup(DataSource):
+    type_name = "fw_lookup"
+    attributes = {"key": Attr("string", required=True), "value": Attr("string", computed=True)}
+
+    async def validate(self, config: dict[str, Any]) -> list[Any]:
+        if config.get("key") == "":
+            return [error("Empty key", "key must not be empty")]
+        return []
+
+    async def read(self, config: dict[str, Any]) -> dict[str, Any]:
+        return {**config, "value": config["key"].upper()}
+
+
+class FWData(FrameworkProvider):
+    source = "example.com/test/fwdata"
+    data_sources = (Lookup,)
+
+
+@pytest.mark.trio
+async def test_data_source_config_is_validated_before_reading(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text('data "fw_lookup" "x" { key = "" }\n')
+    with pytest.raises(DiagnosticsError) as exc:
+        await make_plan(Options(chdir=str(tmp_path), fsync=False), lambda e: None,
+                        providers=Providers({"fw": FWData()}))
+    d = exc.value.diagnostics[0]
+    assert d.summary == "Empty key" and d.address == "data.fw_lookup.x" and d.subject is not None
+
+
+@pytest.mark.trio
+async def test_data_source_is_read_while_planning(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text('data "fw_lookup" "x" { key = "abc" }\noutput "v" { value = data.fw_lookup.x.value }\n')
+    planned = await make_plan(Options(chdir=str(tmp_path), fsync=False), lambda e: None,
+                              providers=Providers({"fw": FWData()}))
+    assert planned.plan.outputs["v"][0] == "ABC"
