@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
 
 from engine.functions import FUNCTIONS, FunctionError
+from engine.functions_text import TEXT_FUNCTIONS
 from engine.values import UNKNOWN
 
 
@@ -29,10 +31,20 @@ def test_function_matches_terraform(name: str, args: tuple, expected: object) ->
     assert FUNCTIONS[name](*args) == expected
 
 
-@pytest.mark.parametrize("name", ["base64encode", "sha1", "file", "basename", "trimprefix"])
+def _arity(name: str) -> int:
+    return len(inspect.signature(TEXT_FUNCTIONS[name]).parameters)
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_FUNCTIONS))
 def test_unknown_argument_gives_unknown(name: str) -> None:
-    args = (UNKNOWN,) if name not in ("trimprefix",) else (UNKNOWN, "a")
+    args = (UNKNOWN,) + ("a",) * (_arity(name) - 1)
     assert FUNCTIONS[name](*args) is UNKNOWN
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_FUNCTIONS))
+def test_a_list_where_a_string_is_needed_is_a_function_error(name: str) -> None:
+    with pytest.raises(FunctionError):
+        FUNCTIONS[name](*([("x",)] * _arity(name)))
 
 
 def test_file_functions_read_relative_to_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
