@@ -131,7 +131,7 @@ class RandomId(Resource):
             raise ResourceError("Import Random ID Error",
                                 "While attempting to import a random id there was a decoding error.\n\n"
                                 f"Original Error: {exc}") from None
-        return {"keepers": {}, "byte_length": len(data), "prefix": prefix or None, **_id_values(data, prefix)}
+        return {"keepers": None, "byte_length": len(data), "prefix": prefix or None, **_id_values(data, prefix)}
 
 
 # -------------------------------------------------------------------------------- random_string / password
