@@ -123,12 +123,18 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
-        if node.op == Action.DELETE:
-            await self._delete(node, w.change, done)
-        elif node.op == Action.READ:
-            await self._read(node, w.change, done)
-        else:
-            await self._create_or_update(node, w, done)
+        try:
+            if node.op == Action.DELETE:
+                await self._delete(node, w.change, done)
+            elif node.op == Action.READ:
+                await self._read(node, w.change, done)
+            else:
+                await self._create_or_update(node, w, done)
+        except Exception as exc:  # a bug (ours or a provider's) fails this node, never the whole run
+            self._fail(node.addr, "Internal error while applying",
+                       f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
+                       "please report this.")
+            done(False)
 
     # ------------------------------------------------------------------ helpers
 
@@ -186,6 +192,10 @@ class Applier:
             action)
         elapsed = time.monotonic() - start
         errs = [d for d in diags if d.severity == "error"]
+        if not errs and new is None:
+            errs = [error("Provider returned no object",
+                          f'Provider "{pname}" reported success for the {action} of {addr} but returned '
+                          "no object. This is a bug in the provider.")]
         if not errs and new is not None:
             problem = None
             if schema is not None and block_counts(planned, schema) != block_counts(new, schema):

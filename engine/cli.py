@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import orjson
+import structlog
 
 from . import events as ev
 from .addrs import parse_instance_addr
@@ -70,7 +71,7 @@ Options (terraform's spelling; --flag value also works):
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet"}
-_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout", "out",
+_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
 
@@ -87,6 +88,7 @@ class Args:
     replace: list[str] = field(default_factory=list)
     positional: list[str] = field(default_factory=list)
     lists: dict[str, list[str]] = field(default_factory=dict)
+    var_args: list[tuple[str, str]] = field(default_factory=list)
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -117,7 +119,9 @@ def parse_args(argv: list[str]) -> Args:
                     if not sep or not k:
                         raise UsageError(f'Invalid -var option "{value}": the given -var option must be '
                                          "set to a name and value, like -var NAME=VALUE.")
-                    a.variables[k] = v
+                    a.var_args.append(("var", value))
+                elif name == "var-file":
+                    a.var_args.append(("var-file", value))
                 elif name == "replace":
                     a.replace.append(value)
                 elif name in _LIST_FLAGS:
@@ -125,6 +129,9 @@ def parse_args(argv: list[str]) -> Args:
                 else:
                     a.flags[name] = value
                 continue
+            if name == "out":
+                raise UsageError("Saved plan files (-out) are not supported by strata yet: run apply, which "
+                                 "plans and applies in one step.")
             raise UsageError(f"Unknown option: {tok}")
         if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):
             a.command.append(tok)
@@ -165,7 +172,7 @@ def options_from(a: Args) -> Options:
         limits=limits,
         chdir=a.flags.get("chdir", "."),
         state_path=a.flags.get("state", "terraform.tfstate"),
-        variables=a.variables,
+        var_args=a.var_args,
         parallelism=parallelism,
         refresh=a.flags.get("refresh", True),
         fail_fast=a.flags.get("fail-fast", False),
@@ -536,10 +543,19 @@ def main(argv: list[str] | None = None) -> int:
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
     gc.set_threshold(100_000, 50, 100)
+    # internal logs go to stderr: stdout carries the plan, or the -json event stream
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
     try:
+        if backend not in ("trio", "asyncio"):
+            raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')
         argv = _enter_chdir(argv)
         code = anyio.run(run, argv, backend=backend)
+    except BrokenPipeError:
+        # the reader of our output went away (strata state list | head): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except UsageError as exc:
         sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
                          + "\n")

@@ -20,10 +20,11 @@ from .diagnostics import DiagnosticsError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .limits import Limits
 from .plan import Plan
-from .planner import Planner, input_variables
+from .planner import Planner
 from .registry import Providers
 from .state import State
 from .statestore import StateStore
+from .variables import resolve as resolve_variables
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Options:
     chdir: str = "."
     state_path: str = "terraform.tfstate"
     variables: dict[str, str] = field(default_factory=dict)
+    var_args: list[tuple[str, str]] = field(default_factory=list)
+    """("var", "NAME=VALUE") and ("var-file", PATH) in command-line order (used with ``variables``)."""
     parallelism: int = 10
     refresh: bool = True
     fail_fast: bool = False
@@ -64,9 +67,9 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         store.lock()
     try:
         state = store.load()
-        variables, diags = input_variables(module, opts.variables)
-        if diags:
-            raise DiagnosticsError(diags)
+        variables, diags = _variables(module, opts)
+        if any(d.severity == "error" for d in diags):
+            raise DiagnosticsError([d for d in diags if d.severity == "error"])
         replace = frozenset(_parse_replace(opts.replace))
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism)
@@ -75,6 +78,11 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         store.unlock()
         raise
     return Planned(module, state, plan, planner, store, providers)
+
+
+def _variables(module: Module, opts: Options) -> tuple[dict[str, Any], list[Any]]:
+    cli = list(opts.var_args) + [("var", f"{k}={v}") for k, v in opts.variables.items()]
+    return resolve_variables(module, cli, directory=opts.chdir)
 
 
 def _parse_replace(items: tuple[str, ...]) -> list[InstanceAddr]:
@@ -199,9 +207,9 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
                                           f"strata is already managing a remote object for {addr}. To import "
                                           "to this address you must first remove the existing object from "
                                           "the state.")])
-        variables, diags = input_variables(module, opts.variables)
-        if diags:
-            raise DiagnosticsError(diags)
+        variables, diags = _variables(module, opts)
+        if any(d.severity == "error" for d in diags):
+            raise DiagnosticsError([d for d in diags if d.severity == "error"])
         planner = Planner(module, state, providers, variables, emit, refresh=False)
         planner._check_resource_types()
         await planner._configure_providers()

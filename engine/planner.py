@@ -21,8 +21,7 @@ import anyio
 from . import events as ev
 from . import expr as E
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_resource_addr
-from .config import NO_DEFAULT, Module, ResourceConfig, _NoResources, expressions_of
-from .convert import ConversionError, convert
+from .config import Module, ResourceConfig, _NoResources, expressions_of
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
@@ -104,54 +103,6 @@ def whole_resource_value(kind: str, vals: dict[InstanceKey, Any] | None) -> Any:
     return vals.get(None)
 
 
-def input_variables(module: Module, given: dict[str, str]) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """Variable values: ``-var`` values (parsed as HCL when they look like it) over defaults."""
-    from .hcl import parse_expression
-
-    out: dict[str, Any] = {}
-    diags: list[Diagnostic] = []
-    for name in given:
-        if name not in module.variables:
-            diags.append(error("Value for undeclared variable",
-                               f'A variable named "{name}" was assigned on the command line, but the root '
-                               "module does not declare a variable of that name."))
-    for name, vc in module.variables.items():
-        if name in given:
-            raw = given[name]
-            value: Any = raw
-            # as terraform: a -var value is a string unless the type constraint asks for a structure
-            if vc.type not in ("dynamic", "string", "number", "bool"):
-                try:
-                    value = evaluate(parse_expression(raw, f"<value for var.{name}>", 1),
-                                     Scope({}, _no_locals, _NoResources()))
-                except (DiagnosticsError, EvalError) as exc:
-                    diags.append(error("Invalid value for input variable",
-                                       f'The value given for var.{name} on the command line is not a valid '
-                                       f"expression for type {_type_text(vc.type)}: {exc}"))
-                    continue
-            try:
-                out[name] = convert(value, vc.type)
-            except ConversionError as exc:
-                diags.append(error("Invalid value for input variable",
-                                   f"The value given for var.{name} is not suitable for its type "
-                                   f"{_type_text(vc.type)}: {exc}", vc.range))
-        elif vc.default is not NO_DEFAULT:
-            out[name] = vc.default
-        else:
-            diags.append(error("No value for required variable",
-                               f'The root module input variable "{name}" is not set, and has no default '
-                               f"value. Use a -var {name}=VALUE option to provide a value.", vc.range))
-    return out, diags
-
-
-def _type_text(ty: Any) -> str:
-    if isinstance(ty, str):
-        return "any" if ty == "dynamic" else ty
-    if ty[0] in ("list", "set", "map"):
-        return f"{ty[0]}({_type_text(ty[1])})"
-    return ty[0]
-
-
 def _no_locals(name: str, line: int) -> Any:
     raise EvalError("Variables not allowed", "Local values may not be used here.", line)
 
@@ -199,6 +150,7 @@ class Planner:
                     self.local_value(node.name, 0)
             self._plan_orphans()
             self._plan_outputs()
+        self._check_prevent_destroy()
         self._raise_if_errors()
         self._propagate_cbd()
         for c in self.plan.changes:
@@ -791,6 +743,21 @@ class Planner:
                 addr, Action.DELETE, prov, obj.attributes, None, None, deposed,
                 create_before_destroy=obj.create_before_destroy or deposed is not None,
                 prior_dependencies=obj.dependencies))
+
+    def _check_prevent_destroy(self) -> None:
+        """``lifecycle { prevent_destroy = true }``: a plan that destroys such an object is an error."""
+        for c in self.plan.changes:
+            if c.action != Action.DELETE and not c.is_replace:
+                continue
+            rc = self.module.resources.get(c.addr.resource)
+            if rc is None or not rc.lifecycle.prevent_destroy:
+                continue
+            self.diags.append(error(
+                "Instance cannot be destroyed",
+                f"Resource {c.addr} has lifecycle.prevent_destroy set, but the plan calls for this "
+                "resource to be destroyed. To avoid this error and continue with the plan, either "
+                "disable lifecycle.prevent_destroy or change the configuration so the object is kept.",
+                rc.range, str(c.addr)))
 
     def _propagate_cbd(self) -> None:
         """Forced create_before_destroy: every dependency of a CBD object becomes CBD too.

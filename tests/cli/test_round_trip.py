@@ -352,3 +352,19 @@ def test_parallelism_zero_is_rejected(workdir: Workdir) -> None:
     assert res.returncode == 1, res.stdout + res.stderr
     assert "Traceback" not in res.stdout + res.stderr, res.stderr
     assert "parallelism" in res.stderr, res.stderr
+
+
+def test_prevent_destroy_stops_a_destroy(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "keep" {\n  input = "x"\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    res = workdir.strata("destroy", "-auto-approve")
+    assert res.returncode == 1 and "Instance cannot be destroyed" in res.stderr and "main.tf line 1" in res.stderr
+    assert workdir.strata("state", "list", check=True).stdout.split() == ["terraform_data.keep"]
+
+
+def test_tfvars_and_var_file_set_variables(workdir: Workdir) -> None:
+    workdir.write('variable "env" {}\nresource "terraform_data" "a" { input = var.env }\n')
+    (workdir.path / "terraform.tfvars").write_text('env = "from-tfvars"\n')
+    (workdir.path / "prod.tfvars").write_text('env = "prod"\n')
+    workdir.strata("apply", "-auto-approve", "-var-file=prod.tfvars", check=True)
+    assert workdir.state()["resources"][0]["instances"][0]["attributes"]["input"]["value"] == "prod"

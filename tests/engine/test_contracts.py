@@ -196,3 +196,26 @@ async def test_state_written_by_an_older_schema_is_upgraded(tmp_path: Path) -> N
     result = await _apply(opts, provider)
     assert result.ok, _messages(result.diagnostics)
     assert '"schema_version": 1' in (tmp_path / "terraform.tfstate").read_text()
+
+
+class ReturnsNothing(Misbehaving):
+    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
+        return ApplyResourceChangeResponse(None)
+
+
+@pytest.mark.trio
+async def test_create_that_returns_no_object_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    result = await _apply(_write(tmp_path), ReturnsNothing())
+    assert not result.ok
+    assert "Provider returned no object" in _messages(result.diagnostics)
+
+
+class Crashes(Misbehaving):
+    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
+        raise RuntimeError("boom")
+
+
+@pytest.mark.trio
+async def test_provider_exception_fails_only_that_resource(tmp_path: Path) -> None:
+    result = await _apply(_write(tmp_path), Crashes())
+    assert not result.ok and "boom" in _messages(result.diagnostics)
