@@ -111,6 +111,7 @@ class Applier:
 
     async def run(self, parallelism: int = 10, fail_fast: bool = False) -> ApplyResult:
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
+        self._walker = walker
         await walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
         return self.result
 
@@ -118,7 +119,8 @@ class Applier:
         if isinstance(node, ApplyNode):
             self.result.skipped += 1
             cause_name = str(cause.addr) if isinstance(cause, ApplyNode) else str(cause)
-            self.emit(ev.apply_skipped(node.addr, node.op, cause_name))
+            early = node in self._walker.stopped_early
+            self.emit(ev.apply_skipped(node.addr, node.op, cause_name, fail_fast=early))
 
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)

@@ -18,7 +18,7 @@ import orjson
 import structlog
 
 from . import events as ev
-from .addrs import parse_instance_addr
+from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
 from .config import load_module, resource_graph
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
@@ -244,8 +244,20 @@ def _eq(a: Any, b: Any) -> bool:
 
 
 def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
-    return ev.outputs_event({name: {"sensitive": s, "type": cty_type(v), "value": to_json(v)}
+    # as terraform: a sensitive output's value is not in the stream
+    return ev.outputs_event({name: {"sensitive": s, "type": cty_type(v)} if s else
+                             {"sensitive": s, "type": cty_type(v), "value": to_json(v)}
                              for name, (v, s) in sorted(outputs.items())})
+
+
+def _sensitive_names(obj: Any) -> set[str]:
+    """Top-level attributes the state marks sensitive (``[{"type": "get_attr", "value": NAME}]``)."""
+    out: set[str] = set()
+    for path in obj.sensitive_attributes:
+        if isinstance(path, (list, tuple)) and path and isinstance(path[0], dict) \
+                and path[0].get("type") == "get_attr":
+            out.add(str(path[0].get("value")))
+    return out
 
 
 async def cmd_plan(a: Args, out: Output) -> int:
@@ -315,7 +327,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
             _print_outputs(out, p.state.outputs)
         return 0
     if result.skipped:
-        out.text(f"\n{result.skipped} operation(s) skipped because something they depend on failed.\n")
+        out.text(f"\n{result.skipped} operation(s) not started: something they depend on failed"
+                 + (", or -fail-fast stopped the apply.\n" if opts.fail_fast else ".\n"))
     return 1
 
 
@@ -414,9 +427,15 @@ async def cmd_state(a: Args, out: Output) -> int:
             raise UsageError(str(exc)) from None
         obj = state.object(addr)
         if obj is None:
-            raise DiagnosticsError([error("No instance found for the given address",
-                                          f"This command requires that the address references one specific "
-                                          f"instance. {addr} is not in the state.")])
+            rs = state.resources.get(addr.resource)
+            if rs is not None and addr.key is None and rs.instances:
+                keys = ", ".join(str(InstanceAddr(addr.resource, k)) for k in list(rs.instances)[:5])
+                detail = (f"{addr} has several instances ({keys}{', ...' if len(rs.instances) > 5 else ''}); "
+                          "this command requires the address of one of them.")
+            else:
+                detail = f"This command requires that the address references one specific instance. " \
+                         f"{addr} is not in the state."
+            raise DiagnosticsError([error("No instance found for the given address", detail)])
         sys.stdout.write(_render_object(addr, obj) + "\n")
         return 0
     raise UsageError('Usage: strata state (list [ADDR...] | show ADDR)')
@@ -429,12 +448,14 @@ def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:
         head = f"# {addr}: (tainted)"
     lines = [head, f'resource "{r.type}" "{r.name}" {{']
     attrs = obj.attributes
+    sensitive = _sensitive_names(obj)
     width = max((len(k) for k, v in attrs.items() if v is not None), default=0)
     for k in sorted(attrs):
         v = attrs[k]
         if v is None:
             continue
-        lines.append(f"    {k.ljust(width)} = {fmt_value(v, 2)}")
+        shown = "(sensitive value)" if k in sensitive else fmt_value(v, 2)
+        lines.append(f"    {k.ljust(width)} = {shown}")
     lines.append("}")
     return "\n".join(lines)
 
@@ -453,7 +474,7 @@ async def cmd_show(a: Args, out: Output) -> int:
             item["provider_name"] = prov[len('provider["'):-2]
             item["schema_version"] = obj.schema_version
             item["values"] = encode_attributes(obj.attributes, {})
-            item["sensitive_values"] = {}
+            item["sensitive_values"] = {n: True for n in sorted(_sensitive_names(obj))}
             if obj.dependencies:
                 item["depends_on"] = list(obj.dependencies)
             if obj.tainted:

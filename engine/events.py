@@ -237,11 +237,14 @@ def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
                  {"hook": hook}, level="error")
 
 
-def apply_skipped(addr: InstanceAddr, action: str, because: str) -> Event:
-    """strata's own event: an operation not started because something it depends on failed."""
-    hook = {"resource": resource_json(addr), "action": action, "because": because}
-    return Event("apply_skipped", f"{addr}: Skipped because {because} failed", {"hook": hook},
-                 level="warn")
+def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False) -> Event:
+    """strata's own event: an operation not started because something it depends on failed
+    (or, with ``fail_fast``, because -fail-fast stopped the apply after ``because`` failed)."""
+    hook = {"resource": resource_json(addr), "action": action, "because": because,
+            "reason": "fail_fast" if fail_fast else "dependency_failed"}
+    msg = (f"{addr}: Not started: -fail-fast stopped the apply after {because} failed" if fail_fast
+           else f"{addr}: Skipped because {because} failed")
+    return Event("apply_skipped", msg, {"hook": hook}, level="warn")
 
 
 def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:

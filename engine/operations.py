@@ -197,6 +197,13 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         raise DiagnosticsError([error("Configuration for import target does not exist",
                                       f"The configuration does not contain {addr.resource}. Before importing "
                                       "this resource, please create its configuration in the root module.")])
+    if (addr.key is None) != (not rc.expanded) or (isinstance(addr.key, int) and rc.for_each is not None) \
+            or (isinstance(addr.key, str) and rc.count is not None):
+        how = ("has no count or for_each, so its address takes no instance key" if not rc.expanded else
+               "uses count, so its instances are addressed with a number, like [0]" if rc.count is not None else
+               'uses for_each, so its instances are addressed with a string key, like ["name"]')
+        raise DiagnosticsError([error("Invalid import address",
+                                      f"{addr.resource} {how}; {addr} does not match it.", rc.range)])
     providers = providers or Providers()
     store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
     store.lock()

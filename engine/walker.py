@@ -42,6 +42,7 @@ class Walker(Generic[N]):
         self.fail_fast = fail_fast
         self.failed: set[N] = set()
         self.skipped: dict[N, N] = {}  # skipped node -> the failed node that caused it
+        self.stopped_early: set[N] = set()  # skipped by fail-fast, not by a failed dependency
         self.completed: set[N] = set()
 
     async def run(self, execute: Callable[[N, Done], Awaitable[None]],
@@ -114,6 +115,7 @@ class Walker(Generic[N]):
         async def worker() -> None:
             async for node in recv:
                 if is_stopping():
+                    self.stopped_early.add(node)
                     self.skipped[node] = next(iter(self.failed))
                     on_skip(node, self.skipped[node])
                     finish_one()
@@ -138,6 +140,7 @@ class Walker(Generic[N]):
         for m, r in remaining.items():
             if r > 0 and m not in self.skipped and m not in self.failed and m not in self.completed:
                 self.skipped[m] = cause
+                self.stopped_early.add(m)
                 on_skip(m, cause)
                 finish_one()
 

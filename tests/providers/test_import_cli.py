@@ -44,3 +44,9 @@ def test_import_with_a_bad_id_reports_the_provider_error(workdir: Workdir) -> No
     workdir.write('resource "random_id" "x" {\n  byte_length = 4\n}\n')
     res = workdir.strata("import", "random_id.x", "***")
     assert res.returncode == 1 and "Import Random ID Error" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_import_key_must_match_the_resource_expansion(workdir: Workdir) -> None:
+    workdir.write('resource "random_id" "r" {\n  byte_length = 4\n}\n')
+    res = workdir.strata("import", "random_id.r[0]", "p-4Q5A")
+    assert res.returncode == 1 and "Invalid import address" in res.stderr and "main.tf line 1" in res.stderr

@@ -357,3 +357,14 @@ def test_state_from_an_older_provider_version_is_upgraded(workdir: Workdir) -> N
                             "instances": [{"schema_version": 1, "attributes": old, "sensitive_attributes": []}]}]}
     (workdir.path / "terraform.tfstate").write_text(json.dumps(state))
     assert_no_changes(workdir)
+
+
+def test_sensitive_result_is_hidden_from_state_show_and_json_outputs(workdir: Workdir) -> None:
+    workdir.write('resource "random_password" "p" {\n  length = 12\n}\n'
+                  'output "o" {\n  value     = random_password.p.result\n  sensitive = true\n}\n')
+    res = workdir.strata("apply", "-auto-approve", "-json", check=True)
+    out = res.of_type("outputs")[-1]["outputs"]["o"]
+    assert out["sensitive"] is True and "value" not in out, out
+    shown = workdir.strata("state", "show", "random_password.p", check=True).stdout
+    secret = workdir.state()["resources"][0]["instances"][0]["attributes"]["result"]
+    assert secret not in shown and "(sensitive value)" in shown
