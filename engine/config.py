@@ -295,7 +295,14 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                                    '(only "strata" for concurrency settings).', nb.range))
         module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits)
     elif b.type == "terraform":
-        pass  # required_version / required_providers: accepted; strata's providers are built in or installed
+        # required_version / required_providers are accepted: strata's providers are built in or installed
+        for nb in b.blocks:
+            if (nb.type == "backend" and nb.labels[:1] != ("local",)) or nb.type == "cloud":
+                what = f'backend "{nb.labels[0]}"' if nb.type == "backend" and nb.labels else nb.type
+                diags.append(error("Unsupported backend",
+                                   f"strata keeps state in a local file (terraform.tfstate, or -state=PATH); "
+                                   f"the {what} block is not supported, and ignoring it would put your state "
+                                   "somewhere you do not expect.", nb.range))
     else:
         known = {"module", "moved", "import", "check", "removed"}
         if b.type in known:

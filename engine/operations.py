@@ -67,6 +67,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         store.lock()
     try:
         state = store.load()
+        _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
         if any(d.severity == "error" for d in diags):
             raise DiagnosticsError([d for d in diags if d.severity == "error"])
@@ -78,6 +79,32 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         store.unlock()
         raise
     return Planned(module, state, plan, planner, store, providers)
+
+
+def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
+    """A typo in a concurrency setting would silently mean "no limit": make it an error."""
+    from .planner import provider_key_from_state
+
+    providers = {rc.provider_key for rc in module.resources.values()} | set(module.providers)
+    providers |= {provider_key_from_state(rs.provider) for rs in state.resources.values()}
+    types = {a.type for a in module.resources} | {a.type for a in state.resources}
+    diags = []
+    sources = [("command line", limits)] + [(f'provider "{pc.key}" block', pc.limits)
+                                            for pc in module.providers.values() if pc.limits is not None]
+    for where, lim in sources:
+        for name in list(lim.provider_parallelism) + list(lim.provider_rate) + list(lim.provider_retries):
+            if name not in providers:
+                diags.append(error("Unknown provider in a concurrency setting",
+                                   f'The {where} sets a limit for provider "{name}", which this configuration '
+                                   f"does not use (it uses: {', '.join(sorted(providers)) or 'none'}). An alias "
+                                   "is written NAME.ALIAS, e.g. aws.west."))
+        for name in list(lim.type_parallelism) + list(lim.type_rate):
+            if name not in types:
+                diags.append(error("Unknown resource type in a concurrency setting",
+                                   f'The {where} sets a limit for resource type "{name}", which this '
+                                   f"configuration does not use (it uses: {', '.join(sorted(types)) or 'none'})."))
+    if diags:
+        raise DiagnosticsError(diags)
 
 
 def _variables(module: Module, opts: Options) -> tuple[dict[str, Any], list[Any]]:

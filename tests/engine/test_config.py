@@ -427,3 +427,10 @@ def test_references_in_json_files_are_checked(tmp_path):
 
 def test_validate_references_on_a_valid_module_is_empty(good):
     assert validate_references(good) == []
+
+
+def test_a_remote_backend_is_refused_rather_than_ignored(tmp_path):
+    (tmp_path / "main.tf").write_text('terraform {\n  backend "s3" {\n    bucket = "x"\n  }\n}\n')
+    with pytest.raises(DiagnosticsError) as exc:
+        load_module(str(tmp_path))
+    assert "Unsupported backend" in str(exc.value) and "main.tf:2" in str(exc.value)

@@ -179,3 +179,13 @@ def test_parse_pairs_rejects_malformed_values() -> None:
     for bad in ("sim", "=3", "sim=0", "sim=abc"):
         with pytest.raises(ValueError, match="-x"):
             parse_pairs([bad], "x")
+
+
+@pytest.mark.trio
+async def test_a_typo_in_a_limit_name_is_an_error(tmp_path: Path) -> None:
+    from engine import DiagnosticsError
+
+    opts = _opts(tmp_path, MANY, limits=Limits(type_parallelism={"count_thng": 2}))
+    with pytest.raises(DiagnosticsError) as exc:
+        await make_plan(opts, lambda e: None, providers=Providers({"count": Counting()}))
+    assert "count_thng" in str(exc.value) and "count_thing" in str(exc.value)
