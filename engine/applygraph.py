@@ -192,7 +192,9 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         own = b.own_d.get(id(c))
         if own is not None:
             dn, cbd = own
-            for r in prior_res | config_res:
+            # the object being destroyed is the old one: only the dependencies recorded for it in
+            # state order its destruction (the new configuration's may point the other way)
+            for r in prior_res:
                 if r == c.addr.resource:
                     continue
                 if b.d_by_res.get(r):

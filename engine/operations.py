@@ -16,7 +16,7 @@ from .addrs import InstanceAddr, InstanceKey, ResourceAddr
 from .apply import Applier, ApplyResult, _ApplyResolver
 from .applygraph import build_apply_graph
 from .config import Module, load_module
-from .diagnostics import DiagnosticsError, SourceRange, error
+from .diagnostics import DiagnosticsError, ProviderError, SourceRange, StrataError, error
 from .evaluate import EvalError, Scope, evaluate
 from .limits import Limits
 from .plan import Plan
@@ -136,22 +136,38 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
         keys: dict[ResourceAddr, list[InstanceKey]] = {
             a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
         local_value = _apply_locals(p, kinds, keys)
-        async with p.store.writer(p.state) as writer:
-            limits = opts.limits
-            for pc in p.module.providers.values():
-                if pc.limits is not None:
-                    limits.merge(pc.limits)
-            applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                              kinds, keys, local_value, limits)
-            applier.record_data_reads()
-            result = await applier.run(opts.parallelism, opts.fail_fast)
-            outputs = _final_outputs(p, applier.resolver, local_value, result)
-            if outputs != p.state.outputs:
-                writer.changed = True
-            p.state.outputs = outputs
-        return result
+        try:
+            return await _walk(p, opts, emit, graph, work, kinds, keys, local_value)
+        except BaseExceptionGroup as group:
+            # a state write failure cancels the walk: report it as itself, not as a task-group error
+            failure = group.subgroup(lambda e: isinstance(e, StrataError))
+            if failure is None:
+                raise
+            first: BaseException = failure
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            raise first from group
     finally:
         p.store.unlock()
+
+
+async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], graph: Any, work: Any,
+                kinds: Any, keys: Any, local_value: Callable[[str, int], Any]) -> ApplyResult:
+    """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
+    async with p.store.writer(p.state) as writer:
+        limits = opts.limits
+        for pc in p.module.providers.values():
+            if pc.limits is not None:
+                limits.merge(pc.limits)
+        applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                          kinds, keys, local_value, limits)
+        applier.record_data_reads()
+        result = await applier.run(opts.parallelism, opts.fail_fast)
+        outputs = _final_outputs(p, applier.resolver, local_value, result)
+        if outputs != p.state.outputs:
+            writer.changed = True
+        p.state.outputs = outputs
+    return result
 
 
 def _key_order(k: Any) -> tuple[int, Any]:
@@ -251,11 +267,19 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         provider = providers.get(rc.provider_key)
         schema = providers.schema(rc.provider_key, addr.resource.type)
         assert schema is not None
-        resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id))
+        try:
+            resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id))
+        except Exception as exc:
+            raise ProviderError("Provider failed to import", address=str(addr), provider=rc.provider_key,
+                                detail=f"{type(exc).__name__}: {exc}") from exc
         errs = [d for d in resp.diagnostics if d.severity == "error"]
         if errs or resp.state is None:
             raise DiagnosticsError(errs or [error("Import failed", f'The provider returned nothing for id "{import_id}".')])
-        read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state))
+        try:
+            read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state))
+        except Exception as exc:
+            raise ProviderError("Provider failed to read the imported object", address=str(addr),
+                                provider=rc.provider_key, detail=f"{type(exc).__name__}: {exc}") from exc
         errs = [d for d in read.diagnostics if d.severity == "error"]
         if errs:
             raise DiagnosticsError(errs)

@@ -588,7 +588,12 @@ class Planner:
             if not cdiags:
                 validate = (provider.validate_resource_config if rc.addr.mode == "managed"
                             else provider.validate_data_resource_config)
-                cdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))).diagnostics)
+                try:
+                    cdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))
+                                   ).diagnostics)
+                except Exception as exc:  # a provider bug is a diagnostic, never a traceback
+                    cdiags = [error("Provider failed to validate the configuration",
+                                    f'Provider "{rc.provider_key}": {type(exc).__name__}: {exc}')]
             if cdiags:
                 self.diags.extend(_addressed(tuple(cdiags), str(addr), rc.range))
                 if any(d.severity == "error" for d in cdiags):
@@ -707,11 +712,9 @@ class Planner:
                 continue
             kind = self.resolver.kind.get(addr.resource, "single")
             if rc is not None:
-                if deposed is not None:
-                    continue  # planned with the resource's instances
                 vals = self.resolver.values.get(addr.resource, {})
                 if addr.key in vals:
-                    continue
+                    continue  # in configuration (its deposed objects were planned with the instance)
                 if self._errored(addr):
                     continue
             reason = None if deposed else orphan_reason(rc is not None, kind != "single", addr.key, kind)

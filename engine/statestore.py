@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -44,6 +45,15 @@ class StateLockError(StrataError):
     def __init__(self, path: str) -> None:
         self.path = path
         super().__init__(f"Error acquiring the state lock: {path} is locked by another strata process")
+
+
+class StateWriteError(StrataError):
+    """The state journal could not be written: the apply stops, and says what is recorded."""
+
+    def __init__(self, path: str, exc: OSError) -> None:
+        self.path = path
+        super().__init__(f"Failed to write the state journal {path}: {exc.strerror or exc}. The apply was "
+                         "stopped; everything reported complete before this is recorded.")
 
 
 class StateStore:
@@ -142,9 +152,16 @@ class StateStore:
             if self.fsync:
                 os.fsync(f.fileno())
         if os.path.exists(self.path):
-            # keep terraform's convention of a backup of the previous snapshot
+            # terraform's convention of a backup of the previous snapshot, made by a hard link so the
+            # live snapshot is never moved away: a crash at any moment leaves a complete one in place
+            backup = self.path + ".backup"
             with contextlib.suppress(OSError):
-                os.replace(self.path, self.path + ".backup")
+                os.unlink(backup)
+            try:
+                os.link(self.path, backup)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    shutil.copyfile(self.path, backup)
         os.replace(tmp, self.path)
         if self.fsync:
             _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
@@ -190,6 +207,7 @@ class StateWriter:
         self._idle = anyio.Event()
         self._idle.set()
         self._fd = -1
+        self.error: StateWriteError | None = None
 
     async def open(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
@@ -200,14 +218,15 @@ class StateWriter:
     def put(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,
             deposed: str | None = None, on_durable: Callable[[], None] | None = None) -> None:
         """Record ``obj`` at ``addr`` (None removes it). ``on_durable`` runs after the fsync."""
-        self.state.set_object(addr, provider, obj, deposed)
-        self.changed = True
         r = addr.resource
         enc: Any = None
         if obj is not None:
             enc = encode_object(None, obj, self.store.dynamic_attrs(r.type))
-        self._pending.append(dumps(
-            {"r": (r.mode, r.type, r.name), "k": addr.key, "d": deposed, "p": provider, "o": enc}) + b"\n")
+        # encode first: a value that cannot be written must not reach the in-memory state either
+        line = dumps({"r": (r.mode, r.type, r.name), "k": addr.key, "d": deposed, "p": provider, "o": enc})
+        self.state.set_object(addr, provider, obj, deposed)
+        self.changed = True
+        self._pending.append(line + b"\n")
         if on_durable is not None:
             self._callbacks.append(on_durable)
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
@@ -222,25 +241,32 @@ class StateWriter:
             os.fdatasync(self._fd)
 
     async def committer(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake = anyio.Event()
-            while self._pending:
-                batch, self._pending = self._pending, []
-                callbacks, self._callbacks = self._callbacks, []
-                data = b"".join(batch)
-                if self.store.fsync:
-                    await anyio.to_thread.run_sync(self._write, data)
-                else:
-                    self._write(data)
-                for cb in callbacks:
-                    cb()
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                while self._pending:
+                    batch, self._pending = self._pending, []
+                    callbacks, self._callbacks = self._callbacks, []
+                    data = b"".join(batch)
+                    if self.store.fsync:
+                        await anyio.to_thread.run_sync(self._write, data)
+                    else:
+                        self._write(data)
+                    for cb in callbacks:
+                        cb()
+                self._idle.set()
+        except OSError as exc:
+            # the disk refused: nothing more can be made durable, so nothing more may be reported
+            # complete; stop the apply (the task group cancels the walk) with an error that says so
+            self.error = StateWriteError(self.store.journal_path, exc)
             self._idle.set()
+            raise self.error from exc
 
     async def drain(self) -> None:
-        """Wait until everything put so far is durable."""
+        """Wait until everything put so far is durable (or the writer failed)."""
         with anyio.CancelScope(shield=True):
-            while self._pending or not self._idle.is_set():
+            while (self._pending or not self._idle.is_set()) and self.error is None:
                 await self._idle.wait()
 
     def close(self) -> None:

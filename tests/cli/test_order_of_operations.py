@@ -216,3 +216,19 @@ def test_cbd_dependent_forces_cbd_on_its_dependency(workdir: Workdir) -> None:
     res = apply_config(workdir, FORCED_CBD.replace("REV", "2"))
     assert_order(res, [(A, "create"), (B, "create"), (B, "delete"), (A, "delete")],
                  "forced create_before_destroy (B is create_before_destroy, A is not)")
+
+
+def test_reversed_dependencies_replace_in_state_order_then_config_order(workdir: Workdir) -> None:
+    """Old objects are destroyed by the dependencies recorded in state, new ones created by the
+    configuration's: reversing a dependency while replacing both must not be a cycle."""
+    workdir.write('resource "terraform_data" "a" {\n  count = 1\n  triggers_replace = [1]\n}\n'
+                  'resource "terraform_data" "b" {\n  count = 1\n  triggers_replace = [1]\n'
+                  '  depends_on = [terraform_data.a]\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write('resource "terraform_data" "a" {\n  count = 1\n  triggers_replace = [2]\n'
+                  '  depends_on = [terraform_data.b]\n}\n'
+                  'resource "terraform_data" "b" {\n  count = 1\n  triggers_replace = [2]\n}\n')
+    res = workdir.strata("apply", "-auto-approve", "-json", "-parallelism=1", check=True)
+    order = [(e["hook"]["resource"]["addr"], e["hook"]["action"]) for e in res.of_type("apply_complete")]
+    assert order == [("terraform_data.b[0]", "delete"), ("terraform_data.a[0]", "delete"),
+                     ("terraform_data.b[0]", "create"), ("terraform_data.a[0]", "create")], order

@@ -447,3 +447,33 @@ def test_cli_apply_refuses_while_state_is_locked(workdir: Workdir) -> None:
     assert "lock" in res.stderr, f"the error should say the state is locked:\n{res.stderr}"
     assert not (workdir.path / "terraform.tfstate").exists(), "apply wrote state without holding the lock"
 
+
+
+def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    import anyio
+
+    from engine.statestore import StateWriteError
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdatasync", no_space)
+    fired: list[str] = []
+
+    async def main() -> None:
+        store = store_at(state_path)
+        async with store.writer(State()) as w:
+            w.put(addr("a"), PROVIDER, obj("a"), on_durable=lambda: fired.append("a"))
+            await anyio.sleep(5)  # the failure must cancel this, not wait it out
+
+    with pytest.raises(BaseException) as exc:
+        anyio.run(main, backend="trio")
+    found = exc.value
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    assert isinstance(found, StateWriteError), repr(exc.value)
+    assert fired == [], "nothing may be reported durable when the journal could not be written"
