@@ -112,36 +112,11 @@ def is_wholly_known(v: Any) -> bool:
 
 
 def cty_type(v: Any) -> Any:
-    """The cty JSON type notation of a known value (as terraform writes it in state)."""
-    if v is None:
-        # terraform records a null dynamic value as the whole attribute being null;
-        # inside collections a null element has dynamic pseudo-type
-        return "dynamic"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, ListVal):
-        return ["list", _elem_type(v)]
-    if isinstance(v, SetVal):
-        return ["set", _elem_type(v)]
-    if isinstance(v, tuple):
-        return ["tuple", [cty_type(x) for x in v]]
-    if isinstance(v, MapVal):
-        return ["map", _elem_type(tuple(v.values()))]
-    if isinstance(v, dict):
-        return ["object", {k: cty_type(v[k]) for k in sorted(v)}]
-    raise TypeError(f"no cty type for {v!r}")
-
-
-def _elem_type(items: tuple[Any, ...]) -> Any:
-    types = [cty_type(x) for x in items if x is not None]
-    if not types:
-        return "dynamic"
-    first = types[0]
-    return first
+    """The cty JSON type notation of a known value (as terraform writes it in state): see
+    :func:`value_type`, which it is (a null has dynamic pseudo-type). State never holds unknowns."""
+    if v is UNKNOWN:
+        raise TypeError("an unknown value has no type to record in state")
+    return value_type(v)
 
 
 def from_typed_json(value: Any, ty: Any) -> Any:
@@ -261,7 +236,7 @@ def value_type(v: Any) -> Any:
     if isinstance(v, MapVal):
         return ["map", _collection_elem_type(tuple(v.values()))]
     if isinstance(v, dict):
-        return ["object", {k: value_type(x) for k, x in v.items()}]
+        return ["object", {k: value_type(v[k]) for k in sorted(v)}]
     return "dynamic"
 
 
