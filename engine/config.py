@@ -334,6 +334,9 @@ def type_constraint(e: E.Expr) -> Any:
                 if not isinstance(key, str):
                     raise ValueError("Object type attribute names must be plain names.")
                 if isinstance(v, E.Call) and v.name == "optional" and v.args:
+                    if len(v.args) > 1:
+                        raise ValueError(f'Default values in optional() ("{key}") are not supported by strata '
+                                         "yet: leave out the default and use coalesce() where the value is used.")
                     optional.append(key)
                     v = v.args[0]
                 attrs[key] = type_constraint(v)
