@@ -106,3 +106,11 @@ def parse_resource_addr(s: str) -> ResourceAddr | None:
     if len(parts) == 3 and parts[0] == "data":
         return ResourceAddr(parts[1], parts[2], "data")
     return None
+
+
+def provider_key_from_state(prov: str) -> str:
+    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
+    inner, _, alias = prov.rpartition("]")
+    name = inner.rstrip('"').rsplit("/", 1)[-1]
+    alias = alias.lstrip(".")
+    return f"{name}.{alias}" if alias else name

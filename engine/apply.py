@@ -17,16 +17,17 @@ from typing import Any
 import anyio
 
 from . import events as ev
-from .addrs import InstanceAddr, InstanceKey, ResourceAddr
+from .addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
 from .applygraph import ApplyNode, Barrier, Node, Work
 from .config import Module
+from .contracts import check_final_plan, check_new_state
 from .diagnostics import Diagnostic, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
 from .limits import Limits
 from .plan import Action, Plan, ResourceInstanceChange
-from .planner import provider_key_from_state, whole_resource_value
+from .planner import whole_resource_value
 from .provider import (
     ApplyResourceChangeRequest,
     PlanResourceChangeRequest,
@@ -38,7 +39,7 @@ from .provider import (
 from .registry import Providers
 from .state import ObjectState, State
 from .statestore import StateWriter
-from .values import UNKNOWN, equal, is_wholly_known
+from .values import UNKNOWN, is_wholly_known
 from .walker import Done, Walker
 
 Emit = Callable[[ev.Event], None]
@@ -203,7 +204,7 @@ class Applier:
             if schema is not None and block_counts(planned, schema) != block_counts(new, schema):
                 problem = (f"the number of nested blocks changed: planned {block_counts(planned, schema)}, "
                            f"got {block_counts(new, schema)}")
-            problem = problem or _check_new_state(planned, new)
+            problem = problem or check_new_state(planned, new)
             if problem:
                 errs = [error("Provider produced inconsistent result after apply",
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
@@ -289,7 +290,7 @@ class Applier:
         if final is None:
             self._fail(addr, "Provider produced null plan", f'Provider "{pname}" planned no object for {addr}.')
             return None
-        problem = _check_known_kept(c.after, final) if c.after is not None else None
+        problem = check_final_plan(c.after, final) if c.after is not None else None
         if problem:
             self._fail(addr, "Provider produced inconsistent final plan",
                        f'When expanding the plan for {addr} to include new values learned so far during '
@@ -403,33 +404,3 @@ def _sensitive_marks(value: dict[str, Any], sensitive: frozenset[str]) -> tuple[
     if not sensitive:
         return ()
     return tuple([{"type": "get_attr", "value": n}] for n in sorted(sensitive) if value.get(n) is not None)
-
-
-def _paths(v: Any, prefix: str = "") -> Any:
-    if isinstance(v, dict):
-        for k, x in v.items():
-            yield from _paths(x, f"{prefix}.{k}" if prefix else k)
-    else:
-        yield prefix, v
-
-
-def _check_known_kept(initial: dict[str, Any], final: dict[str, Any]) -> str | None:
-    """A value known in the initial plan must be identical in the final plan."""
-    for k, v in initial.items():
-        if v is UNKNOWN:
-            continue
-        if is_wholly_known(v):
-            if not equal(v, final.get(k)):
-                return f".{k}: was {v!r}, but now {final.get(k)!r}"
-    return None
-
-
-def _check_new_state(planned: dict[str, Any], new: dict[str, Any]) -> str | None:
-    if not is_wholly_known(new):
-        return "the new state contains unknown values"
-    for k, v in planned.items():
-        if v is UNKNOWN or not is_wholly_known(v):
-            continue
-        if not equal(v, new.get(k)):
-            return f".{k}: was {v!r}, but now {new.get(k)!r}"
-    return None

@@ -83,7 +83,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
     """A typo in a concurrency setting would silently mean "no limit": make it an error."""
-    from .planner import provider_key_from_state
+    from .addrs import provider_key_from_state
 
     providers = {rc.provider_key for rc in module.resources.values()} | set(module.providers)
     providers |= {provider_key_from_state(rs.provider) for rs in state.resources.values()}

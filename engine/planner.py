@@ -20,8 +20,15 @@ import anyio
 
 from . import events as ev
 from . import expr as E
-from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_resource_addr
+from .addrs import (
+    InstanceAddr,
+    InstanceKey,
+    ResourceAddr,
+    parse_resource_addr,
+    provider_key_from_state,
+)
 from .config import Module, ResourceConfig, _NoResources, expressions_of
+from .contracts import check_planned_state
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
@@ -39,7 +46,7 @@ from .provider import (
 from .registry import Providers
 from .state import ObjectState, State
 from .statecodec import encode_attributes
-from .values import UNKNOWN, SetVal, equal, is_wholly_known, type_name
+from .values import UNKNOWN, SetVal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
 
@@ -811,47 +818,6 @@ def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:
 
 def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:
     return [Diagnostic(d.severity, d.summary, d.detail, d.subject or rng, d.address or address) for d in diags]
-
-
-def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: dict[str, Any] | None,
-                        planned: dict[str, Any] | None) -> str | None:
-    """The planned-state contract (001_34737dbf376f3bcf.txt); returns ``.attr: what is wrong`` or None.
-
-    Every non-null configuration value must be kept as configured, or as the
-    prior value (normalization); only computed attributes that are null in
-    configuration may be set by the provider.
-    """
-    if planned is None:
-        return ": the planned new state is null for an object that is in configuration"
-    if not isinstance(planned, dict):
-        return ": the planned new state is not an object"
-    for name, a in schema.attributes.items():
-        cfg = config.get(name)
-        got = planned.get(name)
-        if cfg is UNKNOWN:
-            if got is not UNKNOWN:
-                return f".{name}: planned value {got!r} for a value that is unknown in configuration"
-        elif cfg is not None:
-            if equal(got, cfg):
-                continue
-            if prior is not None and equal(got, prior.get(name)):
-                continue  # normalization: the provider kept an equivalent prior value
-            prior_text = f" nor prior value {prior.get(name)!r}" if prior is not None else ""
-            return f".{name}: planned value {got!r} does not match config value {cfg!r}{prior_text}"
-        elif not a.computed and got is not None:
-            return f".{name}: planned value {got!r} for a non-computed attribute that is null in configuration"
-    for name in planned:
-        if name not in schema.attributes and name not in schema.blocks:
-            return f".{name}: the provider planned an attribute that is not in its schema"
-    return None
-
-
-def provider_key_from_state(prov: str) -> str:
-    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
-    inner, _, alias = prov.rpartition("]")
-    name = inner.rstrip('"').rsplit("/", 1)[-1]
-    alias = alias.lstrip(".")
-    return f"{name}.{alias}" if alias else name
 
 
 def _builtin_names(providers: Providers) -> list[str]:

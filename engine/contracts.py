@@ -1,0 +1,68 @@
+"""The promises a provider makes, checked by the core (001_34737dbf376f3bcf.txt).
+
+Each check is a pure function returning ``None`` when the promise holds, or a short
+description of the broken one (``.attr: what is wrong``) for the caller to put in an
+error naming the provider and the resource address.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .provider import ResourceSchema
+from .values import UNKNOWN, equal, is_wholly_known
+
+
+def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: dict[str, Any] | None,
+                        planned: dict[str, Any] | None) -> str | None:
+    """The planned-state contract (001_34737dbf376f3bcf.txt); returns ``.attr: what is wrong`` or None.
+
+    Every non-null configuration value must be kept as configured, or as the
+    prior value (normalization); only computed attributes that are null in
+    configuration may be set by the provider.
+    """
+    if planned is None:
+        return ": the planned new state is null for an object that is in configuration"
+    if not isinstance(planned, dict):
+        return ": the planned new state is not an object"
+    for name, a in schema.attributes.items():
+        cfg = config.get(name)
+        got = planned.get(name)
+        if cfg is UNKNOWN:
+            if got is not UNKNOWN:
+                return f".{name}: planned value {got!r} for a value that is unknown in configuration"
+        elif cfg is not None:
+            if equal(got, cfg):
+                continue
+            if prior is not None and equal(got, prior.get(name)):
+                continue  # normalization: the provider kept an equivalent prior value
+            prior_text = f" nor prior value {prior.get(name)!r}" if prior is not None else ""
+            return f".{name}: planned value {got!r} does not match config value {cfg!r}{prior_text}"
+        elif not a.computed and got is not None:
+            return f".{name}: planned value {got!r} for a non-computed attribute that is null in configuration"
+    for name in planned:
+        if name not in schema.attributes and name not in schema.blocks:
+            return f".{name}: the provider planned an attribute that is not in its schema"
+    return None
+
+
+def check_final_plan(initial: dict[str, Any], final: dict[str, Any]) -> str | None:
+    """A value known in the initial plan must be identical in the final plan."""
+    for k, v in initial.items():
+        if v is UNKNOWN:
+            continue
+        if is_wholly_known(v):
+            if not equal(v, final.get(k)):
+                return f".{k}: was {v!r}, but now {final.get(k)!r}"
+    return None
+
+
+def check_new_state(planned: dict[str, Any], new: dict[str, Any]) -> str | None:
+    if not is_wholly_known(new):
+        return "the new state contains unknown values"
+    for k, v in planned.items():
+        if v is UNKNOWN or not is_wholly_known(v):
+            continue
+        if not equal(v, new.get(k)):
+            return f".{k}: was {v!r}, but now {new.get(k)!r}"
+    return None
