@@ -95,6 +95,10 @@ def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
     unclosed = _unclosed_bracket(text)
     if eof or unclosed is not None:
         opened_at, char = unclosed if unclosed is not None else (max(1, text.count("\n")), "{")
+        if char == '"':
+            return error("Unterminated template string",
+                         "No closing marker was found for the string: a quote is missing at the end of "
+                         "this line.", SourceRange(filename, opened_at, 1))
         what = "block" if char == "{" else "bracket"
         return error(f"Unclosed configuration {what}",
                      f"There is no closing {'brace' if char == '{' else 'bracket'} for this {char} before "
@@ -211,6 +215,8 @@ def _unclosed_bracket(text: str) -> tuple[int, str] | None:
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
+            if (j >= n or text[j] == "\n") and "${" not in text[i:j] and "%{" not in text[i:j]:
+                return (line, '"')  # a quoted string left open at the end of its line
             i = j + 1
             continue
         elif text.startswith("<<", i):

@@ -276,3 +276,10 @@ def test_json_mode_stdout_is_only_json_lines(workdir: Workdir) -> None:
             orjson.loads(line)
         except orjson.JSONDecodeError:
             raise AssertionError(f"non-JSON line in -json output: {line!r}\n{res.stdout}") from None
+
+
+def test_unterminated_string_points_at_its_line(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  input = "x\n}\n')
+    res = workdir.strata("validate")
+    assert res.returncode == 1 and "Unterminated template string" in res.stderr
+    assert "on main.tf line 2" in res.stderr and "Traceback" not in res.stderr
