@@ -21,7 +21,7 @@ from .addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_st
 from .applygraph import ApplyNode, Barrier, Node, Work
 from .config import Module
 from .contracts import check_final_plan, check_new_state
-from .diagnostics import Diagnostic, SourceRange, error
+from .diagnostics import Diagnostic, SourceRange, error, errors_of
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
@@ -86,7 +86,7 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        return not any(d.severity == "error" for d in self.diagnostics)
+        return not bool(errors_of(self.diagnostics))
 
 
 class Applier:
@@ -194,7 +194,7 @@ class Applier:
                                                               self._progress_reporter(addr, action, start)),
             action)
         elapsed = time.monotonic() - start
-        errs = [d for d in diags if d.severity == "error"]
+        errs = errors_of(diags)
         if not errs and new is None:
             errs = [error("Provider returned no object",
                           f'Provider "{pname}" reported success for the {action} of {addr} but returned '
@@ -257,7 +257,7 @@ class Applier:
             except EvalError:
                 pass
         config, diags = evaluate_instance_config(rc, schema, scope)
-        errs = [d for d in diags if d.severity == "error"]
+        errs = errors_of(diags)
         if errs:
             for d in errs:
                 self._fail(addr, d.summary, d.detail, d.subject)
@@ -281,7 +281,7 @@ class Applier:
         except Exception as exc:
             self._fail(addr, "Provider error", f"{type(exc).__name__}: {exc}")
             return None
-        errs = [d for d in resp.diagnostics if d.severity == "error"]
+        errs = errors_of(resp.diagnostics)
         if errs:
             for d in errs:
                 self._fail(addr, d.summary, d.detail)
@@ -315,7 +315,7 @@ class Applier:
                 new, diags = resp.new_state, tuple(resp.diagnostics)
             except Exception as exc:  # a provider bug is this resource's failure, not strata's
                 new, diags = None, (error("Provider error", f"{type(exc).__name__}: {exc}"),)
-            errs = [d for d in diags if d.severity == "error"]
+            errs = errors_of(diags)
             if not errs or not all(d.retryable for d in errs) or attempt >= retries:
                 return new, diags
             attempt += 1
@@ -354,7 +354,7 @@ class Applier:
             diags, value = resp.diagnostics, resp.state
         except Exception as exc:
             diags, value = (error("Provider error", f"{type(exc).__name__}: {exc}"),), None
-        errs = [d for d in diags if d.severity == "error"]
+        errs = errors_of(diags)
         if errs or value is None:
             for d in errs or [error("Provider returned no object",
                                     f'Provider "{pname}" returned nothing when reading {addr}.')]:
@@ -379,10 +379,10 @@ class Applier:
         new, diags = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
             "delete")
-        if diags and new is None and any(d.severity == "error" for d in diags):
+        if diags and new is None and bool(errors_of(diags)):
             new = obj.attributes
         elapsed = time.monotonic() - start
-        errs = [d for d in diags if d.severity == "error"]
+        errs = errors_of(diags)
         if errs or new is not None:
             self.emit(ev.apply_errored(addr, "delete", elapsed))
             for d in errs or [error("Provider returned an object after delete",

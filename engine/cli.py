@@ -21,7 +21,7 @@ from . import events as ev
 from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
 from .config import load_module, resource_graph
-from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error
+from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error, errors_of
 from .limits import Limits, parse_pairs
 from .operations import Options, Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
@@ -362,7 +362,7 @@ async def cmd_validate(a: Args, out: Output) -> int:
     planner = Planner(module, _empty_state(), providers, {}, lambda e: None)
     planner._check_resource_types()
     planner._config_order()
-    errs = [d for d in planner.diags if d.severity == "error"]
+    errs = errors_of(planner.diags)
     if errs:
         raise DiagnosticsError(errs)
     if out.json:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import expr as E
 from .addrs import ResourceAddr
-from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error, errors_of
 from .hcl import Attribute, Block, parse_hcl, parse_json
 from .limits import Limits
 
@@ -145,7 +145,7 @@ def load_module(directory: str) -> Module:
             diags.extend(_add_block(module, b))
     if not diags:
         diags.extend(validate_references(module))
-    errors = [d for d in diags if d.severity == "error"]
+    errors = errors_of(diags)
     if errors:
         raise DiagnosticsError(errors)
     return module

@@ -63,6 +63,11 @@ def error(summary: str, detail: str = "", subject: SourceRange | None = None,
     return Diagnostic("error", summary, detail, subject, address, retryable)
 
 
+def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The error diagnostics among ``diags`` (warnings do not stop anything)."""
+    return [d for d in diags if d.severity == "error"]
+
+
 class StrataError(Exception):
     """Root of the errors strata raises on purpose."""
 

@@ -16,7 +16,7 @@ from .addrs import InstanceAddr, InstanceKey, ResourceAddr
 from .apply import Applier, ApplyResult, _ApplyResolver
 from .applygraph import build_apply_graph
 from .config import Module, load_module
-from .diagnostics import DiagnosticsError, ProviderError, SourceRange, StrataError, error
+from .diagnostics import DiagnosticsError, ProviderError, SourceRange, StrataError, error, errors_of
 from .evaluate import EvalError, Scope, evaluate
 from .limits import Limits
 from .plan import Plan
@@ -69,8 +69,8 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         state = store.load()
         _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
-        if any(d.severity == "error" for d in diags):
-            raise DiagnosticsError([d for d in diags if d.severity == "error"])
+        if errors_of(diags):
+            raise DiagnosticsError(errors_of(diags))
         replace = frozenset(_parse_replace(opts.replace))
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism)
@@ -258,8 +258,8 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
                                           "to this address you must first remove the existing object from "
                                           "the state.")])
         variables, diags = _variables(module, opts)
-        if any(d.severity == "error" for d in diags):
-            raise DiagnosticsError([d for d in diags if d.severity == "error"])
+        if errors_of(diags):
+            raise DiagnosticsError(errors_of(diags))
         planner = Planner(module, state, providers, variables, emit, refresh=False)
         planner._check_resource_types()
         await planner._configure_providers()
@@ -272,7 +272,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         except Exception as exc:
             raise ProviderError("Provider failed to import", address=str(addr), provider=rc.provider_key,
                                 detail=f"{type(exc).__name__}: {exc}") from exc
-        errs = [d for d in resp.diagnostics if d.severity == "error"]
+        errs = errors_of(resp.diagnostics)
         if errs or resp.state is None:
             raise DiagnosticsError(errs or [error("Import failed", f'The provider returned nothing for id "{import_id}".')])
         try:
@@ -280,7 +280,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         except Exception as exc:
             raise ProviderError("Provider failed to read the imported object", address=str(addr),
                                 provider=rc.provider_key, detail=f"{type(exc).__name__}: {exc}") from exc
-        errs = [d for d in read.diagnostics if d.severity == "error"]
+        errs = errors_of(read.diagnostics)
         if errs:
             raise DiagnosticsError(errs)
         if read.new_state is None:

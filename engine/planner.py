@@ -29,7 +29,7 @@ from .addrs import (
 )
 from .config import Module, ResourceConfig, _NoResources, expressions_of
 from .contracts import check_planned_state
-from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error
+from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error, errors_of
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
@@ -166,7 +166,7 @@ class Planner:
         return self.plan
 
     def _raise_if_errors(self) -> None:
-        errs = [d for d in self.diags if d.severity == "error"]
+        errs = errors_of(self.diags)
         if errs:
             raise DiagnosticsError(errs)
 
@@ -393,7 +393,7 @@ class Planner:
             return
         if resp.diagnostics:
             self.diags.extend(_addressed(resp.diagnostics, str(addr)))
-            if any(d.severity == "error" for d in resp.diagnostics):
+            if errors_of(resp.diagnostics):
                 return
         if resp.new_state is None:
             self.state.set_object(addr, prov, None)
@@ -603,7 +603,7 @@ class Planner:
                                     f'Provider "{rc.provider_key}": {type(exc).__name__}: {exc}')]
             if cdiags:
                 self.diags.extend(_addressed(tuple(cdiags), str(addr), rc.range))
-                if any(d.severity == "error" for d in cdiags):
+                if errors_of(cdiags):
                     values[key] = UNKNOWN
                     continue
             inst = prior_instances.get(key)
