@@ -45,7 +45,7 @@ from .walker import Done, Walker
 Emit = Callable[[ev.Event], None]
 
 
-class _ApplyResolver:
+class ApplyResolver:
     """Apply-time resource values: what the state holds now."""
 
     def __init__(self, module: Module, state: State, kinds: dict[ResourceAddr, str],
@@ -86,13 +86,13 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        return not bool(errors_of(self.diagnostics))
+        return not errors_of(self.diagnostics)
 
 
 class Applier:
     def __init__(self, module: Module | None, plan: Plan, graph: Graph[Node], work: dict[ApplyNode, Work],
                  providers: Providers, writer: StateWriter, emit: Emit, variables: dict[str, Any],
-                 kinds: dict[ResourceAddr, str], keys: dict[ResourceAddr, list[InstanceKey]],
+                 resolver: ApplyResolver,
                  local_value: Callable[[str, int], Any] | None = None, limits: Limits | None = None) -> None:
         self.module = module
         self.plan = plan
@@ -104,7 +104,7 @@ class Applier:
         self.emit = emit
         self.variables = variables
         self.result = ApplyResult()
-        self.resolver = _ApplyResolver(module or Module("."), self.state, kinds, keys)
+        self.resolver = resolver
         self._local_value = local_value
         self.limits = limits or Limits()
 
@@ -379,7 +379,7 @@ class Applier:
         new, diags = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
             "delete")
-        if diags and new is None and bool(errors_of(diags)):
+        if new is None and errors_of(diags):
             new = obj.attributes
         elapsed = time.monotonic() - start
         errs = errors_of(diags)

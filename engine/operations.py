@@ -13,7 +13,7 @@ from typing import Any
 
 from . import events as ev
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr
-from .apply import Applier, ApplyResult, _ApplyResolver
+from .apply import Applier, ApplyResolver, ApplyResult
 from .applygraph import build_apply_graph
 from .config import Module, load_module
 from .diagnostics import DiagnosticsError, ProviderError, SourceRange, StrataError, error, errors_of
@@ -135,9 +135,11 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
         kinds = dict(p.planner.resolver.kind)
         keys: dict[ResourceAddr, list[InstanceKey]] = {
             a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
-        local_value = _apply_locals(p, kinds, keys)
+        # one view of the applied values, shared by resources, locals and outputs
+        resolver = ApplyResolver(p.module, p.state, kinds, keys)
+        local_value = _apply_locals(p, resolver)
         try:
-            return await _walk(p, opts, emit, graph, work, kinds, keys, local_value)
+            return await _walk(p, opts, emit, graph, work, resolver, local_value)
         except BaseExceptionGroup as group:
             # a state write failure cancels the walk: report it as itself, not as a task-group error
             failure = group.subgroup(lambda e: isinstance(e, StrataError))
@@ -152,7 +154,7 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
 
 
 async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], graph: Any, work: Any,
-                kinds: Any, keys: Any, local_value: Callable[[str, int], Any]) -> ApplyResult:
+                resolver: ApplyResolver, local_value: Callable[[str, int], Any]) -> ApplyResult:
     """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
     async with p.store.writer(p.state) as writer:
         limits = opts.limits
@@ -160,7 +162,7 @@ async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], gra
             if pc.limits is not None:
                 limits.merge(pc.limits)
         applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                          kinds, keys, local_value, limits)
+                          resolver, local_value, limits)
         applier.record_data_reads()
         result = await applier.run(opts.parallelism, opts.fail_fast)
         outputs = _final_outputs(p, applier.resolver, local_value, result)
@@ -174,9 +176,8 @@ def _key_order(k: Any) -> tuple[int, Any]:
     return (0, k) if isinstance(k, int) else (1, k)
 
 
-def _apply_locals(p: Planned, kinds: Any, keys: Any) -> Callable[[str, int], Any]:
+def _apply_locals(p: Planned, resolver: ApplyResolver) -> Callable[[str, int], Any]:
     memo: dict[str, Any] = {}
-    resolver_box: list[Any] = []
 
     def local_value(name: str, line: int) -> Any:
         if name in memo:
@@ -184,9 +185,7 @@ def _apply_locals(p: Planned, kinds: Any, keys: Any) -> Callable[[str, int], Any
         lc = p.module.locals.get(name)
         if lc is None:
             raise EvalError("Reference to undeclared local value", name, line)
-        if not resolver_box:
-            resolver_box.append(_ApplyResolver(p.module, p.state, kinds, keys))
-        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver_box[0]))
+        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver))
         if not p.planner.local_resource_deps(name):
             memo[name] = v
         return v
