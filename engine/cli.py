@@ -186,14 +186,14 @@ class Output:
 
     def __init__(self, json_mode: bool, quiet: bool = False) -> None:
         self.json = json_mode
-        self.quiet = False
         self.quiet = quiet
+        self.sink: Callable[[ev.Event], None] | None = None
         if quiet:
             self.bus = ev.EventBus()
             self.json = True  # and no human text either
             return
         if json_mode:
-            self.sink: Callable[[ev.Event], None] = ev.JsonSink()
+            self.sink = ev.JsonSink()
         else:
             self.sink = HumanSink()
         self.bus = ev.EventBus(self.sink)
@@ -517,10 +517,17 @@ async def run(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 1
     out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")))
-    cmd = a.command[0]
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
+    if isinstance(out.sink, ev.JsonSink):
+        async with out.sink.batching():
+            return await dispatch(a, out)
+    return await dispatch(a, out)
+
+
+async def dispatch(a: Args, out: Output) -> int:
+    cmd = a.command[0]
     try:
         if cmd == "plan":
             return await cmd_plan(a, out)

@@ -273,6 +273,69 @@ def test_json_sink_writes_one_json_object_per_line():
     assert [orjson.loads(x)["type"] for x in lines] == ["planned_change", "change_summary"]
 
 
+class ShortWrites(io.RawIOBase):
+    """An unbuffered stream that takes at most 100 bytes per write, like a raw pipe may."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.writes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        chunk = bytes(b[:100])
+        self.data += chunk
+        self.writes += 1
+        return len(chunk)
+
+
+@pytest.mark.trio
+async def test_batching_json_sink_writes_a_batch_within_max_delay_without_further_events():
+    import anyio
+
+    buf = ShortWrites()
+    sink = ev.JsonSink(buf)  # type: ignore[arg-type]
+    async with sink.batching(max_delay=0.01):
+        sink(ev.planned_change(NET, "create"))
+        sink(ev.apply_start(NET, "create"))
+        assert buf.data == b""  # gathered, not yet written
+        with anyio.fail_after(2):
+            while not buf.data:
+                await anyio.sleep(0.005)
+        lines = bytes(buf.data).decode().splitlines()
+        assert [orjson.loads(x)["type"] for x in lines] == ["planned_change", "apply_start"]
+        assert buf.writes > 1  # the short writes were continued, nothing lost
+        sink(ev.apply_start(NET, "create"))
+    # leaving the block writes whatever is left
+    assert bytes(buf.data).decode().count("\n") == 3
+
+
+@pytest.mark.trio
+async def test_batching_json_sink_writes_diagnostics_and_the_summary_at_once():
+    buf = io.BytesIO()
+    sink = ev.JsonSink(buf)
+    async with sink.batching(max_delay=60):
+        sink(ev.apply_start(NET, "create"))
+        sink(ev.change_summary({"add": 1, "change": 0, "import": 0, "remove": 0}, "apply"))
+        lines = buf.getvalue().decode().splitlines()
+        assert [orjson.loads(x)["type"] for x in lines] == ["apply_start", "change_summary"]
+
+
+def test_json_sink_stops_writing_when_the_reader_goes_away():
+    class Gone(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: Any) -> int:
+            raise BrokenPipeError
+
+    sink = ev.JsonSink(Gone())  # type: ignore[arg-type]
+    sink(ev.apply_start(NET, "create"))
+    assert sink.closed
+    sink(ev.apply_start(NET, "create"))  # and no error after that
+
+
 def test_event_bus_fans_out_in_order():
     a: list[str] = []
     b: list[str] = []
