@@ -313,13 +313,34 @@ async def test_batching_json_sink_writes_a_batch_within_max_delay_without_furthe
 
 @pytest.mark.trio
 async def test_batching_json_sink_writes_diagnostics_and_the_summary_at_once():
+    import anyio
+
     buf = io.BytesIO()
     sink = ev.JsonSink(buf)
     async with sink.batching(max_delay=60):
         sink(ev.apply_start(NET, "create"))
         sink(ev.change_summary({"add": 1, "change": 0, "import": 0, "remove": 0}, "apply"))
+        with anyio.fail_after(5):  # not after max_delay (a minute)
+            while b"change_summary" not in buf.getvalue():
+                await anyio.sleep(0.005)
         lines = buf.getvalue().decode().splitlines()
         assert [orjson.loads(x)["type"] for x in lines] == ["apply_start", "change_summary"]
+
+
+@pytest.mark.trio
+async def test_batching_json_sink_loses_and_reorders_nothing_when_the_block_ends_mid_write():
+    import anyio
+
+    for rounds in (1, 3, 10):
+        buf = io.BytesIO()
+        sink = ev.JsonSink(buf)
+        async with sink.batching(max_delay=0):
+            for i in range(300):
+                sink(ev.Event("n", str(i)))
+                if i % rounds == 0:
+                    await anyio.sleep(0)
+        got = [orjson.loads(x)["@message"] for x in buf.getvalue().splitlines()]
+        assert got == [str(i) for i in range(300)]
 
 
 def test_json_sink_stops_writing_when_the_reader_goes_away():
