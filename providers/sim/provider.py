@@ -73,6 +73,7 @@ from engine import (
     error,
 )
 
+from .clock import precise_sleep
 from .ledger import Ledger, SimObject
 
 OBJECT_TYPE = "sim_object"
@@ -376,12 +377,12 @@ class SimProvider(FrameworkProvider):
         if seconds <= 0:
             return
         if ctx is None or seconds < 1.0:
-            await anyio.sleep(seconds)
+            await precise_sleep(seconds)
             return
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             ctx.progress(f"simulated {op} latency: {left:.1f}s left")
-            await anyio.sleep(min(left, 1.0))
+            await precise_sleep(min(left, 1.0))
 
 
 def _number(v: Any) -> bool:
