@@ -129,8 +129,8 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
     try:
         graph, work = build_apply_graph(p.plan)
         # configuration, plan and graph live until the end: move them out of the collector's
-        # sight so its passes during the walk only scan what the walk creates
-        gc.collect()
+        # sight so its passes during the walk only scan what the walk creates. (No collection
+        # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
         gc.freeze()
         kinds = dict(p.planner.resolver.kind)
         keys: dict[ResourceAddr, list[InstanceKey]] = {

@@ -55,7 +55,6 @@ import math
 import os
 import statistics
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -110,8 +109,17 @@ def latency_sample(mode: str, mean_ms: float, u: float) -> float:
     return float(mean_ms)
 
 
+_NOW_PREFIX: dict[int, str] = {}
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The time as ``2026-11-21T23:40:00.123Z`` (the per-second prefix is cached: once per create)."""
+    sec, ms = divmod(int(time.time() * 1000), 1000)
+    prefix = _NOW_PREFIX.get(sec)
+    if prefix is None:
+        _NOW_PREFIX.clear()
+        prefix = _NOW_PREFIX[sec] = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+    return f"{prefix}{ms:03d}Z"
 
 
 def _state(obj: SimObject) -> dict[str, Any]:
@@ -188,7 +196,7 @@ class SimObjectResource(Resource):
                 ledger.append({"op": "update", "id": obj.id, "name": name, "token": token,
                                "attributes": attrs, "adopted": True})
             else:
-                id = "sim-" + uuid.uuid4().hex[:20]
+                id = "sim-" + os.urandom(10).hex()
                 attrs = {"id": id, **wanted, "created_at": _now(), "generation": 1}
                 ledger.append({"op": "create", "id": id, "type": self.type_name, "name": name,
                                "token": token, "attributes": attrs})
@@ -354,8 +362,10 @@ class SimProvider(FrameworkProvider):
         attempt = ledger.attempts.get(f"{op}:{key}", 0)
         own = attrs.get("latency_ms")
         mean = float(own) if own is not None and _number(own) else float(c.get("latency_ms") or 0)
-        delay_ms = latency_sample(c.get("latency") or "fixed", mean,
-                                  _draw(c.get("seed"), "latency", op, key, attempt))
+        mode = c.get("latency") or "fixed"
+        # a fixed latency needs no draw (each draw is a hash: skipped on the hot path)
+        u = _draw(c.get("seed"), "latency", op, key, attempt) if mode != "fixed" else 0.0
+        delay_ms = latency_sample(mode, mean, u)
         await self._sleep(delay_ms / 1000.0, op, ctx)
         fail = attrs.get("fail")
         if fail == "hang":
