@@ -40,8 +40,8 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,9 +259,12 @@ class Ledger:
         self._held = False
         fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    @asynccontextmanager
-    async def locked(self) -> AsyncIterator[None]:
-        """Exclusive access for a check-then-append; caught up on entry. Keep the body synchronous."""
+    def locked(self) -> _Locked:
+        """``async with``: exclusive access for a check-then-append; caught up on entry. Keep the
+        body synchronous."""
+        return _Locked(self)
+
+    async def _acquire(self) -> None:
         delay = 0.0002
         while self._held or not self._try_flock():
             await anyio.sleep(delay)
@@ -269,9 +272,9 @@ class Ledger:
         self._held = True
         try:
             self.catch_up()
-            yield
-        finally:
+        except BaseException:
             self._release()
+            raise
 
     @contextmanager
     def locked_blocking(self) -> Iterator[None]:
@@ -331,3 +334,19 @@ class Ledger:
                 raise
             self._reopen()
             return before, os.fstat(self._fd).st_size
+
+
+class _Locked:
+    """:meth:`Ledger.locked` as a plain async context manager: once per simulated create, update
+    and delete, where an async generator's machinery cost more than the lock itself."""
+
+    __slots__ = ("ledger",)
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    async def __aenter__(self) -> None:
+        await self.ledger._acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.ledger._release()
