@@ -4,24 +4,19 @@ Only the public API of ``engine`` is used, as a third-party provider would.
 
 * :func:`map_requires_replace` is terraform-provider-null/random's
   ``RequiresReplaceIfValuesNotNull`` map plan modifier.
-* :class:`PriorPreservingProvider` plans a value that is the same as the
-  prior state's, apart from its collection kind, as the prior value (see
-  :func:`same_value`).
+* :func:`same_value` compares values as data (a map and an object with the same
+  elements are the same).
 * :func:`whole_number_errors` checks that Int64 attributes hold whole numbers.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 
 from engine import (
     UNKNOWN,
     Diagnostic,
-    FrameworkProvider,
-    PlanResourceChangeRequest,
-    PlanResourceChangeResponse,
     equal,
     error,
 )
@@ -39,32 +34,6 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     return equal(a, b)
-
-
-class PriorPreservingProvider(FrameworkProvider):
-    """Plans a configured value that equals the prior value as data as the prior value itself.
-
-    strata's core converts configuration to the schema's types (a map
-    attribute becomes a ``MapVal``) but decodes state without the schema
-    (the same map comes back a plain ``dict``), and :func:`engine.equal`
-    tells the two apart, so an unchanged map attribute would plan an update
-    on every run. Keeping the prior value is the usual provider
-    normalization (the core accepts a planned value equal to the prior one).
-    """
-
-    async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
-        prior, proposed = req.prior_state, req.proposed_new_state
-        if prior is not None and proposed is not None:
-            new_proposed = dict(proposed)
-            new_config = dict(req.config) if req.config is not None else None
-            for k, v in proposed.items():
-                pv = prior.get(k)
-                if k in prior and not equal(v, pv) and same_value(v, pv):
-                    new_proposed[k] = pv
-                    if new_config is not None and new_config.get(k) is not None:
-                        new_config[k] = pv
-            req = dataclasses.replace(req, proposed_new_state=new_proposed, config=new_config)
-        return await super().plan_resource_change(req)
 
 
 def map_requires_replace(old: Any, new: Any) -> bool:

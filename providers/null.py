@@ -18,9 +18,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from engine import ApplyContext, Attr, DataSource, Resource
+from engine import ApplyContext, Attr, DataSource, FrameworkProvider, Resource
 
-from ._support import PriorPreservingProvider, map_requires_replace
+from ._support import map_requires_replace
 
 STRING_MAP = ["map", "string"]
 
@@ -72,7 +72,7 @@ class NullDataSource(DataSource):
         }
 
 
-class NullProvider(PriorPreservingProvider):
+class NullProvider(FrameworkProvider):
     source = "registry.terraform.io/hashicorp/null"
     resources = (NullResource,)
     data_sources = (NullDataSource,)

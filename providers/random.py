@@ -45,13 +45,14 @@ from engine import (
     ApplyContext,
     Attr,
     Diagnostic,
+    FrameworkProvider,
     ModifyPlanRequest,
     Resource,
     ResourceError,
     error,
 )
 
-from ._support import PriorPreservingProvider, map_requires_replace, same_value, whole_number_errors
+from ._support import map_requires_replace, same_value, whole_number_errors
 
 STRING_MAP = ["map", "string"]
 
@@ -450,6 +451,6 @@ class RandomInteger(Resource):
                 "result": result, "id": parts[0]}
 
 
-class RandomProvider(PriorPreservingProvider):
+class RandomProvider(FrameworkProvider):
     source = "registry.terraform.io/hashicorp/random"
     resources = (RandomId, RandomString, RandomPassword, RandomInteger)
