@@ -520,7 +520,7 @@ async def run(argv: list[str]) -> int:
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
-    if isinstance(out.sink, ev.JsonSink):
+    if isinstance(out.sink, (ev.JsonSink, HumanSink)):
         async with out.sink.batching():
             return await dispatch(a, out)
     return await dispatch(a, out)

@@ -98,6 +98,58 @@ def capture_sink(event: Event) -> None:
         c.append(event)
 
 
+class FlushWithin:
+    """Calls ``flush`` at most ``max_delay`` seconds after the first :meth:`mark` since the last
+    flush, from a background task while :meth:`running`; once more when the block ends.
+
+    What lets a sink gather its output into few large writes while a program (or a person)
+    reading it through a pipe still sees each line within ``max_delay``.
+    """
+
+    def __init__(self, flush: Callable[[], None], max_delay: float = 0.02) -> None:
+        self._flush = flush
+        self.max_delay = max_delay
+        self._dirty = False
+        self._wake: anyio.Event | None = None
+
+    def mark(self) -> None:
+        """Something was written that must reach the reader within ``max_delay``."""
+        if not self._dirty:
+            self._dirty = True
+            if self._wake is not None:
+                self._wake.set()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        async def flusher() -> None:
+            while True:
+                self._wake = anyio.Event()
+                if not self._dirty:
+                    await self._wake.wait()
+                await anyio.sleep(self.max_delay)
+                self._dirty = False
+                self._flush()
+
+        failed: Exception | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(flusher)
+                try:
+                    yield
+                except Exception as exc:
+                    # raised again below, outside the task group: the caller gets its own
+                    # exception, not an ExceptionGroup around it
+                    failed = exc
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._wake = None
+            self._dirty = False
+            self._flush()
+        if failed is not None:
+            raise failed
+
+
 _FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
 _dumps = orjson.dumps
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
@@ -108,9 +160,9 @@ class JsonSink:
 
     Each line is written as its event is emitted, unless the sink is :meth:`batching`: then lines
     are gathered and written together once 1 MiB is waiting, at once for a diagnostic or the
-    summary, and otherwise by a background task at most ``max_delay`` seconds later. One write
-    per batch instead of one per event is much of what the stream costs at 100k resources, while
-    a consumer reading the live stream still sees each event within ``max_delay``.
+    summary, and otherwise within ``max_delay`` seconds (:class:`FlushWithin`). One write per
+    batch instead of one per event is much of what the stream costs at 100k resources, while a
+    consumer reading the live stream still sees each event within ``max_delay``.
     """
 
     def __init__(self, stream: IO[bytes] | None = None) -> None:
@@ -118,8 +170,7 @@ class JsonSink:
         self.closed = False
         self._lines: list[bytes] = []
         self._size = 0
-        self._batching = False
-        self._wake: anyio.Event | None = None
+        self._within: FlushWithin | None = None
 
     def __call__(self, event: Event) -> None:
         if self.closed:
@@ -129,12 +180,13 @@ class JsonSink:
         except TypeError:  # an integer beyond 64 bits somewhere in the payload
             line = json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
         lines = self._lines
-        if not lines and self._wake is not None:
-            self._wake.set()
         lines.append(line)
         self._size += len(line)
-        if self._size >= 1 << 20 or not self._batching or event.type in _FLUSH_NOW:
+        within = self._within
+        if within is None or self._size >= 1 << 20 or event.type in _FLUSH_NOW:
             self.flush()
+        elif len(lines) == 1:
+            within.mark()
 
     def flush(self) -> None:
         """Write out every line gathered so far."""
@@ -157,28 +209,13 @@ class JsonSink:
 
     @contextlib.asynccontextmanager
     async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:
-        """Gather lines while the block runs; a background task writes each batch within ``max_delay``."""
-
-        async def flusher() -> None:
-            while True:
-                self._wake = anyio.Event()
-                if not self._lines:
-                    await self._wake.wait()
-                await anyio.sleep(max_delay)
-                self.flush()
-
-        self._batching = True
+        """Gather lines while the block runs; each batch is written within ``max_delay``."""
+        self._within = FlushWithin(self.flush, max_delay)
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(flusher)
-                try:
-                    yield
-                finally:
-                    tg.cancel_scope.cancel()
+            async with self._within.running():
+                yield
         finally:
-            self._batching = False
-            self._wake = None
-            self.flush()
+            self._within = None
 
 
 # --------------------------------------------------------------------------- constructors

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from typing import IO, Any
 
 import orjson
@@ -220,6 +222,7 @@ class HumanSink:
         self.stream = stream or sys.stdout
         self.quiet_refresh = quiet_refresh
         self.closed = False
+        self._within: ev.FlushWithin | None = None
 
     def __call__(self, event: ev.Event) -> None:
         if event.type in self.SHOWN and not self.closed:
@@ -229,3 +232,24 @@ class HumanSink:
                 self.stream.write(event.message + "\n")
             except (BrokenPipeError, ValueError):
                 self.closed = True  # the reader went away: the apply goes on
+                return
+            if self._within is not None:
+                self._within.mark()
+
+    def flush(self) -> None:
+        if not self.closed:
+            try:
+                self.stream.flush()
+            except (BrokenPipeError, ValueError):
+                self.closed = True
+
+    @contextlib.asynccontextmanager
+    async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:
+        """Progress lines reach a pipe (``strata apply | tee log``) within ``max_delay``, not when
+        the stream's buffer happens to fill."""
+        self._within = ev.FlushWithin(self.flush, max_delay)
+        try:
+            async with self._within.running():
+                yield
+        finally:
+            self._within = None

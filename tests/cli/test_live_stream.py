@@ -43,3 +43,27 @@ def test_apply_start_reaches_a_pipe_reader_long_before_the_apply_ends(workdir: W
     # the create takes 3 s: its apply_start must have arrived well before then
     assert seen["apply_complete"] - seen["apply_start"] > 2.0
     assert ended - seen["apply_start"] > 2.0
+
+
+def test_human_progress_reaches_a_pipe_reader_while_the_apply_runs(workdir: Workdir) -> None:
+    """``strata apply | tee apply.log``: "Creating..." shows while the create is in flight."""
+    workdir.write(CONFIG)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("PYTHONUNBUFFERED", None)
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve"],
+                            cwd=workdir.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    seen: dict[str, float] = {}
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            for marker in ("Creating...", "Creation complete", "Apply complete!"):
+                if marker in line:
+                    seen.setdefault(marker, time.monotonic())
+    finally:
+        proc.wait(timeout=60)
+    ended = time.monotonic()
+    assert proc.returncode == 0
+    assert set(seen) == {"Creating...", "Creation complete", "Apply complete!"}
+    assert seen["Creation complete"] - seen["Creating..."] > 2.0
+    assert ended - seen["Creating..."] > 2.0

@@ -343,6 +343,17 @@ async def test_batching_json_sink_loses_and_reorders_nothing_when_the_block_ends
         assert got == [str(i) for i in range(300)]
 
 
+@pytest.mark.trio
+async def test_an_error_inside_batching_comes_out_as_itself_after_the_lines_are_written():
+    buf = io.BytesIO()
+    sink = ev.JsonSink(buf)
+    with pytest.raises(KeyError):  # not an ExceptionGroup around it
+        async with sink.batching(max_delay=60):
+            sink(ev.apply_start(NET, "create"))
+            raise KeyError("x")
+    assert b"apply_start" in buf.getvalue()
+
+
 def test_json_sink_stops_writing_when_the_reader_goes_away():
     class Gone(io.RawIOBase):
         def writable(self) -> bool:

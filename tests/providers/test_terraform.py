@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from providers.terraform import _UUIDPool, _uuid4_batch
+from providers.terraform import _uuid4_batch, _UUIDPool
 
 
 def test_batch_ids_are_rfc4122_version_4_uuids_in_canonical_form() -> None:
