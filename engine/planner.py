@@ -24,13 +24,13 @@ from .addrs import (
     InstanceAddr,
     InstanceKey,
     ResourceAddr,
-    parse_resource_addr,
     provider_key_from_state,
 )
 from .config import Module, ResourceConfig, _NoResources, expressions_of
 from .contracts import check_planned_state
 from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error, errors_of
 from .evaluate import EvalError, Scope, evaluate
+from .forcedcbd import force_create_before_destroy
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
 from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
@@ -159,7 +159,7 @@ class Planner:
             self._plan_outputs()
         self._check_prevent_destroy()
         self._raise_if_errors()
-        self._propagate_cbd()
+        self.plan.changes = force_create_before_destroy(self.plan.changes)
         for c in self.plan.changes:
             if c.action != Action.NOOP:
                 self.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
@@ -768,52 +768,6 @@ class Planner:
                 "resource to be destroyed. To avoid this error and continue with the plan, either "
                 "disable lifecycle.prevent_destroy or change the configuration so the object is kept.",
                 rc.range, str(c.addr)))
-
-    def _propagate_cbd(self) -> None:
-        """Forced create_before_destroy: every dependency of a CBD object becomes CBD too.
-
-        "All resources that precede a resource with create_before_destroy must in
-        turn be handled in the same manner" (004_a0c7c5032e246c72.txt); otherwise a
-        replace of the dependency makes a cycle. Dependencies are followed both
-        through configuration and through the ``dependencies`` recorded in state,
-        so orphans and objects deleted with a CBD flag in state count too.
-        """
-        changes = self.plan.changes
-        by_addr: dict[InstanceAddr, list[int]] = {}
-        by_res: dict[ResourceAddr, list[int]] = {}
-        for i, c in enumerate(changes):
-            if c.deposed is None:
-                by_addr.setdefault(c.addr, []).append(i)
-                by_res.setdefault(c.addr.resource, []).append(i)
-        stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
-        seen = set(stack)
-        forced: set[int] = set()
-        while stack:
-            c = changes[stack.pop()]
-            targets: list[int] = []
-            for d in c.depends_on:
-                targets.extend(by_addr.get(d, ()))
-            for r in c.depends_on_resources:
-                targets.extend(by_res.get(r, ()))
-            for s_ in c.prior_dependencies:
-                pr = parse_resource_addr(s_)
-                if pr is not None:
-                    targets.extend(by_res.get(pr, ()))
-            for t in targets:
-                if t not in seen and changes[t].addr.resource != c.addr.resource:
-                    seen.add(t)
-                    forced.add(t)
-                    stack.append(t)
-        for i in forced:
-            c = changes[i]
-            action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
-            changes[i] = _replace(c, action=action, create_before_destroy=True)
-
-
-def _replace(c: ResourceInstanceChange, **kw: Any) -> ResourceInstanceChange:
-    import dataclasses
-
-    return dataclasses.replace(c, **kw)
 
 
 def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:

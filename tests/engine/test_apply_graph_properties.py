@@ -17,7 +17,7 @@ dependency that is neither (a new resource on an orphan, or the reverse) cannot
 exist and is not drawn.
 
 Forced create_before_destroy (the reference's "Forced Create Before Destroy",
-planner.py ``_propagate_cbd``) is re-implemented on the generated inputs:
+engine/forcedcbd.py) is re-implemented on the generated inputs:
 
 * a CBD object in configuration makes its configuration dependencies CBD
   (a replace becomes replace-cbd) -- the planner's rule;

@@ -1,0 +1,55 @@
+"""engine/forcedcbd.py: the dependencies of a create_before_destroy change become
+create_before_destroy too, transitively, through configuration and through state."""
+
+from __future__ import annotations
+
+from engine.addrs import InstanceAddr, ResourceAddr
+from engine.forcedcbd import force_create_before_destroy
+from engine.plan import Action, ResourceInstanceChange
+
+
+def addr(name: str, key: int | None = None) -> InstanceAddr:
+    return InstanceAddr(ResourceAddr("terraform_data", name, "managed"), key)
+
+
+def change(name: str, action: str, cbd: bool = False, deps: tuple[str, ...] = (), prior: tuple[str, ...] = (),
+           deposed: str | None = None, key: int | None = None) -> ResourceInstanceChange:
+    return ResourceInstanceChange(addr(name, key), action, "p", None, None, deposed=deposed,
+                                  create_before_destroy=cbd, depends_on=frozenset(addr(d) for d in deps),
+                                  prior_dependencies=prior)
+
+
+def by_name(changes: list[ResourceInstanceChange]) -> dict[str, tuple[str, bool]]:
+    return {f"{c.addr}{'/' + c.deposed if c.deposed else ''}": (c.action, c.create_before_destroy) for c in changes}
+
+
+def test_a_chain_is_forced_transitively_and_replaces_turn_around() -> None:
+    changes = [change("a", Action.DELETE_THEN_CREATE),
+               change("b", Action.UPDATE, deps=("a",)),
+               change("c", Action.DELETE_THEN_CREATE, cbd=True, deps=("b",)),
+               change("other", Action.DELETE_THEN_CREATE)]
+    out = force_create_before_destroy(changes)
+    assert by_name(out) == {"terraform_data.a": (Action.CREATE_THEN_DELETE, True),
+                            "terraform_data.b": (Action.UPDATE, True),
+                            "terraform_data.c": (Action.DELETE_THEN_CREATE, True),  # its own action is the planner's
+                            "terraform_data.other": (Action.DELETE_THEN_CREATE, False)}
+    assert [c.addr for c in out] == [c.addr for c in changes]  # order kept
+    assert not changes[0].create_before_destroy  # the input is not modified
+
+
+def test_dependencies_recorded_in_state_count_too() -> None:
+    changes = [change("gone", Action.DELETE),
+               change("c", Action.CREATE_THEN_DELETE, cbd=True, prior=("terraform_data.gone",))]
+    assert by_name(force_create_before_destroy(changes))["terraform_data.gone"] == (Action.DELETE, True)
+
+
+def test_deposed_objects_and_instances_of_the_same_resource_are_left_alone() -> None:
+    changes = [change("a", Action.DELETE, deposed="00000001"),
+               change("a", Action.DELETE_THEN_CREATE),
+               change("c", Action.DELETE_THEN_CREATE, key=0),
+               ResourceInstanceChange(addr("c", 1), Action.CREATE_THEN_DELETE, "p", None, None,
+                                      create_before_destroy=True, depends_on=frozenset({addr("a"), addr("c", 0)}))]
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.a/00000001"] == (Action.DELETE, False)
+    assert out["terraform_data.a"] == (Action.CREATE_THEN_DELETE, True)
+    assert out["terraform_data.c[0]"] == (Action.DELETE_THEN_CREATE, False)
