@@ -187,19 +187,15 @@ class Output:
     def __init__(self, json_mode: bool, quiet: bool = False) -> None:
         self.json = json_mode
         self.quiet = quiet
-        self.sink: Callable[[ev.Event], None] | None = None
+        self.sink: ev.JsonSink | HumanSink | None = None
         if quiet:
-            self.bus = ev.EventBus()
             self.json = True  # and no human text either
-            return
-        if json_mode:
+        elif json_mode:
             self.sink = ev.JsonSink()
         else:
             self.sink = HumanSink()
-        self.bus = ev.EventBus(self.sink)
-
-    def emit(self, event: ev.Event) -> None:
-        self.bus.emit(event)
+        self.bus = ev.EventBus(*([self.sink] if self.sink is not None else []))
+        self.emit: Callable[[ev.Event], None] = self.bus.emit  # once per event: no call in between
 
     def text(self, s: str) -> None:
         if not self.json:
@@ -520,7 +516,7 @@ async def run(argv: list[str]) -> int:
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
-    if isinstance(out.sink, (ev.JsonSink, HumanSink)):
+    if out.sink is not None:
         async with out.sink.batching():
             return await dispatch(a, out)
     return await dispatch(a, out)

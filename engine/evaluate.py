@@ -233,7 +233,7 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
     if isinstance(obj, _Namespace):
         return _namespace_attr(obj.name, name, scope, line)
     if isinstance(obj, _ResourceType):
-        addr = ResourceAddr(obj.type, name, obj.mode)
+        addr = _resource_addr(obj.type, name, obj.mode)
         if not scope.resources.has_resource(addr):
             what = "data resource" if obj.mode == "data" else "managed resource"
             raise EvalError("Reference to undeclared resource",
@@ -255,6 +255,19 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
         raise EvalError("Attempt to get attribute from null value",
                         "This value is null, so it does not have any attributes.", line)
     raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
+
+
+_ADDRS: dict[tuple[str, str, str], ResourceAddr] = {}
+
+
+def _resource_addr(type_: str, name: str, mode: str) -> ResourceAddr:
+    """One ResourceAddr per resource, however often it is referred to: no construction on the
+    hot path, and dict lookups by it hit on identity."""
+    k = (type_, name, mode)
+    a = _ADDRS.get(k)
+    if a is None:
+        a = _ADDRS[k] = ResourceAddr(type_, name, mode)
+    return a
 
 
 def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
