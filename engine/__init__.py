@@ -3,6 +3,7 @@
 Layering (each layer imports only those above it):
 
     values, addrs, diagnostics          plain data: values with unknowns, addresses, errors
+    numbers                             cty's number semantics on ints and floats
     expr, hcl, functions, evaluate      the Terraform language
     config                              the root module, loaded from .tf / .tf.json
     provider, framework, registry       the one provider seam, a framework for writing providers,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import functions as _functions  # a module import: functions imports this module too
+from .diagnostics import FunctionError
+from .numbers import to_number, to_string
 from .values import UNKNOWN, ListVal, MapVal, SetVal, type_name
 
 
@@ -38,7 +39,7 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
         if isinstance(value, str):
             return value
         if isinstance(value, (bool, int, float)):
-            return _functions.to_string(value)
+            return to_string(value)
         raise ConversionError(path, f"string required, but have {type_name(value)}.")
     if ty == "number":
         if isinstance(value, bool):
@@ -47,8 +48,8 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             return value
         if isinstance(value, str):
             try:
-                return _functions.to_number(value)
-            except _functions.FunctionError:
+                return to_number(value)
+            except FunctionError:
                 raise ConversionError(path, f'a number is required, but "{value}" is not a number.') from None
         raise ConversionError(path, f"number required, but have {type_name(value)}.")
     if ty == "bool":

@@ -112,3 +112,11 @@ class ProviderError(StrataError):
             parts.append(f"attribute {path}")
         super().__init__(": ".join(parts[:1]) + (" (" + ", ".join(parts[1:]) + ")" if parts[1:] else "")
                          + (f": {detail}" if detail else ""))
+
+
+class FunctionError(Exception):
+    """A function (or a number or string conversion) was given an unsuitable argument."""
+
+
+class FunctionArityError(FunctionError):
+    """A function was called with the wrong number of arguments."""

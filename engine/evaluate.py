@@ -10,15 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Context
 from typing import Any, Protocol
 
 from . import expr as E
 from .addrs import InstanceKey, ResourceAddr
-from .functions import (
-    FUNCTIONS,
-    FunctionArityError,
-    FunctionError,
+from .diagnostics import FunctionArityError, FunctionError
+from .functions import FUNCTIONS
+from .numbers import (
+    DECIMAL_CONTEXT,
     exact_decimal,
     number_from_decimal,
     to_decimal,
@@ -492,7 +491,6 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
 
 
 _ARITH = frozenset(("+", "-", "*", "/", "%"))
-_DEC = Context(prec=80)
 
 
 def _arith(op: str, a: Any, b: Any, line: int) -> Any:
@@ -519,15 +517,15 @@ def _arith(op: str, a: Any, b: Any, line: int) -> Any:
         if da is None or db is None:
             return _float_arith(op, a, b)
         if op == "+":
-            d = _DEC.add(da, db)
+            d = DECIMAL_CONTEXT.add(da, db)
         elif op == "-":
-            d = _DEC.subtract(da, db)
+            d = DECIMAL_CONTEXT.subtract(da, db)
         elif op == "*":
-            d = _DEC.multiply(da, db)
+            d = DECIMAL_CONTEXT.multiply(da, db)
         elif op == "/":
-            d = _DEC.divide(da, db)
+            d = DECIMAL_CONTEXT.divide(da, db)
         else:
-            d = _DEC.remainder(da, db)
+            d = DECIMAL_CONTEXT.remainder(da, db)
         return number_from_decimal(d)
     except (ArithmeticError, ValueError, FunctionError):
         raise EvalError("Invalid operand", f"The result of {op} is out of range.", line) from None

@@ -18,10 +18,21 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
-from . import convert as _convert  # a module import: convert imports this module too
+from . import convert as _convert
+from .diagnostics import FunctionArityError, FunctionError
+from .numbers import (
+    DECIMAL_CONTEXT,
+    number_from_decimal,
+    number_text,
+    parse_number,
+    to_decimal,
+    to_number,
+    to_string,
+    whole_number,
+)
 from .values import (
     UNKNOWN,
     ListVal,
@@ -33,228 +44,6 @@ from .values import (
     type_name,
     value_type,
 )
-
-
-class FunctionError(Exception):
-    """A function was called with an unsuitable argument."""
-
-
-class FunctionArityError(FunctionError):
-    """A function was called with the wrong number of arguments."""
-
-
-# --------------------------------------------------------------------------- numbers
-
-# Number literals in the grammar cty's ParseNumberVal accepts (decimal only, no spaces).
-_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-# Whole numbers with more digits than this stay floats (Python refuses to print longer ints).
-_MAX_INT_DIGITS = 4000
-_DEC = Context(prec=80)
-
-
-def number_from_decimal(d: Decimal) -> Any:
-    """Our representation of a decimal number: ``int`` when whole, else the nearest ``float``."""
-    if d.is_finite() and d == d.to_integral_value(context=_DEC) and d.adjusted() < _MAX_INT_DIGITS:
-        return int(d)
-    f = float(d)
-    if math.isinf(f) or math.isnan(f):
-        raise FunctionError("the number is too large to represent.")
-    return f
-
-
-def to_decimal(n: Any) -> Decimal:
-    """The exact decimal a number stands for (a float by its shortest round-trip digits,
-    which are the digits of the literal it was parsed from)."""
-    if type(n) is int:
-        return Decimal(n)
-    return Decimal(repr(float(n)))
-
-
-def exact_decimal(n: Any) -> Decimal | None:
-    """The decimal a number stands for when it is exact: an int, or a float whose shortest
-    digits are at most 15 (so it is the literal it was parsed from); None for a float with
-    16-17 digits, which is the inexact result of a computation (``2/3``)."""
-    if type(n) is int:
-        return Decimal(n)
-    d = Decimal(repr(float(n)))
-    return d if len(d.as_tuple().digits) <= 15 else None
-
-
-def parse_number(s: str) -> Any:
-    """A decimal number literal (``"12"``, ``"1.5"``, ``"1e3"``) as int or float, or None."""
-    if _INT_RE.fullmatch(s):
-        return int(s) if len(s) < _MAX_INT_DIGITS else None
-    if not _NUMBER_RE.fullmatch(s):
-        return None
-    d = Decimal(s)
-    if d.adjusted() > _MAX_INT_DIGITS or d.adjusted() < -_MAX_INT_DIGITS:
-        return None
-    try:
-        return number_from_decimal(d)
-    except FunctionError:
-        return None
-
-
-def _digits(n: Any) -> tuple[bool, str, int]:
-    """``(negative, mantissa, exp)`` with ``|n| = 0.mantissa × 10**exp`` and the mantissa
-    free of leading and trailing zeros ("" for zero): Go's ``big`` decimal form."""
-    if type(n) is int:
-        neg = n < 0
-        s = str(-n if neg else n)
-        if s == "0":
-            return neg, "", 0
-        return neg, s.rstrip("0"), len(s)
-    f = float(n)
-    neg = math.copysign(1.0, f) < 0
-    sign, digits, exponent = Decimal(repr(abs(f))).as_tuple()
-    s = "".join(map(str, digits)).lstrip("0")
-    if not s:
-        return neg, "", 0
-    assert isinstance(exponent, int)
-    return neg, s.rstrip("0"), len(s) + exponent
-
-
-def _binary_side(mant: str, exp: int) -> int:
-    """Whether cty's 512-bit binary number nearest the decimal ``0.mant × 10**exp`` lies above
-    (1), below (-1) or exactly on (0) it: what decides a decimal tie when formatting."""
-    m, e10 = int(mant), exp - len(mant)
-    num, den = (m * 10**e10, 1) if e10 >= 0 else (m, 10**-e10)
-    k = 512 - (num.bit_length() - den.bit_length())
-    for _ in range(4):
-        n_, d_ = (num << k, den) if k >= 0 else (num, den << -k)
-        if n_ >= d_ << 512:
-            k -= 1
-        elif n_ < d_ << 511:
-            k += 1
-        else:
-            break
-    q, r = divmod(n_, d_)
-    if 2 * r > d_ or (2 * r == d_ and q & 1):
-        q += 1
-    diff = q * d_ - n_
-    return (diff > 0) - (diff < 0)
-
-
-def _round_digits(mant: str, exp: int, n: int) -> tuple[str, int]:
-    """Round the decimal ``0.mant × 10**exp`` to ``n`` digits as Go's decimal.round does for
-    the 512-bit number cty holds: a decimal tie goes the way the binary value lies, and
-    only a tie that is exact in binary too goes to even."""
-    if n < 0 or n >= len(mant):
-        return mant, exp
-    if mant[n] == "5" and n + 1 == len(mant):
-        side = _binary_side(mant, exp)
-        up = side > 0 or (side == 0 and n > 0 and int(mant[n - 1]) % 2 == 1)
-    else:
-        up = mant[n] >= "5"
-    if not up:
-        return mant[:n].rstrip("0"), exp
-    while n > 0 and mant[n - 1] == "9":
-        n -= 1
-    if n == 0:
-        return "1", exp + 1
-    return mant[:n - 1] + chr(ord(mant[n - 1]) + 1), exp
-
-
-def _fmt_e(mant: str, exp: int, prec: int, e: str) -> str:
-    out = mant[0] if mant else "0"
-    if prec > 0:
-        frac = mant[1:prec + 1]
-        out += "." + frac + "0" * (prec - len(frac))
-    x = exp - 1 if mant else 0
-    return f"{out}{e}{'-' if x < 0 else '+'}{abs(x):02d}"
-
-
-def _fmt_f(mant: str, exp: int, prec: int) -> str:
-    if exp > 0:
-        out = mant[:exp] + "0" * (exp - len(mant))
-    else:
-        out = "0"
-    if prec > 0:
-        frac = "".join(mant[exp + i] if 0 <= exp + i < len(mant) else "0" for i in range(prec))
-        out += "." + frac
-    return out
-
-
-def _number_text(n: Any, fmt: str, prec: int) -> tuple[bool, str]:
-    """``(negative, text of |n|)`` as Go's ``big.Float.Text(fmt, prec)`` writes it."""
-    neg, mant, exp = _digits(n)
-    shortest = prec < 0
-    if shortest:
-        if fmt in "eE":
-            prec = len(mant) - 1
-        elif fmt == "f":
-            prec = max(len(mant) - exp, 0)
-        else:
-            prec = len(mant)
-    elif fmt in "eE":
-        mant, exp = _round_digits(mant, exp, 1 + prec)
-    elif fmt == "f":
-        mant, exp = _round_digits(mant, exp, exp + prec)
-    else:
-        if prec == 0:
-            prec = 1
-        mant, exp = _round_digits(mant, exp, prec)
-    if fmt in "eE":
-        return neg, _fmt_e(mant, exp, prec, fmt)
-    if fmt == "f":
-        return neg, _fmt_f(mant, exp, prec)
-    eprec = prec
-    if eprec > len(mant) and len(mant) >= exp:
-        eprec = len(mant)
-    if shortest:
-        eprec = 6
-    if exp - 1 < -4 or exp - 1 >= eprec:
-        return neg, _fmt_e(mant, exp, min(prec, len(mant)) - 1, "e" if fmt == "g" else "E")
-    if prec > exp:
-        prec = len(mant)
-    return neg, _fmt_f(mant, exp, max(prec - exp, 0))
-
-
-def _float_to_string(v: float) -> str:
-    if math.isinf(v) or math.isnan(v):
-        raise FunctionError("cannot convert an infinite number to string.")
-    if v.is_integer() and abs(v) < 2**53:
-        return str(int(v))
-    neg, text = _number_text(v, "f", -1)
-    return "-" + text if neg and text != "0" else text
-
-
-def to_string(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return _float_to_string(v)
-    raise FunctionError(f"Cannot convert {type_name(v)} to string.")
-
-
-def to_number(v: Any) -> Any:
-    if isinstance(v, bool):
-        raise FunctionError("A number is required, not bool.")
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, str):
-        n = parse_number(v)
-        if n is None:
-            raise FunctionError(f'Cannot convert "{v}" to number: the given string must be a '
-                                "decimal representation of a number.")
-        return n
-    raise FunctionError(f"A number is required, not {type_name(v)}.")
-
-
-def _whole(v: Any, what: str) -> int:
-    """A number argument that must be a whole number."""
-    n = to_number(v)
-    if type(n) is int:
-        return n
-    if math.isfinite(n) and n.is_integer():
-        return int(to_decimal(n))
-    raise FunctionError(f"{what} must be a whole number.")
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -419,8 +208,8 @@ def substr(s: Any, offset: Any, n: Any) -> Any:
     if s is UNKNOWN or offset is UNKNOWN or n is UNKNOWN:
         return UNKNOWN
     chars = _graphemes(_string_arg(s))
-    o = _whole(offset, "offset")
-    ln = _whole(n, "length")
+    o = whole_number(offset, "offset")
+    ln = whole_number(n, "length")
     if o < 0:
         o = max(len(chars) + o, 0)
     if o >= len(chars):
@@ -581,7 +370,7 @@ def _format_float(n: Any, verb: str, flags: str, width: int | None, prec: int | 
         prec = -1 if fmt in "gGv" else 6
     if fmt == "v":
         fmt = "g"
-    neg, body = _number_text(n, fmt, prec)
+    neg, body = number_text(n, fmt, prec)
     sign = "-" if neg else "+" if "+" in flags else " " if " " in flags else ""
     padding = max((width or 0) - len(sign) - len(body), 0)
     if "0" in flags:
@@ -638,7 +427,7 @@ def format_(fmt: Any, *args: Any) -> Any:
             if "#" not in flags and isinstance(arg, str):
                 out.append(_pad(arg, width, minus, zero))
             elif "#" not in flags and isinstance(arg, (int, float)) and not isinstance(arg, bool):
-                neg, body = _number_text(arg, "g", -1)
+                neg, body = number_text(arg, "g", -1)
                 out.append(_pad(("-" if neg else "") + body, width, minus, zero))
             else:
                 out.append(_pad(_json(arg), width, minus, zero))
@@ -657,7 +446,7 @@ def format_(fmt: Any, *args: Any) -> Any:
             if verb in "bdoxX":
                 if type(num) is not int and not (math.isfinite(num) and num.is_integer()):
                     raise FunctionError(f"{where}: an integer is required.")
-                out.append(_format_integer(_whole(num, "value"), verb, flags, width, prec))
+                out.append(_format_integer(whole_number(num, "value"), verb, flags, width, prec))
             else:
                 out.append(_format_float(num, verb, flags, width, prec))
         elif verb in "sq":
@@ -838,7 +627,7 @@ def element(lst: Any, i: Any) -> Any:
         return UNKNOWN
     if i is None:
         raise FunctionError("argument must not be null.")
-    idx = _whole(i, "invalid index: value")
+    idx = whole_number(i, "invalid index: value")
     if isinstance(lst, SetVal) or not isinstance(lst, tuple):
         raise FunctionError(f"cannot read elements from {type_name(lst)}.")
     if not lst:
@@ -982,7 +771,7 @@ def range_(*args: Any) -> Any:
             raise FunctionError("more than 1024 values were generated; either decrease the "
                                 "difference between start and end or use a smaller step.")
         out.append(number_from_decimal(x))
-        x = _DEC.add(x, step)
+        x = DECIMAL_CONTEXT.add(x, step)
     return ListVal(out)
 
 
