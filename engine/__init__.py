@@ -14,7 +14,7 @@ Layering (each layer imports only those above it):
     graph, applygraph                   a domain-free DAG; the apply graph built from a plan
     walker, apply                       the concurrent walk; applying a plan
     events, render                      events as data; human rendering
-    operations, cli                     what a user runs
+    operations, cliargs, cli            what a user runs; its arguments; the command
 
 Providers (``providers/``) use only the names re-exported here.
 """

@@ -10,7 +10,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -20,165 +19,16 @@ import structlog
 from . import events as ev
 from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
+from .cliargs import USAGE, Args, UsageError, enter_chdir, options_from, parse_args
 from .config import load_module, resource_graph
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error, errors_of
-from .limits import Limits, parse_pairs
-from .operations import Options, Planned, apply_planned, import_resource, make_plan
+from .operations import Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
 from .registry import Providers
 from .render import HumanSink, fmt_value, render_diagnostic, render_plan
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
-
-USAGE = """Usage: strata [-chdir=DIR] <command> [options]
-
-Main commands:
-  plan          Show changes required by the current configuration
-  apply         Create or update infrastructure
-  destroy       Destroy previously-created infrastructure
-  validate      Check whether the configuration is valid
-
-Other commands:
-  graph         Print the resource graph in DOT format (-type=plan: the apply graph)
-  show          Show the current state
-  state list    List resources in the state
-  state show    Show a resource in the state
-  import        Associate an existing object with a resource: import ADDR ID
-  version       Show the current strata version
-
-Options (terraform's spelling; --flag value also works):
-  -chdir=DIR            Switch to DIR before doing anything
-  -state=PATH           State file (default terraform.tfstate)
-  -var NAME=VALUE       Set a variable
-  -parallelism=N        At most N concurrent operations (default 10)
-  -auto-approve         Skip interactive approval (apply, destroy)
-  -json                 Machine-readable output, one JSON object per line
-  -detailed-exitcode    plan: exit 0 no changes, 1 error, 2 changes
-  -refresh=false        Skip refreshing state before planning
-  -replace=ADDR         Force replacement of a resource instance
-  -destroy              plan: plan to destroy everything
-  -fail-fast            Stop starting operations after the first error
-  -provider-parallelism=NAME=N   At most N operations in flight for one provider configuration
-  -type-parallelism=TYPE=N       At most N operations in flight for one resource type
-  -rate-limit=NAME=R             At most R operations started per second for one provider
-  -type-rate-limit=TYPE=R        At most R operations started per second for one resource type
-  -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
-  -no-color             Accepted for compatibility (output is never colored)
-  -quiet                No event output at all (diagnostics still go to stderr)
-  -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
-"""
-
-_BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
-               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet"}
-_VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries"}
-_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
-
-
-class UsageError(StrataError):
-    pass
-
-
-@dataclass
-class Args:
-    command: list[str] = field(default_factory=list)
-    flags: dict[str, Any] = field(default_factory=dict)
-    variables: dict[str, str] = field(default_factory=dict)
-    replace: list[str] = field(default_factory=list)
-    positional: list[str] = field(default_factory=list)
-    lists: dict[str, list[str]] = field(default_factory=dict)
-    var_args: list[tuple[str, str]] = field(default_factory=list)
-
-
-def parse_args(argv: list[str]) -> Args:
-    a = Args()
-    i = 0
-    while i < len(argv):
-        tok = argv[i]
-        i += 1
-        if tok.startswith("-") and len(tok) > 1:
-            body = tok.lstrip("-")
-            name, eq, value = body.partition("=")
-            if name in _BOOL_FLAGS:
-                if eq:
-                    if value.lower() not in ("true", "false", "1", "0"):
-                        raise UsageError(f'Invalid value for -{name}: "{value}" (expected true or false)')
-                    a.flags[name] = value.lower() in ("true", "1")
-                else:
-                    a.flags[name] = True
-                continue
-            if name in _VALUE_FLAGS or name in _LIST_FLAGS:
-                if not eq:
-                    if i >= len(argv):
-                        raise UsageError(f"The -{name} option requires a value.")
-                    value = argv[i]
-                    i += 1
-                if name == "var":
-                    k, sep, v = value.partition("=")
-                    if not sep or not k:
-                        raise UsageError(f'Invalid -var option "{value}": the given -var option must be '
-                                         "set to a name and value, like -var NAME=VALUE.")
-                    a.var_args.append(("var", value))
-                elif name == "var-file":
-                    a.var_args.append(("var-file", value))
-                elif name == "replace":
-                    a.replace.append(value)
-                elif name in _LIST_FLAGS:
-                    a.lists.setdefault(name, []).append(value)
-                else:
-                    a.flags[name] = value
-                continue
-            if name == "out":
-                raise UsageError("Saved plan files (-out) are not supported by strata yet: run apply, which "
-                                 "plans and applies in one step.")
-            raise UsageError(f"Unknown option: {tok}")
-        if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):
-            a.command.append(tok)
-        else:
-            a.positional.append(tok)
-    return a
-
-
-def options_from(a: Args) -> Options:
-    par = a.flags.get("parallelism", "10")
-    try:
-        parallelism = int(par)
-        if parallelism < 1:
-            raise ValueError
-    except ValueError:
-        raise UsageError(f'Invalid -parallelism value "{par}": a whole number of at least 1 is required.') \
-            from None
-    try:
-        limits = Limits(
-            provider_parallelism={k: int(v) for k, v in parse_pairs(a.lists.get("provider-parallelism", []),
-                                                                    "provider-parallelism").items()},
-            type_parallelism={k: int(v) for k, v in parse_pairs(a.lists.get("type-parallelism", []),
-                                                                "type-parallelism").items()},
-            provider_rate=parse_pairs(a.lists.get("rate-limit", []), "rate-limit", float),
-            type_rate=parse_pairs(a.lists.get("type-rate-limit", []), "type-rate-limit", float),
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if "retries" in a.flags:
-        try:
-            limits.retry.retries = int(a.flags["retries"])
-            if limits.retry.retries < 0:
-                raise ValueError
-        except ValueError:
-            raise UsageError(f'Invalid -retries value "{a.flags["retries"]}": a whole number of at least 0 '
-                             "is required.") from None
-    return Options(
-        limits=limits,
-        chdir=a.flags.get("chdir", "."),
-        state_path=a.flags.get("state", "terraform.tfstate"),
-        var_args=a.var_args,
-        parallelism=parallelism,
-        refresh=a.flags.get("refresh", True),
-        fail_fast=a.flags.get("fail-fast", False),
-        fsync=not a.flags.get("no-fsync", False),
-        replace=tuple(a.replace),
-    )
 
 
 class Output:
@@ -573,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if backend not in ("trio", "asyncio"):
             raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')
-        argv = _enter_chdir(argv)
+        argv = enter_chdir(argv)
         code = anyio.run(run, argv, backend=backend)
     except BrokenPipeError:
         # the reader of our output went away (strata state list | head): not an error of ours
@@ -606,33 +456,6 @@ def _interrupted(exc: BaseException) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return exc.subgroup(lambda e: isinstance(e, KeyboardInterrupt)) is not None
     return False
-
-
-def _enter_chdir(argv: list[str]) -> list[str]:
-    """``-chdir=DIR`` before the command switches directory first, as terraform does, so relative
-    paths in the configuration (and -state) resolve against DIR."""
-    out = list(argv)
-    for i, tok in enumerate(out):
-        if not tok.startswith("-"):
-            break  # the command: -chdir is a global option that comes before it
-        body = tok.lstrip("-")
-        if body.startswith("chdir"):
-            name, eq, value = body.partition("=")
-            if name != "chdir":
-                continue
-            if not eq:
-                if i + 1 >= len(out):
-                    raise UsageError("The -chdir option requires a directory.")
-                value = out[i + 1]
-                del out[i:i + 2]
-            else:
-                del out[i]
-            try:
-                os.chdir(value)
-            except OSError as exc:
-                raise UsageError(f"Error handling -chdir option: chdir {value}: {(exc.strerror or str(exc)).lower()}") from None
-            break
-    return out
 
 
 if __name__ == "__main__":
