@@ -4,7 +4,8 @@ Layering (each layer imports only those above it):
 
     values, addrs, diagnostics          plain data: values with unknowns, addresses, errors
     numbers                             cty's number semantics on ints and floats
-    expr, hcl, functions, evaluate      the Terraform language
+    expr, hcl, hcljson, functions,      the Terraform language (.tf and .tf.json)
+    evaluate
     config                              the root module, loaded from .tf / .tf.json
     provider, framework, registry       the one provider seam, a framework for writing providers,
                                         and where providers come from

@@ -13,7 +13,8 @@ from typing import Any
 from . import expr as E
 from .addrs import ResourceAddr
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error, errors_of
-from .hcl import Attribute, Block, parse_hcl, parse_json
+from .hcl import Attribute, Block, parse_hcl
+from .hcljson import parse_json
 from .limits import Limits
 
 NO_DEFAULT: Any = object()

@@ -22,7 +22,8 @@ from .config import NO_DEFAULT, Module, VariableConfig, _constant_scope
 from .convert import ConversionError, convert
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
 from .evaluate import EvalError, evaluate
-from .hcl import parse_expression, parse_hcl, parse_json
+from .hcl import parse_expression, parse_hcl
+from .hcljson import parse_json
 
 
 @dataclass(frozen=True, slots=True)
