@@ -11,7 +11,7 @@ Layering (each layer imports only those above it):
                                         and where providers come from
     state, statecodec, statestore       state in memory, the v4 format, the one writer
     plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;
-    planner                             forced create_before_destroy; planning
+    refresh, planner                    forced create_before_destroy; upgrade and refresh; planning
     graph, applygraph                   a domain-free DAG; the apply graph built from a plan
     walker, apply                       the concurrent walk; applying a plan
     events, render                      events as data; human rendering

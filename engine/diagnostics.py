@@ -68,6 +68,11 @@ def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diags if d.severity == "error"]
 
 
+def addressed(diags: Iterable[Diagnostic], address: str, subject: SourceRange | None = None) -> list[Diagnostic]:
+    """``diags`` (a provider's, say) with ``address``, and ``subject`` where they have none."""
+    return [Diagnostic(d.severity, d.summary, d.detail, d.subject or subject, d.address or address) for d in diags]
+
+
 class StrataError(Exception):
     """Root of the errors strata raises on purpose."""
 

@@ -16,19 +16,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-
 from . import events as ev
 from . import expr as E
 from .addrs import (
     InstanceAddr,
     InstanceKey,
     ResourceAddr,
-    provider_key_from_state,
 )
 from .config import Module, ResourceConfig, _NoResources, expressions_of
 from .contracts import check_planned_state
-from .diagnostics import Diagnostic, DiagnosticsError, ProviderError, SourceRange, error, errors_of
+from .diagnostics import (
+    Diagnostic,
+    DiagnosticsError,
+    ProviderError,
+    SourceRange,
+    addressed,
+    error,
+    errors_of,
+)
 from .evaluate import EvalError, Scope, evaluate
 from .forcedcbd import force_create_before_destroy
 from .graph import Graph
@@ -37,15 +42,13 @@ from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_ac
 from .provider import (
     PlanResourceChangeRequest,
     ReadDataSourceRequest,
-    ReadResourceRequest,
     ResourceSchema,
-    UpgradeResourceStateRequest,
     ValidateResourceConfigRequest,
     proposed_new_state,
 )
+from .refresh import Refresher
 from .registry import Providers
 from .state import ObjectState, State
-from .statecodec import encode_attributes
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
@@ -143,7 +146,8 @@ class Planner:
         self._raise_if_errors()
         await self._configure_providers()
         self._raise_if_errors()
-        await self._upgrade_and_refresh()
+        await Refresher(self.module, self.state, self.providers, self.diags, self.emit,
+                        self.refresh, self.parallelism).run()
         self._raise_if_errors()
         if destroy:
             self._plan_destroy()
@@ -306,107 +310,6 @@ class Planner:
         if ref.root in ("var", "count", "each", "path", "terraform", "self", "module"):
             return None
         return _CfgNode("resource", ResourceAddr(ref.root, name))
-
-    # ------------------------------------------------------------------ refresh
-
-    async def _upgrade_and_refresh(self) -> None:
-        """Upgrade objects written by an older schema version, then ask providers for their
-        current state (concurrently, at most ``parallelism`` calls in flight)."""
-        work = []
-        for addr, deposed, obj, prov in list(self.state.objects()):
-            if addr.resource.mode != "managed":
-                continue
-            rc = self.module.resources.get(addr.resource)
-            pname = rc.provider_key if rc is not None else provider_key_from_state(prov)
-            if not self.providers.known(pname):
-                self.diags.append(error("Provider not available",
-                                        f'{addr} is in the state with provider {prov}, which is not installed.',
-                                        address=str(addr)))
-                continue
-            schema = self.providers.schema(pname, addr.resource.type)
-            if schema is None:
-                self.diags.append(error("Invalid resource type in state",
-                                        f'The provider {pname} no longer supports "{addr.resource.type}".',
-                                        address=str(addr)))
-                continue
-            provider = self.providers.get(pname)
-            if obj.schema_version != schema.version:
-                upgraded = await self._upgrade(addr, deposed, obj, prov, provider, schema)
-                if upgraded is None:
-                    continue
-                obj = upgraded
-            if self.refresh and deposed is None:
-                work.append((addr, obj, prov, provider, schema))
-        if not work:
-            return
-        limiter = anyio.CapacityLimiter(self.parallelism)
-
-        async def one(addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
-                      schema: ResourceSchema) -> None:
-            async with limiter:
-                await self._refresh_one(addr, obj, prov, provider, schema)
-
-        async with anyio.create_task_group() as tg:
-            for item in work:
-                tg.start_soon(one, *item)
-
-    async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: str,
-                       provider: Any, schema: ResourceSchema) -> ObjectState | None:
-        if obj.schema_version > schema.version:
-            self.diags.append(error("Resource instance managed by newer provider version",
-                                    f"The current state of {addr} was created by a newer provider version "
-                                    f"(schema version {obj.schema_version}) than is installed "
-                                    f"(schema version {schema.version}).", address=str(addr)))
-            return None
-        raw = encode_attributes(obj.attributes, schema.implied_types())
-        try:
-            resp = await provider.upgrade_resource_state(
-                UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw))
-        except Exception as exc:
-            self.diags.append(error("Failed to upgrade resource state", f"{type(exc).__name__}: {exc}",
-                                    address=str(addr)))
-            return None
-        if resp.diagnostics:
-            self.diags.extend(_addressed(resp.diagnostics, str(addr)))
-        new = resp.upgraded_state
-        if new is None or not is_wholly_known(new):
-            self.diags.append(error("Provider produced invalid upgraded state",
-                                    f"The upgraded state of {addr} " + ("is null" if new is None else
-                                                                         "contains unknown values")
-                                    + "; upgraded state must be wholly known.", address=str(addr)))
-            return None
-        upgraded = ObjectState(new, obj.status, schema.version, obj.dependencies, obj.create_before_destroy,
-                               obj.sensitive_attributes)
-        self.state.set_object(addr, prov, upgraded, deposed)
-        return upgraded
-
-    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
-                           schema: ResourceSchema) -> None:
-        id_key = schema.id_attribute
-        id_value = obj.attributes.get(id_key)
-        self.emit(ev.refresh_start(addr, id_key, id_value))
-        try:
-            resp = await provider.read_resource(ReadResourceRequest(addr.resource.type, obj.attributes))
-        except Exception as exc:
-            self.diags.append(error("Provider error during refresh", f"{type(exc).__name__}: {exc}",
-                                    address=str(addr)))
-            return
-        if resp.diagnostics:
-            self.diags.extend(_addressed(resp.diagnostics, str(addr)))
-            if errors_of(resp.diagnostics):
-                return
-        if resp.new_state is None:
-            self.state.set_object(addr, prov, None)
-        elif not is_wholly_known(resp.new_state):
-            self.diags.append(error("Provider produced invalid object",
-                                    f"Reading {addr} returned unknown values; prior state must be wholly "
-                                    "known.", address=str(addr)))
-            return
-        elif resp.new_state != obj.attributes:
-            self.state.set_object(addr, prov, ObjectState(
-                resp.new_state, obj.status, obj.schema_version, obj.dependencies,
-                obj.create_before_destroy, obj.sensitive_attributes))
-        self.emit(ev.refresh_complete(addr, id_key, id_value))
 
     # ------------------------------------------------------------------ scope and locals
 
@@ -602,7 +505,7 @@ class Planner:
                     cdiags = [error("Provider failed to validate the configuration",
                                     f'Provider "{rc.provider_key}": {type(exc).__name__}: {exc}')]
             if cdiags:
-                self.diags.extend(_addressed(tuple(cdiags), str(addr), rc.range))
+                self.diags.extend(addressed(tuple(cdiags), str(addr), rc.range))
                 if errors_of(cdiags):
                     values[key] = UNKNOWN
                     continue
@@ -641,7 +544,7 @@ class Planner:
                 raise ProviderError("Provider failed to read data source", address=str(addr),
                                     provider=rc.provider_key, detail=repr(exc)) from exc
             if resp.diagnostics:
-                self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
+                self.diags.extend(addressed(resp.diagnostics, str(addr), rc.range))
             if resp.state is None:
                 return UNKNOWN
             if not is_wholly_known(resp.state):
@@ -699,7 +602,7 @@ class Planner:
             raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_key,
                                 detail=repr(exc)) from exc
         if resp.diagnostics:
-            self.diags.extend(_addressed(resp.diagnostics, str(addr), rc.range))
+            self.diags.extend(addressed(resp.diagnostics, str(addr), rc.range))
         problem = check_planned_state(schema, config, prior, resp.planned_state)
         if problem:
             self.diags.append(error("Provider produced invalid plan",
@@ -768,10 +671,6 @@ class Planner:
                 "resource to be destroyed. To avoid this error and continue with the plan, either "
                 "disable lifecycle.prevent_destroy or change the configuration so the object is kept.",
                 rc.range, str(c.addr)))
-
-
-def _addressed(diags: tuple[Diagnostic, ...], address: str, rng: SourceRange | None = None) -> list[Diagnostic]:
-    return [Diagnostic(d.severity, d.summary, d.detail, d.subject or rng, d.address or address) for d in diags]
 
 
 def _builtin_names(providers: Providers) -> list[str]:

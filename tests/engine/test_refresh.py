@@ -1,0 +1,97 @@
+"""engine/refresh.py: before planning, objects from an older schema are upgraded and every
+managed object is read again; gone objects leave the state, drifted ones are updated, and each
+problem is a diagnostic naming the address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine import events as ev
+from engine.addrs import InstanceAddr, ResourceAddr
+from engine.config import Module
+from engine.diagnostics import Diagnostic
+from engine.provider import (
+    AttributeSchema,
+    BaseProvider,
+    ProviderSchema,
+    ReadResourceRequest,
+    ReadResourceResponse,
+    ResourceSchema,
+    UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse,
+)
+from engine.refresh import Refresher
+from engine.registry import Providers
+from engine.state import ObjectState, State
+from engine.values import UNKNOWN
+
+PROV = 'provider["example.com/test/cloud"]'
+
+
+class Cloud(BaseProvider):
+    source = "example.com/test/cloud"
+
+    def __init__(self, live: dict[str, dict[str, Any] | None], version: int = 0) -> None:
+        self.live = live
+        self.version = version
+        self.reads = 0
+
+    def get_schema(self) -> ProviderSchema:
+        return ProviderSchema({"cloud_thing": ResourceSchema(
+            {"id": AttributeSchema("string", computed=True), "size": AttributeSchema("number", optional=True)},
+            self.version)})
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+        self.reads += 1
+        return ReadResourceResponse(self.live[req.current_state["id"]])
+
+    async def upgrade_resource_state(self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse:
+        return UpgradeResourceStateResponse({**req.raw_state, "size": 0})
+
+
+def addr(name: str) -> InstanceAddr:
+    return InstanceAddr(ResourceAddr("cloud_thing", name), None)
+
+
+def state_of(**objs: dict[str, Any]) -> State:
+    s = State()
+    for name, attrs in objs.items():
+        s.set_object(addr(name), PROV, ObjectState(attrs))
+    return s
+
+
+async def refresh(state: State, cloud: Cloud, refresh: bool = True) -> tuple[list[Diagnostic], list[ev.Event]]:
+    diags: list[Diagnostic] = []
+    events: list[ev.Event] = []
+    await Refresher(Module("."), state, Providers({"cloud": cloud}), diags, events.append, refresh, 2).run()
+    return diags, events
+
+
+@pytest.mark.trio
+async def test_gone_objects_leave_and_drifted_ones_are_updated() -> None:
+    state = state_of(same={"id": "1", "size": 1}, drifted={"id": "2", "size": 1}, gone={"id": "3", "size": 1})
+    cloud = Cloud({"1": {"id": "1", "size": 1}, "2": {"id": "2", "size": 5}, "3": None})
+    diags, events = await refresh(state, cloud)
+    assert diags == []
+    assert state.object(addr("gone")) is None
+    assert state.object(addr("drifted")).attributes["size"] == 5  # type: ignore[union-attr]
+    assert [e.type for e in events].count("refresh_complete") == 3
+
+
+@pytest.mark.trio
+async def test_refresh_false_reads_nothing_but_still_upgrades() -> None:
+    state = state_of(old={"id": "1"})
+    cloud = Cloud({"1": None}, version=1)
+    diags, _ = await refresh(state, cloud, refresh=False)
+    assert diags == [] and cloud.reads == 0
+    obj = state.object(addr("old"))
+    assert obj is not None and obj.schema_version == 1 and obj.attributes["size"] == 0
+
+
+@pytest.mark.trio
+async def test_unknowns_from_a_read_are_a_diagnostic_naming_the_address() -> None:
+    state = state_of(x={"id": "1"})
+    diags, _ = await refresh(state, Cloud({"1": {"id": "1", "size": UNKNOWN}}))
+    assert [d.address for d in diags] == ["cloud_thing.x"] and "unknown" in diags[0].detail
