@@ -6,6 +6,8 @@ diagnostic and exit 1; they never show a traceback.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gc
 import os
 import sys
@@ -38,6 +40,7 @@ class Output:
         self.json = json_mode
         self.quiet = quiet
         self.sink: ev.JsonSink | HumanSink | None = None
+        self._text_failed = False
         if quiet:
             self.json = True  # and no human text either
         elif json_mode:
@@ -48,22 +51,29 @@ class Output:
         self.emit: Callable[[ev.Event], None] = self.bus.emit  # once per event: no call in between
 
     def text(self, s: str) -> None:
-        if not self.json:
+        if not self.json and not self._text_failed:
             try:
                 sys.stdout.write(s)
                 sys.stdout.flush()
-            except (BrokenPipeError, ValueError):
-                pass  # the reader went away; keep going
+            except (OSError, ValueError) as exc:
+                # the reader went away, or the disk is full: say so once and keep going
+                self._text_failed = True
+                ev.stream_failed(exc, "output")
 
     def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
         for d in diags:
             if self.json and not self.quiet:
                 self.emit(ev.diagnostic(d))
             else:
-                sys.stdout.flush()
+                _flush_stdout()
                 sys.stderr.write(render_diagnostic(d) + "\n")
-        sys.stdout.flush()
+        _flush_stdout()
         sys.stderr.flush()
+
+
+def _flush_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):  # a closed pipe or a full disk: reported elsewhere
+        sys.stdout.flush()
 
 
 def _plan_outputs_event(p: Planned) -> ev.Event:
@@ -430,6 +440,14 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        # writing our own output failed (strata state list > /dev/full): one line, not a traceback
+        sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except UsageError as exc:
         sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
                          + "\n")
@@ -440,13 +458,22 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
                          "compacted on the next apply).\n")
         code = 130
+    if ev.OUTPUT_FAILED:
+        code = code or 1  # the run went on, but what it was asked to print is not all there
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
-        # the reader closed the pipe (| head): point stdout at devnull so exit doesn't complain
+    except OSError as exc:
+        # the reader closed the pipe (| head), or the disk is full: point stdout at devnull so
+        # exit doesn't complain
+        if not isinstance(exc, BrokenPipeError):
+            sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
+            code = code or 1
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     return code
+
+
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
 
 
 def _interrupted(exc: BaseException) -> bool:

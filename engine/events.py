@@ -13,7 +13,9 @@ dict literal, and the JSON sink serialises it with orjson.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import select
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -130,24 +132,59 @@ class FlushWithin:
                 self._dirty = False
                 self._flush()
 
-        failed: Exception | None = None
+        failed: BaseException | None = None
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(flusher)
                 try:
                     yield
-                except Exception as exc:
+                except BaseException as exc:
                     # raised again below, outside the task group: the caller gets its own
-                    # exception, not an ExceptionGroup around it
+                    # exception (an error, Ctrl-C, a cancellation), not a group around it
                     failed = exc
                 finally:
                     tg.cancel_scope.cancel()
         finally:
             self._wake = None
             self._dirty = False
-            self._flush()
-        if failed is not None:
-            raise failed
+            try:
+                self._flush()
+            finally:
+                if failed is not None:
+                    # replaces a Cancelled the task group's exit may raise meanwhile
+                    raise failed
+
+
+def write_all(stream: IO[bytes], data: bytes) -> None:
+    """Write all of ``data``: an unbuffered stream (``PYTHONUNBUFFERED``) may take part of it, or,
+    on a non-blocking pipe, none (``None``) until the reader catches up."""
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        if n is None:
+            _wait_writable(stream)
+            continue
+        view = view[n:]
+
+
+def _wait_writable(stream: IO[bytes]) -> None:
+    try:
+        select.select([], [stream.fileno()], [])
+    except (OSError, ValueError, io.UnsupportedOperation):
+        time.sleep(0.001)
+
+
+OUTPUT_FAILED: list[BaseException] = []
+"""Why output could not be written this run (not a closed pipe): the command then exits 1."""
+
+
+def stream_failed(exc: BaseException, what: str) -> None:
+    """Say once, on stderr, why a sink stopped writing; a closed pipe (``| head``) is no news."""
+    if isinstance(exc, BrokenPipeError | ValueError):
+        return
+    OUTPUT_FAILED.append(exc)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
 
 
 _FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
@@ -198,14 +235,12 @@ class JsonSink:
         if self.closed:
             return
         try:
-            view = memoryview(data)
-            while view:  # an unbuffered stream (PYTHONUNBUFFERED) may take part of a write
-                n = self.stream.write(view)
-                view = view[n if n is not None else len(view):]
+            write_all(self.stream, data)
             self.stream.flush()
-        except (BrokenPipeError, ValueError):
-            # the reader went away (| head): stop writing, never stop the apply
+        except (OSError, ValueError) as exc:
+            # the reader went away (| head), or the disk is full: stop writing, never stop the apply
             self.closed = True
+            stream_failed(exc, "-json event stream")
 
     @contextlib.asynccontextmanager
     async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:

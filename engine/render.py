@@ -230,8 +230,9 @@ class HumanSink:
                 return
             try:
                 self.stream.write(event.message + "\n")
-            except (BrokenPipeError, ValueError):
-                self.closed = True  # the reader went away: the apply goes on
+            except (OSError, ValueError) as exc:
+                self.closed = True  # the reader went away, or the disk is full: the apply goes on
+                ev.stream_failed(exc, "progress output")
                 return
             if self._within is not None:
                 self._within.mark()
@@ -240,8 +241,9 @@ class HumanSink:
         if not self.closed:
             try:
                 self.stream.flush()
-            except (BrokenPipeError, ValueError):
+            except (OSError, ValueError) as exc:
                 self.closed = True
+                ev.stream_failed(exc, "progress output")
 
     @contextlib.asynccontextmanager
     async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:

@@ -9,7 +9,7 @@ chosen instant (microsecond precision), so waiting on one makes simulated
 latency as exact as a network reply. Where there is no timerfd (not Linux, or
 out of file descriptors) this falls back to ``anyio.sleep``.
 
-Descriptors are pooled: at most one per operation waiting at the same moment.
+Descriptors are pooled (up to 256): one per operation waiting at the same moment.
 """
 
 from __future__ import annotations
@@ -61,17 +61,23 @@ def _take() -> int:
     return fd  # -1 on failure (EMFILE, ...)
 
 
-_spec = _Itimerspec()  # reused: filled in and handed to the kernel, which copies it
-_spec_ref = ctypes.byref(_spec)
+_POOL_MAX = 256  # descriptors kept for reuse; more concurrent waits open (and close) their own
+_LONGEST = 86_400.0  # a wait longer than a day (or infinite) needs no precision: the loop's timer
 
 
 def _arm(fd: int, deadline: float) -> bool:
     """Fire at ``deadline`` (CLOCK_MONOTONIC seconds); 0 disarms."""
     assert _libc is not None
     sec = int(deadline)
-    _spec.it_value.tv_sec = sec
-    _spec.it_value.tv_nsec = int((deadline - sec) * 1e9)
-    return bool(_libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, _spec_ref, None) == 0)
+    spec = _Itimerspec(_Timespec(0, 0), _Timespec(sec, int((deadline - sec) * 1e9)))
+    return bool(_libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, ctypes.byref(spec), None) == 0)
+
+
+def _give_back(fd: int) -> None:
+    if len(_pool) < _POOL_MAX:
+        _pool.append(fd)
+    else:
+        os.close(fd)
 
 
 async def precise_sleep(seconds: float) -> None:
@@ -79,16 +85,19 @@ async def precise_sleep(seconds: float) -> None:
     if seconds <= 0:
         await anyio.lowlevel.checkpoint()
         return
-    deadline = time.monotonic() + seconds
+    if not seconds < _LONGEST:  # also NaN and infinity
+        await anyio.sleep(seconds)
+        return
     fd = _take()
     if fd < 0:
         await anyio.sleep(seconds)
         return
-    if not _arm(fd, deadline):
-        os.close(fd)
-        await anyio.sleep(seconds)
-        return
     try:
+        if not _arm(fd, time.monotonic() + seconds):
+            os.close(fd)
+            fd = -1
+            await anyio.sleep(seconds)
+            return
         while True:
             await anyio.wait_readable(fd)
             try:
@@ -98,7 +107,8 @@ async def precise_sleep(seconds: float) -> None:
                 continue
     except BaseException:
         # cancelled: disarm (re-arming later also resets any expiration not read)
-        _arm(fd, 0.0)
-        _pool.append(fd)
+        if fd >= 0:
+            _arm(fd, 0.0)
+            _give_back(fd)
         raise
-    _pool.append(fd)
+    _give_back(fd)

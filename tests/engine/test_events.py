@@ -354,6 +354,71 @@ async def test_an_error_inside_batching_comes_out_as_itself_after_the_lines_are_
     assert b"apply_start" in buf.getvalue()
 
 
+@pytest.mark.parametrize("backend", ["trio", "asyncio"])
+def test_an_error_raised_while_a_cancellation_is_pending_is_not_swallowed(backend: str) -> None:
+    import anyio
+
+    async def main() -> None:
+        sink = ev.JsonSink(io.BytesIO())
+        with anyio.move_on_after(0.01):
+            async with sink.batching():
+                try:
+                    await anyio.sleep(1)
+                finally:
+                    raise ValueError("mine")
+
+    with pytest.raises(ValueError, match="mine"):
+        anyio.run(main, backend=backend)
+
+
+@pytest.mark.trio
+async def test_system_exit_inside_batching_comes_out_unwrapped():
+    sink = ev.JsonSink(io.BytesIO())
+    with pytest.raises(SystemExit):
+        async with sink.batching():
+            raise SystemExit(3)
+
+
+def test_a_full_disk_stops_the_stream_with_one_message_not_the_run(capsys: pytest.CaptureFixture[str]):
+    import errno
+
+    class Full(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    sink = ev.JsonSink(Full())  # type: ignore[arg-type]
+    sink(ev.apply_start(NET, "create"))
+    sink(ev.apply_start(NET, "create"))
+    assert sink.closed
+    assert capsys.readouterr().err.count("No space left on device") == 1
+
+
+def test_a_write_that_takes_nothing_is_retried_not_dropped():
+    class Busy(io.RawIOBase):
+        """A non-blocking pipe: every other write takes nothing (None), the others 7 bytes."""
+
+        def __init__(self) -> None:
+            self.data = bytearray()
+            self.calls = 0
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: Any) -> int | None:
+            self.calls += 1
+            if self.calls % 2:
+                return None
+            self.data += bytes(b[:7])
+            return min(7, len(b))
+
+    out = Busy()
+    ev.write_all(out, b"x" * 100)  # type: ignore[arg-type]
+    assert bytes(out.data) == b"x" * 100
+
+
 def test_json_sink_stops_writing_when_the_reader_goes_away():
     class Gone(io.RawIOBase):
         def writable(self) -> bool:

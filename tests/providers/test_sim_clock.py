@@ -75,3 +75,29 @@ def test_without_a_timerfd_it_falls_back_to_the_loop_timer(monkeypatch: pytest.M
         return time.monotonic() - t
 
     assert 0.01 <= anyio.run(main, backend="trio") < 1
+
+
+def test_an_endless_or_enormous_wait_uses_the_loop_timer_and_keeps_no_descriptor() -> None:
+    async def main() -> None:
+        for seconds in (float("inf"), 2.0**64, 10.0**9):
+            with anyio.move_on_after(0.02) as scope:
+                await clock.precise_sleep(seconds)
+            assert scope.cancelled_caught  # it waited: it did not return at once
+
+    clock._pool.clear()
+    anyio.run(main, backend="trio")
+    assert clock._pool == []
+
+
+@pytest.mark.skipif(clock._libc is None, reason="no timerfd on this platform")
+def test_the_pool_keeps_at_most_its_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(clock, "_POOL_MAX", 5)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for _ in range(20):
+                tg.start_soon(clock.precise_sleep, 0.005)
+
+    clock._pool.clear()
+    anyio.run(main, backend="trio")
+    assert len(clock._pool) == 5
