@@ -3,7 +3,7 @@
 Layering (each layer imports only those above it):
 
     values, addrs, diagnostics          plain data: values with unknowns, addresses, errors
-    numbers                             cty's number semantics on ints and floats
+    number                              cty's number semantics on ints and floats
     expr, hcl, hcljson, functions,      the Terraform language (.tf and .tf.json)
     evaluate
     config                              the root module, loaded from .tf / .tf.json

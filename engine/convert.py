@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .diagnostics import FunctionError
-from .numbers import to_number, to_string
+from .number import to_number, to_string
 from .values import UNKNOWN, ListVal, MapVal, SetVal, type_name
 
 

@@ -16,7 +16,7 @@ from . import expr as E
 from .addrs import InstanceKey, ResourceAddr
 from .diagnostics import FunctionArityError, FunctionError
 from .functions import FUNCTIONS
-from .numbers import (
+from .number import (
     DECIMAL_CONTEXT,
     exact_decimal,
     number_from_decimal,

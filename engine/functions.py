@@ -23,7 +23,7 @@ from typing import Any
 
 from . import convert as _convert
 from .diagnostics import FunctionArityError, FunctionError
-from .numbers import (
+from .number import (
     DECIMAL_CONTEXT,
     number_from_decimal,
     number_text,

@@ -18,7 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import expr as E
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
-from .numbers import parse_number
+from .number import parse_number
 
 
 @dataclass(frozen=True, slots=True)

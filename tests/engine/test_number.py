@@ -1,4 +1,4 @@
-"""engine/numbers.py: cty's number semantics on ints and floats (the functions' tests cover the
+"""engine/number.py: cty's number semantics on ints and floats (the functions' tests cover the
 formatting in depth, through tostring, format and friends)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from engine.diagnostics import FunctionError
-from engine.numbers import exact_decimal, number_from_decimal, parse_number, to_number, to_string
+from engine.number import exact_decimal, number_from_decimal, parse_number, to_number, to_string
 
 
 @pytest.mark.parametrize(("text", "value"), [("1", 1), ("1.0", 1), ("1e3", 1000), ("-0.5", -0.5), (".25", 0.25)])
