@@ -2,19 +2,24 @@
 
 Layering (each layer imports only those above it):
 
-    values, addrs, diagnostics          plain data: values with unknowns, addresses, errors
-    number                              cty's number semantics on ints and floats
-    expr, hcl, hcljson, functions,      the Terraform language (.tf and .tf.json)
-    evaluate
-    config                              the root module, loaded from .tf / .tf.json
+    values, addrs, diagnostics, limits  plain data: values with unknowns, addresses, errors;
+                                        concurrency limits
+    events                              events as data (terraform's UI shapes) and their sinks
+    number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
+    convert, functions, evaluate        .tf.json, type conversion, built-in functions (with
+                                        functions_text, which builds on them), evaluation
+    graph                               a domain-free DAG
+    config, variables                   the root module, loaded from .tf / .tf.json; input variables
     provider, framework, registry       the one provider seam, a framework for writing providers,
                                         and where providers come from
+    instanceconfig                      an instance's configuration, evaluated against its schema
     state, statecodec, statestore       state in memory, the v4 format, the one writer
-    plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;
-    refresh, planner                    forced create_before_destroy; upgrade and refresh; planning
-    graph, applygraph                   a domain-free DAG; the apply graph built from a plan
-    walker, apply                       the concurrent walk; applying a plan
-    events, render                      events as data; human rendering
+    plan, contracts, forcedcbd          pure action selection; the provider promises the core checks;
+                                        forced create_before_destroy
+    refresh, planner                    upgrade and refresh; planning
+    applygraph, walker, apply           the apply graph built from a plan; the concurrent walk;
+                                        applying a plan
+    render                              human rendering
     operations, cliargs, cli            what a user runs; its arguments; the command
 
 Providers (``providers/``) use only the names re-exported here.
