@@ -135,10 +135,14 @@ async def cmd_plan(a: Args, out: Output) -> int:
 
 async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
     opts = options_from(a)
-    if out.json and not a.flags.get("auto-approve"):
-        raise UsageError("Plan applied without approval: -json requires -auto-approve, as in terraform.")
-    if out.json:
+    if out.json and not out.quiet:
         out.emit(ev.version())
+    if out.json and not a.flags.get("auto-approve"):
+        # terraform's diagnostic, in the stream when there is one
+        out.diagnostics([error("Plan file or auto-approve required",
+                               "strata cannot ask for interactive approval when -json or -quiet is set. "
+                               "Enable the -auto-approve option.")])
+        return 1
     p = await make_plan(opts, out.emit, destroy=destroy, lock=True)
     try:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))

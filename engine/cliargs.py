@@ -34,6 +34,7 @@ Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
   -state=PATH           State file (default terraform.tfstate)
   -var NAME=VALUE       Set a variable
+  -var-file=FILE        Set variables from a .tfvars (or .tfvars.json) file
   -parallelism=N        At most N concurrent operations (default 10)
   -auto-approve         Skip interactive approval (apply, destroy)
   -json                 Machine-readable output, one JSON object per line

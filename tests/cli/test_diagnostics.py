@@ -283,3 +283,15 @@ def test_unterminated_string_points_at_its_line(workdir: Workdir) -> None:
     res = workdir.strata("validate")
     assert res.returncode == 1 and "Unterminated template string" in res.stderr
     assert "on main.tf line 2" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_apply_json_without_auto_approve_is_terraforms_json_diagnostic(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  input = 1\n}\n')
+    res = workdir.strata("apply", "-json")
+    assert res.returncode == 1
+    assert [e["type"] for e in res.events] == ["version", "diagnostic"]
+    d = res.of_type("diagnostic")[0]["diagnostic"]
+    assert d["severity"] == "error" and d["summary"] == "Plan file or auto-approve required"  # terraform's words
+    assert "Traceback" not in res.stderr
+    assert not (workdir.path / "terraform.tfstate").exists() or "terraform_data" not in (
+        workdir.path / "terraform.tfstate").read_text()
