@@ -480,3 +480,30 @@ def pyplot(log: Callable[[str], None]) -> Any:
 
 def fmt_s(x: float) -> str:
     return f"{x:.2f} s" if x >= 1 else f"{x * 1000:.0f} ms"
+
+
+def plot_efficiency(rows: list[dict[str, Any]], plt: Any, path: Path, ylabel: str, title: str) -> None:
+    """Efficiency (lower bound / wall) against P, one line per DAG shape, event loop and latency,
+    for the runs of random layered DAGs (scheduling, walker)."""
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    markers = {("wide", "trio"): "o-", ("wide", "asyncio"): "^--", ("deep", "trio"): "s", ("deep", "asyncio"): "D"}
+    groups = sorted({(r["shape"], r.get("backend", "trio"), r["latency_ms"]) for r in rows})
+    for shape, backend, lat in groups:
+        some = sorted((r for r in rows if r["shape"] == shape and r.get("backend", "trio") == backend
+                       and r["latency_ms"] == lat), key=lambda r: r["parallelism"])
+        marker = markers.get((shape, backend), "x")
+        if lat != min(g[2] for g in groups) and "-" in marker:
+            marker = marker.replace("-", ":")  # a second latency: the same shape, dotted
+        ax.plot([r["parallelism"] for r in some], [r["efficiency"] for r in some], marker,
+                label=f"{shape}, {backend} ({some[0]['layers']} layers, N={some[0]['n']:,}, L={lat:g} ms)")
+    ax.axhline(1 / 1.05, color="gray", linestyle=":", label="target (bound / 1.05)")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("parallelism (P)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -28,6 +28,7 @@ from ..common import (
     Workdirs,
     op_times,
     parse_ts,
+    plot_efficiency,
     read_events,
     run_measured,
     strata_argv,
@@ -146,26 +147,4 @@ def run(ctx: Context) -> Report:
 
 
 def plot(report: Report, plt: Any, path: Path) -> None:
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    markers = {("wide", "trio"): "o-", ("wide", "asyncio"): "^--", ("deep", "trio"): "s", ("deep", "asyncio"): "D"}
-    groups = sorted({(r["shape"], r.get("backend", "trio"), r["latency_ms"]) for r in report.rows})
-    for shape, backend, lat in groups:
-        rows = sorted((r for r in report.rows if r["shape"] == shape and r.get("backend", "trio") == backend
-                       and r["latency_ms"] == lat), key=lambda r: r["parallelism"])
-        marker = markers.get((shape, backend), "x")
-        if lat != min(g[2] for g in groups):
-            marker = marker.replace("-", ":") if "-" in marker else marker
-        ax.plot([r["parallelism"] for r in rows], [r["efficiency"] for r in rows], marker,
-                label=f"{shape}, {backend} ({rows[0]['layers']} layers, N={rows[0]['n']:,}, "
-                      f"L={lat:g} ms)")
-    ax.axhline(1 / 1.05, color="gray", linestyle=":", label="target (bound / 1.05)")
-    ax.set_xscale("log")
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("parallelism (P)")
-    ax.set_ylabel("efficiency = lower bound / apply wall")
-    ax.set_title("strata + sim: scheduling efficiency vs P")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_efficiency(report.rows, plt, path, "efficiency = lower bound / apply wall", "strata + sim: scheduling efficiency vs P")

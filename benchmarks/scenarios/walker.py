@@ -22,7 +22,7 @@ from engine.graph import Graph
 from engine.walker import Walker
 from providers.sim.clock import precise_sleep
 
-from ..common import Column, Context, Report, Target
+from ..common import Column, Context, Report, Target, plot_efficiency
 from ..dag import Dag, layered_dag
 
 NAME = "walker"
@@ -118,22 +118,4 @@ def run(ctx: Context) -> Report:
 
 
 def plot(report: Report, plt: Any, path: Path) -> None:
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    for shape, backend, marker in (("wide", "trio", "o-"), ("wide", "asyncio", "^--"), ("deep", "trio", "s")):
-        rows = sorted((r for r in report.rows if r["shape"] == shape and r["backend"] == backend),
-                      key=lambda r: r["parallelism"])
-        if rows:
-            ax.plot([r["parallelism"] for r in rows], [r["efficiency"] for r in rows], marker,
-                    label=f"{shape}, {backend} ({rows[0]['layers']} layers, N={rows[0]['n']:,}, "
-                          f"L={rows[0]['latency_ms']} ms)")
-    ax.axhline(1 / 1.05, color="gray", linestyle=":", label="target (bound / 1.05)")
-    ax.set_xscale("log")
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("parallelism (P)")
-    ax.set_ylabel("efficiency = lower bound / wall")
-    ax.set_title("engine.walker.Walker alone: efficiency vs P")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_efficiency(report.rows, plt, path, "efficiency = lower bound / wall", "engine.walker.Walker alone: efficiency vs P")
