@@ -217,19 +217,27 @@ def _confirm(destroy: bool) -> bool:
 
 async def cmd_validate(a: Args, out: Output) -> int:
     opts = options_from(a)
-    module = load_module(opts.chdir)
-    providers = Providers()
-    planner = Planner(module, _empty_state(), providers, {}, lambda e: None)
-    planner._check_resource_types()
-    planner._config_order()
-    errs = errors_of(planner.diags)
-    if errs:
-        raise DiagnosticsError(errs)
-    if out.json:
-        sys.stdout.write(orjson.dumps({"format_version": "1.0", "valid": True, "error_count": 0,
-                                       "warning_count": 0, "diagnostics": []}).decode() + "\n")
-    else:
-        out.text("Success! The configuration is valid.\n")
+    try:
+        module = load_module(opts.chdir)
+        planner = Planner(module, _empty_state(), Providers(), {}, lambda e: None)
+        planner._check_resource_types()
+        planner._config_order()
+        errs = errors_of(planner.diags)
+        if errs:
+            raise DiagnosticsError(errs)
+        diags: list[Diagnostic] = []
+    except DiagnosticsError as exc:
+        if not out.json or out.quiet:
+            raise
+        diags = list(exc.diagnostics)
+    if out.json and not out.quiet:
+        # terraform's validate -json: one document, not an event stream
+        n_err = len(errors_of(diags))
+        sys.stdout.write(orjson.dumps({"format_version": "1.0", "valid": n_err == 0, "error_count": n_err,
+                                       "warning_count": len(diags) - n_err,
+                                       "diagnostics": [d.to_json() for d in diags]}).decode() + "\n")
+        return 1 if n_err else 0
+    out.text("Success! The configuration is valid.\n")
     return 0
 
 

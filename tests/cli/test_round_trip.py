@@ -282,6 +282,19 @@ def test_validate_rejects_invalid_configuration(workdir: Workdir) -> None:
     assert "Reference to undeclared resource" in res.stderr, res.stderr
 
 
+def test_validate_json_reports_invalid_as_terraform_does(workdir: Workdir) -> None:
+    """terraform validate -json: one document with valid = false and the diagnostics, exit 1."""
+    workdir.write('resource "terraform_data" "a" {\n  input = terraform_data.nope.id\n}\n')
+    res = workdir.strata("validate", "-json")
+    assert res.returncode == 1
+    doc = orjson.loads(res.stdout)
+    assert {k: doc[k] for k in ("format_version", "valid", "error_count", "warning_count")} == {
+        "format_version": "1.0", "valid": False, "error_count": 1, "warning_count": 0}
+    (d,) = doc["diagnostics"]
+    assert d["severity"] == "error" and d["summary"] == "Reference to undeclared resource"
+    assert d["range"]["filename"] == "main.tf" and d["range"]["start"]["line"] == 2
+
+
 def test_validate_writes_no_state(workdir: Workdir) -> None:
     workdir.write(config())
     workdir.strata("validate", check=True)
