@@ -449,16 +449,14 @@ def main(argv: list[str] | None = None) -> int:
         code = anyio.run(run, argv, backend=backend)
     except BrokenPipeError:
         # the reader of our output went away (strata state list | head): not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         return 0
     except OSError as exc:
         if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
             raise
         # writing our own output failed (strata state list > /dev/full): one line, not a traceback
         sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         return 1
     except UsageError as exc:
         sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
@@ -480,9 +478,15 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(exc, BrokenPipeError):
             sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
             code = code or 1
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
     return code
+
+
+def _stdout_to_devnull() -> None:
+    """Stdout can take no more (a closed pipe, a full disk): point it at /dev/null, so the
+    interpreter's own flush at exit has nothing to complain about."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
