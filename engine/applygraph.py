@@ -89,8 +89,12 @@ class _Builder:
         self.barriers: dict[tuple[ResourceAddr, str], Barrier] = {}
         self.own_d: dict[int, tuple[ApplyNode, bool]] = {}
 
-    def barrier(self, res: ResourceAddr, role: str, members: list[ApplyNode]) -> Barrier | None:
-        """The barrier for ``role`` of ``res`` waiting for ``members`` (created once)."""
+    def barrier(self, res: ResourceAddr, role: str, members: list[ApplyNode]) -> Node | None:
+        """What waits for all ``members`` (``role`` of ``res``): the one member itself when there is
+        only one (a resource without count or for_each), else a barrier (created once). A barrier
+        per single-instance resource doubled the nodes the walk steps through."""
+        if len(members) == 1:
+            return members[0]
         key = (res, role)
         b = self.barriers.get(key)
         if b is None:
@@ -152,7 +156,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     cu_barrier = {r: b.barrier(r, "applied", ns) for r, ns in b.cu_by_res.items()}
 
-    def d_barrier(r: ResourceAddr, cbd: bool) -> Barrier | None:
+    def d_barrier(r: ResourceAddr, cbd: bool) -> Node | None:
         role = "destroyed-cbd" if cbd else "destroyed"
         return b.barrier(r, role, [n for n, x in b.d_by_res.get(r, ()) if x == cbd])
 
