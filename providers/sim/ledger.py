@@ -86,6 +86,7 @@ class Ledger:
         self.replays = 0
         self._create = create
         self._fd = -1
+        self._ino = self._dev = -1
         self._lock_fd = -1
         self._offset = 0
         self._torn = False
@@ -105,6 +106,8 @@ class Ledger:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             flags |= os.O_CREAT
         self._fd = os.open(self.path, flags, 0o644)
+        fst = os.fstat(self._fd)
+        self._ino, self._dev = fst.st_ino, fst.st_dev
         self.objects.clear()
         self.tokens.clear()
         self.names.clear()
@@ -138,12 +141,13 @@ class Ledger:
                 raise
             self._reopen()
             return
-        fst = os.fstat(self._fd)
-        if (st.st_ino, st.st_dev) != (fst.st_ino, fst.st_dev) or fst.st_size < self._offset:
+        # one stat of the path: the same file as our descriptor (inode and device remembered at
+        # open) tells its size too, so no fstat is needed (once per simulated operation)
+        if st.st_ino != self._ino or st.st_dev != self._dev or st.st_size < self._offset:
             self._reopen()
             return
-        if fst.st_size > self._offset:
-            self._read_new(fst.st_size)
+        if st.st_size > self._offset:
+            self._read_new(st.st_size)
 
     def _read_new(self, size: int | None = None) -> None:
         if size is None:
@@ -303,7 +307,8 @@ class Ledger:
         while view:
             n = os.write(self._fd, view)
             view = view[n:]
-        if not torn and os.fstat(self._fd).st_size == self._offset + len(data):
+        # an O_APPEND write leaves the descriptor's offset at the file's end: a cheaper fstat
+        if not torn and os.lseek(self._fd, 0, os.SEEK_CUR) == self._offset + len(data):
             self._offset += len(data)  # the file is exactly what we had plus our record
             self._apply(orjson.loads(data))
         else:

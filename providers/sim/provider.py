@@ -358,7 +358,8 @@ class SimProvider(FrameworkProvider):
         """The cloud's behaviour before it acts: throttling, latency, injected and random failures."""
         c = self.config
         ledger = self.ledger()
-        await self._limiter.wait()
+        if self._limiter.interval > 0:  # no coroutine per operation when unlimited
+            await self._limiter.wait()
         attempt = ledger.attempts.get(f"{op}:{key}", 0)
         own = attrs.get("latency_ms")
         mean = float(own) if own is not None and _number(own) else float(c.get("latency_ms") or 0)
