@@ -162,6 +162,10 @@ def run_measured(argv: list[str], cwd: Path, env: dict[str, str] | None = None,
         full = [gnu_time, "-f", "%M", "-o", str(rss_file), *argv] if gnu_time else list(argv)
         try:
             with open(Path(tmp) / "stderr", "w+b") as err:
+                # untimed: write back what earlier runs left dirty (a 100k apply leaves ~200 MB of
+                # events and state), so the kernel does not flush it during this run, on the same
+                # two CPUs and ahead of this run's fsyncs in the disk's queue
+                os.sync()
                 t0 = time.perf_counter()
                 proc = subprocess.Popen(full, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
                 deadline = t0 + timeout
