@@ -2,9 +2,8 @@
 
 During apply every finished object is appended to ``<state>.journal`` and the
 journal is fsync'd before anyone is told the object is done. Appends that
-arrive while the committer waits for its turn or for an fsync are written
-together by the next one (group commit), so the cost per object stays
-constant however large the
+arrive while an fsync is in flight are written together by the next one
+(group commit), so the cost per object stays constant however large the
 state grows; terraform instead rewrites the whole file per object, which
 makes its apply quadratic.
 
@@ -23,7 +22,6 @@ import contextlib
 import fcntl
 import os
 import shutil
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -196,11 +194,6 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-INLINE_SYNC_MAX = 0.001
-"""While the journal's fdatasync takes less than this on average, the committer runs it on the
-event loop; a slower disk gets a worker thread, so the walk goes on while it syncs."""
-
-
 class StateWriter:
     """Records objects as they finish; calls back once each record is durable."""
 
@@ -214,7 +207,6 @@ class StateWriter:
         self._idle = anyio.Event()
         self._idle.set()
         self._fd = -1
-        self._sync_avg = 0.0  # moving average of the fdatasync's duration, seconds
         self.error: StateWriteError | None = None
 
     async def open(self) -> None:
@@ -240,17 +232,13 @@ class StateWriter:
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         self._wake.set()
 
-    def _write(self, data: bytes) -> float:
-        """Append ``data`` and make it durable; returns how long the fdatasync took."""
+    def _write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             n = os.write(self._fd, view)
             view = view[n:]
-        if not self.store.fsync:
-            return 0.0
-        t = time.perf_counter()
-        os.fdatasync(self._fd)
-        return time.perf_counter() - t
+        if self.store.fsync:
+            os.fdatasync(self._fd)
 
     async def committer(self) -> None:
         try:
@@ -261,14 +249,10 @@ class StateWriter:
                     batch, self._pending = self._pending, []
                     callbacks, self._callbacks = self._callbacks, []
                     data = b"".join(batch)
-                    if self._sync_avg < INLINE_SYNC_MAX:
-                        # a fast disk: the event loop waits out the fdatasync (~0.3 ms here) rather
-                        # than pay a thread's round trip (~1.5 ms on a busy loop) on every link of
-                        # a chain of dependent operations
-                        took = self._write(data)
+                    if self.store.fsync:
+                        await anyio.to_thread.run_sync(self._write, data)
                     else:
-                        took = await anyio.to_thread.run_sync(self._write, data)
-                    self._sync_avg = 0.75 * self._sync_avg + 0.25 * took
+                        self._write(data)
                     for cb in callbacks:
                         cb()
                 self._idle.set()

@@ -169,47 +169,6 @@ def test_on_durable_fires_for_every_put_in_a_burst(state_path: Path) -> None:
     assert fired == names, "on_durable callbacks fired out of put order"
 
 
-def _commits_in_a_thread(state_path: Path, monkeypatch: pytest.MonkeyPatch, sync_s: float) -> list[bool]:
-    """Commit one object at a time with an fdatasync taking ``sync_s``; for each commit, whether
-    the fdatasync ran off the event loop's thread."""
-    import os
-    import threading
-    import time
-
-    real = os.fdatasync
-    off_loop: list[bool] = []
-    loop_thread = threading.get_ident()
-
-    def timed_sync(fd: int) -> None:
-        off_loop.append(threading.get_ident() != loop_thread)
-        time.sleep(sync_s)
-        real(fd)
-
-    monkeypatch.setattr(os, "fdatasync", timed_sync)
-
-    async def main() -> None:
-        store = store_at(state_path)
-        async with store.writer(State()) as w:
-            for i in range(8):
-                done = anyio.Event()
-                w.put(addr(f"r{i}"), PROVIDER, obj(f"r{i}"), on_durable=done.set)
-                await done.wait()
-
-    run(main)
-    return off_loop
-
-
-def test_a_fast_fsync_runs_on_the_event_loop(state_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a thread's round trip would cost more than the sync itself, on every link of a dependency chain
-    assert _commits_in_a_thread(state_path, monkeypatch, 0.0) == [False] * 8
-
-
-def test_a_slow_fsync_moves_to_a_thread(state_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a slow disk must not stall the walk: after the first slow sync, the loop hands them off
-    got = _commits_in_a_thread(state_path, monkeypatch, 0.02)
-    assert got[0] is False and all(got[1:]), got
-
-
 def test_journal_records_dynamic_attributes_with_type(state_path: Path) -> None:
     store = store_at(state_path)
     recs: list[dict[str, Any]] = []
