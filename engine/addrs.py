@@ -27,6 +27,16 @@ class ResourceAddr:
     def __hash__(self) -> int:
         return self._hash
 
+    def __eq__(self, other: object) -> bool:
+        # the generated __eq__ builds and compares two tuples; this one is on every dict lookup
+        # with an equal but distinct address (graph building: 3% of a 10k apply)
+        if self is other:
+            return True
+        if type(other) is not ResourceAddr:
+            return NotImplemented
+        return (self._hash == other._hash and self.name == other.name and self.type == other.type
+                and self.mode == other.mode)
+
     def __str__(self) -> str:
         prefix = "data." if self.mode == "data" else ""
         return f"{prefix}{self.type}.{self.name}"
@@ -58,6 +68,13 @@ class InstanceAddr:
 
     def __hash__(self) -> int:
         return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not InstanceAddr:
+            return NotImplemented
+        return self._hash == other._hash and self.key == other.key and self.resource == other.resource
 
     def __str__(self) -> str:
         s = self._str

@@ -107,6 +107,7 @@ class Applier:
         self.resolver = resolver
         self._local_value = local_value
         self.limits = limits or Limits()
+        self._providers_of: dict[tuple[ResourceAddr, str], tuple[str, Provider, ResourceSchema | None]] = {}
 
     # ------------------------------------------------------------------ walk
 
@@ -142,10 +143,15 @@ class Applier:
     # ------------------------------------------------------------------ helpers
 
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
-        rc = self.module.resources.get(c.addr.resource) if self.module else None
-        name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
-        p = self.providers.get(name)
-        return name, p, self.providers.schema(name, c.addr.resource.type, c.addr.resource.mode)
+        key = (c.addr.resource, c.provider)
+        found = self._providers_of.get(key)  # the same for every instance of a resource: once each
+        if found is None:
+            rc = self.module.resources.get(c.addr.resource) if self.module else None
+            name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
+            p = self.providers.get(name)
+            found = self._providers_of[key] = (
+                name, p, self.providers.schema(name, c.addr.resource.type, c.addr.resource.mode))
+        return found
 
     def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:
         d = error(summary, detail, subject, str(addr))

@@ -46,14 +46,20 @@ def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: d
     return None
 
 
+_SCALARS = (str, bool, int)  # equal() on two of the same type is ==; floats excluded (nan)
+
+
 def check_final_plan(initial: dict[str, Any], final: dict[str, Any]) -> str | None:
     """A value known in the initial plan must be identical in the final plan."""
     for k, v in initial.items():
         if v is UNKNOWN:
             continue
+        got = final.get(k)
+        if v is got or (type(v) is type(got) and type(v) in _SCALARS and v == got):
+            continue  # hot path: once per attribute of every operation
         if is_wholly_known(v):
-            if not equal(v, final.get(k)):
-                return f".{k}: was {v!r}, but now {final.get(k)!r}"
+            if not equal(v, got):
+                return f".{k}: was {v!r}, but now {got!r}"
     return None
 
 
@@ -61,8 +67,13 @@ def check_new_state(planned: dict[str, Any], new: dict[str, Any]) -> str | None:
     if not is_wholly_known(new):
         return "the new state contains unknown values"
     for k, v in planned.items():
-        if v is UNKNOWN or not is_wholly_known(v):
+        if v is UNKNOWN:
             continue
-        if not equal(v, new.get(k)):
-            return f".{k}: was {v!r}, but now {new.get(k)!r}"
+        got = new.get(k)
+        if v is got or (type(v) is type(got) and type(v) in _SCALARS and v == got):
+            continue  # hot path: once per attribute of every operation
+        if not is_wholly_known(v):
+            continue
+        if not equal(v, got):
+            return f".{k}: was {v!r}, but now {got!r}"
     return None
