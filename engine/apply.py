@@ -62,7 +62,7 @@ class ApplyResolver:
         return self.kinds.get(addr, "single") != "single"
 
     def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
-        obj = self.state.object(InstanceAddr(addr, key))
+        obj = self.state.object_at(addr, key)
         if obj is None:
             if key in self.keys.get(addr, ()):
                 return UNKNOWN
@@ -72,7 +72,7 @@ class ApplyResolver:
     def resource_value(self, addr: ResourceAddr) -> Any:
         vals: dict[InstanceKey, Any] = {}
         for k in self.keys.get(addr, ()):
-            obj = self.state.object(InstanceAddr(addr, k))
+            obj = self.state.object_at(addr, k)
             vals[k] = obj.attributes if obj is not None else UNKNOWN
         return whole_resource_value(self.kinds.get(addr, "single"), vals)
 

@@ -57,10 +57,15 @@ class State:
     outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
 
     def object(self, addr: InstanceAddr, deposed: str | None = None) -> ObjectState | None:
-        rs = self.resources.get(addr.resource)
+        return self.object_at(addr.resource, addr.key, deposed)
+
+    def object_at(self, resource: ResourceAddr, key: InstanceKey,
+                  deposed: str | None = None) -> ObjectState | None:
+        """:meth:`object` without building an InstanceAddr (each reference evaluated at apply)."""
+        rs = self.resources.get(resource)
         if rs is None:
             return None
-        inst = rs.instances.get(addr.key)
+        inst = rs.instances.get(key)
         if inst is None:
             return None
         if deposed is None:
