@@ -92,3 +92,18 @@ def sim_config(dag: Dag, latency_ms: float, ledger: str = "ledger.jsonl") -> dic
 
 def write_sim_config(d: Path, dag: Dag, latency_ms: float) -> None:
     (d / "main.tf.json").write_text(json.dumps(sim_config(dag, latency_ms), separators=(",", ":")))
+
+
+def critical_chain(dag: Dag, done_at: dict[int, float]) -> list[int]:
+    """The chain of nodes that ended last: from the node finished last, back through the parent
+    that finished last, to a node of the first layer (nodes are numbered topologically)."""
+    if not done_at:
+        return []
+    node = max(done_at, key=done_at.__getitem__)
+    chain = [node]
+    while dag.deps[node]:
+        node = max(dag.deps[node], key=lambda j: done_at.get(j, 0.0))
+        chain.append(node)
+    chain.reverse()
+    return chain
+

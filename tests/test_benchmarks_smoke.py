@@ -58,3 +58,22 @@ def test_sizes_parse() -> None:
     from benchmarks.cli import _sizes
 
     assert _sizes("1k,10k 100_000") == [1000, 10_000, 100_000]
+
+
+def test_deep_scheduling_rows_break_the_critical_chain_down(results: Path) -> None:
+    rows = json.loads((results / "scheduling.json").read_text())["rows"]
+    deep = [r for r in rows if r["bound_term"] == "critical path"]
+    assert deep, "the quick run has a deep DAG bound by its critical path"
+    for r in deep:
+        assert 1 <= r["chain_links"] <= r["critical_path"], r
+        # each part is a wait after the previous step: it cannot be (much) below zero
+        assert min(r["chain_dispatch_ms"], r["chain_turn_ms"], r["chain_durable_ms"]) > -1.0, r
+
+
+def test_critical_chain_follows_the_parent_that_finished_last() -> None:
+    from benchmarks.dag import Dag, critical_chain
+
+    # 0 -> 2, 1 -> 2, 2 -> 3; node 1 finished after node 0
+    dag = Dag(layers=[[0, 1], [2], [3]], deps=[[], [], [0, 1], [2]])
+    assert critical_chain(dag, {0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0}) == [1, 2, 3]
+    assert critical_chain(dag, {}) == []
