@@ -38,11 +38,16 @@ def dumps(doc: Any, indent: bool = False) -> bytes:
         return json.dumps(doc, indent=2 if indent else None, ensure_ascii=False).encode()
 
 
+_PLAIN = frozenset({str, int, bool, float, type(None)})  # their JSON form is themselves
+
+
 def encode_attributes(attrs: dict[str, Any], types: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in attrs.items():
         if types.get(k) == "dynamic":
             out[k] = None if v is None else {"value": to_json(v), "type": cty_type(v)}
+        elif type(v) in _PLAIN:
+            out[k] = v  # hot path: once per attribute of every object written
         else:
             out[k] = to_json(v)
     return out

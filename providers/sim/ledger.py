@@ -310,7 +310,9 @@ class Ledger:
         # an O_APPEND write leaves the descriptor's offset at the file's end: a cheaper fstat
         if not torn and os.lseek(self._fd, 0, os.SEEK_CUR) == self._offset + len(data):
             self._offset += len(data)  # the file is exactly what we had plus our record
-            self._apply(orjson.loads(data))
+            # what replay would read back (the record's values are JSON's own types: strings,
+            # numbers, null), without parsing our own line again
+            self._apply(record)
         else:
             self.catch_up()  # someone wrote without the lock, or a torn line: replay what is new
 
