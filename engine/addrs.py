@@ -45,6 +45,20 @@ class ResourceAddr:
         return InstanceAddr(self, key)
 
 
+_INTERNED: dict[tuple[str, str, str], ResourceAddr] = {}
+
+
+def resource_addr(type_: str, name: str, mode: str = "managed") -> ResourceAddr:
+    """The one ResourceAddr of a resource: the configuration, references, the state and the plan
+    all get the same object, so a dict lookup by it hits on identity (no Python-level __eq__).
+    Hot path; the table grows with the number of distinct resources (a CLI run's lifetime)."""
+    k = (type_, name, mode)
+    a = _INTERNED.get(k)
+    if a is None:
+        a = _INTERNED[k] = ResourceAddr(type_, name, mode)
+    return a
+
+
 def format_key(key: InstanceKey) -> str:
     if key is None:
         return ""
@@ -107,7 +121,7 @@ def parse_instance_addr(text: str) -> InstanceAddr:
     if not m:
         raise ValueError(f'invalid resource instance address "{text}"')
     mode = "data" if m.group(1) else "managed"
-    res = ResourceAddr(m.group(2), m.group(3), mode)
+    res = resource_addr(m.group(2), m.group(3), mode)
     if m.group(4) is not None:
         return InstanceAddr(res, int(m.group(4)))
     if m.group(5) is not None:
@@ -119,9 +133,9 @@ def parse_resource_addr(s: str) -> ResourceAddr | None:
     """``TYPE.NAME`` or ``data.TYPE.NAME`` as recorded in state ``dependencies``; None otherwise."""
     parts = s.split(".")
     if len(parts) == 2:
-        return ResourceAddr(parts[0], parts[1])
+        return resource_addr(parts[0], parts[1])
     if len(parts) == 3 and parts[0] == "data":
-        return ResourceAddr(parts[1], parts[2], "data")
+        return resource_addr(parts[1], parts[2], "data")
     return None
 
 

@@ -107,7 +107,7 @@ class Applier:
         self.resolver = resolver
         self._local_value = local_value
         self.limits = limits or Limits()
-        self._providers_of: dict[tuple[ResourceAddr, str], tuple[str, Provider, ResourceSchema | None]] = {}
+        self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
 
     # ------------------------------------------------------------------ walk
 
@@ -143,14 +143,14 @@ class Applier:
     # ------------------------------------------------------------------ helpers
 
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
-        key = (c.addr.resource, c.provider)
-        found = self._providers_of.get(key)  # the same for every instance of a resource: once each
+        r = c.addr.resource
+        rc = self.module.resources.get(r) if self.module else None
+        name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
+        key = (name, r.type, r.mode)
+        found = self._providers_of.get(key)  # the same for every resource of a type: once each
         if found is None:
-            rc = self.module.resources.get(c.addr.resource) if self.module else None
-            name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
-            p = self.providers.get(name)
-            found = self._providers_of[key] = (
-                name, p, self.providers.schema(name, c.addr.resource.type, c.addr.resource.mode))
+            found = self._providers_of[key] = (name, self.providers.get(name),
+                                               self.providers.schema(name, r.type, r.mode))
         return found
 
     def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:

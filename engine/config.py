@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import expr as E
-from .addrs import ResourceAddr
+from .addrs import ResourceAddr, resource_addr
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error, errors_of
 from .hcl import Attribute, Block, parse_hcl
 from .hcljson import parse_json
@@ -169,7 +169,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             return [error(f"Missing name for {b.type}", f'A {b.type} block needs two labels: type and name, '
                           f'as in {b.type} "terraform_data" "example".', b.range)]
         mode = "managed" if b.type == "resource" else "data"
-        addr = ResourceAddr(b.labels[0], b.labels[1], mode)
+        addr = resource_addr(b.labels[0], b.labels[1], mode)
         if addr in module.resources:
             prev = module.resources[addr].range
             what = "resource" if mode == "managed" else "data"
@@ -438,7 +438,7 @@ def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAdd
                 diags.append(error("Invalid depends_on reference", "Expected data.TYPE.NAME.", where))
                 continue
             root, steps, mode = str(steps[0]), steps[1:], "data"
-        addr = ResourceAddr(root, str(steps[0]), mode)
+        addr = resource_addr(root, str(steps[0]), mode)
         key = steps[1] if len(steps) > 1 and isinstance(steps[1], E.Expr) else None
         if len(steps) > 1 and key is None or len(steps) > 2:
             diags.append(error("Invalid depends_on reference",
@@ -577,9 +577,9 @@ def resource_graph(module: Module) -> Any:
                     local_refs[name] = refs_of(module.locals[name].expr, seen | {name})
                 out |= local_refs[name]
             elif ref.root == "data" and ref.step_name(1):
-                out.add(ResourceAddr(name, str(ref.step_name(1)), "data"))
+                out.add(resource_addr(name, str(ref.step_name(1)), "data"))
             elif ref.root not in ("var", "local", "count", "each", "path", "terraform", "self", "module"):
-                out.add(ResourceAddr(ref.root, name))
+                out.add(resource_addr(ref.root, name))
         return out
 
     for rc in module.resources.values():

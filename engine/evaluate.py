@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import expr as E
-from .addrs import InstanceKey, ResourceAddr
+from .addrs import InstanceKey, ResourceAddr, resource_addr
 from .diagnostics import FunctionArityError, FunctionError
 from .functions import FUNCTIONS
 from .number import (
@@ -256,17 +256,8 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
     raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
 
 
-_ADDRS: dict[tuple[str, str, str], ResourceAddr] = {}
-
-
 def _resource_addr(type_: str, name: str, mode: str) -> ResourceAddr:
-    """One ResourceAddr per resource, however often it is referred to: no construction on the
-    hot path, and dict lookups by it hit on identity."""
-    k = (type_, name, mode)
-    a = _ADDRS.get(k)
-    if a is None:
-        a = _ADDRS[k] = ResourceAddr(type_, name, mode)
-    return a
+    return resource_addr(type_, name, mode)  # interned: no construction, lookups hit on identity
 
 
 def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:

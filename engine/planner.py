@@ -22,6 +22,7 @@ from .addrs import (
     InstanceAddr,
     InstanceKey,
     ResourceAddr,
+    resource_addr,
 )
 from .config import Module, ResourceConfig, _NoResources, expressions_of
 from .contracts import check_planned_state
@@ -306,10 +307,10 @@ class Planner:
             return _CfgNode("local", name)
         if ref.root == "data":
             dname = ref.step_name(1)
-            return _CfgNode("resource", ResourceAddr(name, dname, "data")) if dname else None
+            return _CfgNode("resource", resource_addr(name, dname, "data")) if dname else None
         if ref.root in ("var", "count", "each", "path", "terraform", "self", "module"):
             return None
-        return _CfgNode("resource", ResourceAddr(ref.root, name))
+        return _CfgNode("resource", resource_addr(ref.root, name))
 
     # ------------------------------------------------------------------ scope and locals
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .addrs import ResourceAddr
+from .addrs import resource_addr
 from .diagnostics import StrataError
 from .state import InstanceState, ObjectState, ResourceState, State
 from .values import cty_type, from_typed_json, to_json
@@ -168,7 +168,7 @@ def decode_state(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> State:
                   terraform_version=doc.get("terraform_version") or "1.11.4")
     for r in doc.get("resources") or []:
         try:
-            addr = ResourceAddr(r["type"], r["name"], r.get("mode", "managed"))
+            addr = resource_addr(r["type"], r["name"], r.get("mode", "managed"))
             if r.get("module"):
                 raise StateDecodeError(path, f"resource {addr} is in module {r['module']}; "
                                        "strata supports only the root module")

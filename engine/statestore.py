@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import orjson
 
-from .addrs import InstanceAddr, ResourceAddr
+from .addrs import InstanceAddr, resource_addr
 from .diagnostics import StrataError
 from .state import ObjectState, State
 from .statecodec import (
@@ -135,7 +135,7 @@ class StateStore:
                 state.lineage = rec["lineage"]
                 continue
             mode, type_, name = rec["r"]
-            addr = InstanceAddr(ResourceAddr(type_, name, mode), rec["k"])
+            addr = InstanceAddr(resource_addr(type_, name, mode), rec["k"])
             obj = decode_object(rec["o"], self.dynamic_attrs(type_)) if rec["o"] is not None else None
             state.set_object(addr, rec["p"], obj, rec["d"])
             changed = True
