@@ -14,7 +14,8 @@ The rules are those of 004_a0c7c5032e246c72.txt, with "X ← Y" meaning X waits 
 Dependencies on a whole resource (``a[*]``, ``depends_on``, the resource-level
 ``dependencies`` recorded in state) go through one *barrier* node per resource
 and role instead of an edge per instance pair, so the graph stays linear in
-size: N instances depending on N instances cost 2N edges, not N².
+size: N instances depending on N instances cost 2N edges, not N². A resource
+with a single instance for a role needs no barrier: that instance stands for it.
 """
 
 from __future__ import annotations

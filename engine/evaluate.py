@@ -256,8 +256,7 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
     raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
 
 
-def _resource_addr(type_: str, name: str, mode: str) -> ResourceAddr:
-    return resource_addr(type_, name, mode)  # interned: no construction, lookups hit on identity
+_resource_addr = resource_addr  # interned: no construction, lookups hit on identity
 
 
 def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:

@@ -56,6 +56,9 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     level = property(operator.itemgetter(3), doc="info, warn or error")
     timestamp = property(operator.itemgetter(4), doc="seconds since the epoch")
 
+    def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
+        return tuple(self)
+
     def __repr__(self) -> str:
         return f"Event(type={self[0]!r}, message={self[1]!r}, payload={self[2]!r}, level={self[3]!r})"
 

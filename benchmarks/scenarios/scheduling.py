@@ -82,7 +82,7 @@ def chain_breakdown(dag: Dag, d: Path, t: OpTimes, latency_s: float) -> dict[str
     if ledger.exists():
         for line in ledger.read_bytes().splitlines():
             rec = orjson.loads(line) if line.strip() else {}
-            if rec.get("op") == "create":
+            if rec.get("op") == "create" and "t" in rec:  # compaction writes records without "t"
                 created[f"sim_object.{rec['name']}"] = rec["t"]
     addr = [f"sim_object.n{i}" for i in range(dag.n)]
     done_at = {i: t.complete[a] for i, a in enumerate(addr) if a in t.complete}

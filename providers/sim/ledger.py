@@ -68,6 +68,21 @@ class LedgerMissing(FileNotFoundError):
     """Opening a ledger that does not exist with ``create=False``."""
 
 
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _round_trips(record: dict[str, Any]) -> bool:
+    """Would ``orjson.loads(_encode(record))`` equal ``record``, types included? (flat scalars)"""
+    for v in record.values():
+        if type(v) is dict:
+            if not all(type(x) in _SCALARS or (type(x) is float and x == x and abs(x) != float("inf"))
+                       for x in v.values()):
+                return False
+        elif type(v) not in _SCALARS and not (type(v) is float and v == v and abs(v) != float("inf")):
+            return False
+    return True
+
+
 def _encode(record: dict[str, Any]) -> bytes:
     return orjson.dumps(record) + b"\n"
 
@@ -310,9 +325,9 @@ class Ledger:
         # an O_APPEND write leaves the descriptor's offset at the file's end: a cheaper fstat
         if not torn and os.lseek(self._fd, 0, os.SEEK_CUR) == self._offset + len(data):
             self._offset += len(data)  # the file is exactly what we had plus our record
-            # what replay would read back (the record's values are JSON's own types: strings,
-            # numbers, null), without parsing our own line again
-            self._apply(record)
+            # what replay reads back, without parsing our own line again when the record holds
+            # only values JSON gives back unchanged (else the parse: NaN, tuples, nested values)
+            self._apply(record if _round_trips(record) else orjson.loads(data))
         else:
             self.catch_up()  # someone wrote without the lock, or a torn line: replay what is new
 

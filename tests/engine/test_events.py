@@ -502,3 +502,12 @@ def test_capture_events_is_exported_from_the_package():
     import engine
 
     assert engine.capture_events is ev.capture_events
+
+
+def test_an_event_survives_copy_and_pickle() -> None:
+    import copy
+    import pickle
+
+    e = ev.Event("apply_start", "x: Creating...", {"hook": {"action": "create"}}, timestamp=12.5)
+    for twin in (copy.copy(e), copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
+        assert twin == e and type(twin) is ev.Event and twin.timestamp == 12.5

@@ -656,3 +656,25 @@ def test_ls_of_a_missing_ledger_fails(tmp_path: Path) -> None:
     res = run_sim("ls", str(tmp_path / "nope.jsonl"))
     assert res.returncode == 1 and "no ledger" in res.stderr
     assert not (tmp_path / "nope.jsonl").exists()
+
+
+def test_the_writer_sees_its_own_records_as_a_replay_does(ledger: Path) -> None:
+    import anyio
+
+    nan = float("nan")
+
+    async def write() -> Ledger:
+        led = Ledger(str(ledger))
+        async with led.locked():
+            led.append({"op": "create", "id": "sim-1", "type": "sim_object", "name": "a", "token": "t1",
+                        "attributes": {"id": "sim-1", "payload": "x", "generation": 1, "latency_ms": 2.5}})
+            led.append({"op": "create", "id": "sim-2", "type": "sim_object", "name": "b", "token": "t2",
+                        "attributes": {"id": "sim-2", "payload": ("tuple",), "latency_ms": nan}})
+        return led
+
+    writer = anyio.run(write)
+    with Ledger(str(ledger)) as replayed:
+        for id in ("sim-1", "sim-2"):
+            mine, theirs = writer.objects[id].attributes, replayed.objects[id].attributes
+            assert mine == theirs and [type(v) for v in mine.values()] == [type(v) for v in theirs.values()]
+    writer.close()
