@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from .common import RESULTS, Context, Report, have_matplotlib, machine, pyplot, warm_up
+from .common import RESULTS, Context, Report, calibrate, have_matplotlib, machine, pyplot, warm_up
 from .scenarios import SCENARIOS
 
 DEFAULT = ["e2e", "scaling", "overhead", "pipelining", "scheduling", "walker"]
@@ -69,9 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         mod = SCENARIOS[name]
         ctx.log(f"\n== {name}: {mod.TITLE}")
+        before = calibrate()
         t0 = time.perf_counter()
         report: Report = mod.run(ctx)
         report.duration_s = time.perf_counter() - t0
+        report.calibration_ms = (before, calibrate())
         report.print(ctx.log)
         written = report.save(out)
         plt = pyplot(ctx.log) if plots and report.rows else None  # imported late: keeps the runner small

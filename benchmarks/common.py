@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import shutil
@@ -346,6 +347,7 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     duration_s: float = 0.0
+    calibration_ms: tuple[float, float] | None = None  # calibrate() before and after the scenario
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -354,6 +356,8 @@ class Report:
             "date": _dt.datetime.fromtimestamp(self.started, _dt.UTC).isoformat(timespec="seconds"),
             "duration_s": round(self.duration_s, 1),
             "machine": machine(),
+            **({"calibration_ms": {"before": self.calibration_ms[0], "after": self.calibration_ms[1]}}
+               if self.calibration_ms else {}),
             "commands": self.commands,
             "params": self.params,
             "rows": self.rows,
@@ -388,7 +392,9 @@ class Report:
         parts = [f"## {self.title}", "",
                  f"Measured {self.to_json()['date']} at strata {m['strata_commit']} on {m['cpus']} CPU(s), "
                  f"Python {m['python']}, "
-                 f"load average {m['loadavg']} at the end; took {self.duration_s:.0f} s.", ""]
+                 f"load average {m['loadavg']} at the end; took {self.duration_s:.0f} s."
+                 + (f" CPU calibration (a fixed Python loop; lower is faster): {self.calibration_ms[0]:g} ms "
+                    f"before, {self.calibration_ms[1]:g} ms after." if self.calibration_ms else ""), ""]
         parts += ["Command(s):", "", "```sh", *self.commands, "```", ""]
         parts += [self.table(), ""]
         if self.targets:
@@ -437,6 +443,21 @@ def _git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return (head + ("+dirty" if dirty else "")) or None
+
+
+def calibrate() -> float:
+    """Milliseconds a fixed pure-Python workload takes now (best of 5): how fast this shared
+    machine runs Python at the moment. Two runs of a scenario compare only where this agrees;
+    on this project's machine it has been seen to move by 20% within an hour."""
+    best = math.inf
+    for _ in range(5):
+        t = time.perf_counter()
+        d: dict[int, int] = {}
+        for i in range(200_000):
+            k = i % 1024
+            d[k] = d.get(k, 0) + i
+        best = min(best, time.perf_counter() - t)
+    return round(best * 1000, 1)
 
 
 def machine() -> dict[str, Any]:

@@ -37,7 +37,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_scenario_writes_its_result(results: Path, scenario: str) -> None:
     data = json.loads((results / f"{scenario}.json").read_text())
     assert data["scenario"] == scenario
-    assert {"title", "date", "machine", "commands", "params", "rows", "targets", "notes"} <= set(data)
+    assert {"title", "date", "machine", "calibration_ms", "commands", "params", "rows", "targets", "notes"} <= set(data)
+    assert data["calibration_ms"]["before"] > 0 and data["calibration_ms"]["after"] > 0
     assert data["rows"], "no measurements"
     for row in data["rows"]:
         assert ROW_KEYS[scenario] <= set(row), sorted(ROW_KEYS[scenario] - set(row))
