@@ -65,6 +65,8 @@ def error(summary: str, detail: str = "", subject: SourceRange | None = None,
 
 def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The error diagnostics among ``diags`` (warnings do not stop anything)."""
+    if not diags:  # hot path: four times per operation, almost always with nothing to say
+        return []
     return [d for d in diags if d.severity == "error"]
 
 

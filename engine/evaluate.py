@@ -130,6 +130,9 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
                 out.append(p)
                 continue
             v = _val(p, scope)
+            if type(v) is str:  # hot path: an id or a name interpolated as it is
+                out.append(v)
+                continue
             if v is UNKNOWN:
                 unknown = True
                 continue

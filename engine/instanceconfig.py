@@ -40,7 +40,7 @@ def _attributes(attrs: dict[str, Attribute], schema: dict[str, AttributeSchema],
         except EvalError as exc:
             diags.append(error(exc.summary, exc.detail, SourceRange(filename, exc.line), addr))
             continue
-        if a is not None and a.type != "dynamic":
+        if a is not None and a.type != "dynamic" and not (type(v) is str and a.type == "string"):
             try:
                 v = convert(v, a.type)
             except ConversionError as exc:
