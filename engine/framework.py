@@ -211,6 +211,13 @@ class FrameworkProvider(BaseProvider):
         self.config: dict[str, Any] = {}
         self._resources = {r.type_name: r(self) for r in self.resources}
         self._data = {d.type_name: d(self) for d in self.data_sources}
+        # per resource type, what planning a create needs from the schema (hot path: a plan and
+        # a final plan per operation): the attributes with a default, and the computed ones a
+        # new object leaves unknown
+        self._create_plan = {
+            r.type_name: ([(n, a.default) for n, a in r.attributes.items() if a.default is not None],
+                          [n for n, a in r.attributes.items() if a.computed and a.default is None])
+            for r in self.resources}
 
     def get_schema(self) -> ProviderSchema:
         return ProviderSchema({n: type(r).schema() for n, r in self._resources.items()},
@@ -239,14 +246,15 @@ class FrameworkProvider(BaseProvider):
         attrs = type(r).attributes
         config = req.config or {}
         planned = dict(proposed)
-        for name, a in attrs.items():
-            if a.default is not None and config.get(name) is None:
-                planned[name] = a.default
+        defaults, computed = self._create_plan[req.type_name]
+        for name, default in defaults:
+            if config.get(name) is None:
+                planned[name] = default
         # computed values become unknown when a new object is made or the object changes
         # (as terraform-plugin-framework marks them before the plan modifiers run)
         if prior is None:
-            for name, a in attrs.items():
-                if a.computed and config.get(name) is None and a.default is None:
+            for name in computed:
+                if config.get(name) is None:
                     planned[name] = UNKNOWN
         elif self._changed(attrs, config, prior, planned):
             for name, a in attrs.items():
