@@ -235,7 +235,7 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
     if isinstance(obj, _Namespace):
         return _namespace_attr(obj.name, name, scope, line)
     if isinstance(obj, _ResourceType):
-        addr = _resource_addr(obj.type, name, obj.mode)
+        addr = resource_addr(obj.type, name, obj.mode)
         if not scope.resources.has_resource(addr):
             what = "data resource" if obj.mode == "data" else "managed resource"
             raise EvalError("Reference to undeclared resource",
@@ -257,9 +257,6 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
         raise EvalError("Attempt to get attribute from null value",
                         "This value is null, so it does not have any attributes.", line)
     raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
-
-
-_resource_addr = resource_addr  # interned: no construction, lookups hit on identity
 
 
 def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import math
 import os
 import tempfile
 import time
@@ -71,14 +72,18 @@ class LedgerMissing(FileNotFoundError):
 _SCALARS = frozenset({str, int, bool, type(None)})
 
 
+def _json_exact(v: Any) -> bool:
+    """Does JSON give ``v`` back as it is, type included? (orjson writes NaN and infinities as null)"""
+    return type(v) in _SCALARS or (type(v) is float and math.isfinite(v))
+
+
 def _round_trips(record: dict[str, Any]) -> bool:
     """Would ``orjson.loads(_encode(record))`` equal ``record``, types included? (flat scalars)"""
     for v in record.values():
         if type(v) is dict:
-            if not all(type(x) in _SCALARS or (type(x) is float and x == x and abs(x) != float("inf"))
-                       for x in v.values()):
+            if not all(_json_exact(x) for x in v.values()):
                 return False
-        elif type(v) not in _SCALARS and not (type(v) is float and v == v and abs(v) != float("inf")):
+        elif not _json_exact(v):
             return False
     return True
 

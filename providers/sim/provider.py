@@ -187,8 +187,7 @@ class SimObjectResource(Resource):
         name, zone = planned["name"], planned.get("zone")
         token = object_token(self.type_name, name, zone)
         await p.simulate("create", token, planned, ctx)
-        wanted = {"name": name, "payload": planned.get("payload"), "zone": zone,  # = STORED, spelled out:
-                  "latency_ms": planned.get("latency_ms"), "fail": planned.get("fail")}  # no comprehension frame
+        wanted = {k: planned.get(k) for k in STORED}
         async with ledger.locked():
             obj = ledger.by_token(token)
             if obj is not None:  # a retried create: adopt the object, bring it to the plan
