@@ -69,17 +69,53 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
 
 
 _now = time.time
+_dumps = orjson.dumps
 _TS_PREFIX: dict[int, str] = {}
 
 
 def _timestamp(t: float) -> str:
     """RFC 3339 with microseconds, as terraform writes; the per-second prefix is cached (hot path)."""
     sec, us = divmod(int(t * 1_000_000), 1_000_000)
+    return f"{_second_prefix(sec)}{us:06d}Z"
+
+
+def _second_prefix(sec: int) -> str:
     prefix = _TS_PREFIX.get(sec)
     if prefix is None:
         _TS_PREFIX.clear()
         prefix = _TS_PREFIX[sec] = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-    return f"{prefix}{us:06d}Z"
+    return prefix
+
+
+_LINE = b'{"@level":%s,"@message":%s,"@module":"terraform.ui","@timestamp":"%s%06dZ",%s"type":%s}\n'
+_B_PREFIX: dict[int, bytes] = {}
+_B_NAMES: dict[str, bytes] = {}  # JSON of each type and level seen: a handful of strings
+
+
+def json_line(event: Event) -> bytes:
+    """``event.to_json()`` as one line of JSON, byte for byte, at half the cost: the common fields
+    go into a byte template around one ``orjson.dumps`` of the payload (hot path: three events per
+    resource; building the merged dict and the timestamp string cost as much as the encoding).
+
+    Raises TypeError for what orjson cannot encode (an integer beyond 64 bits)."""
+    type_, message, payload, level, t = event
+    us = int(t * 1_000_000)
+    sec = us // 1_000_000
+    prefix = _B_PREFIX.get(sec)
+    if prefix is None:
+        _B_PREFIX.clear()
+        prefix = _B_PREFIX[sec] = _second_prefix(sec).encode()
+    names = _B_NAMES
+    tb = names.get(type_)
+    if tb is None:
+        tb = names[type_] = _dumps(type_)
+    lb = names.get(level)
+    if lb is None:
+        lb = names[level] = _dumps(level)
+    body = _dumps(payload)
+    # the payload's members sit between @timestamp and type, each followed by a comma
+    body = body[1:-1] + b"," if len(body) > 2 else b""
+    return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
 
 
 Sink = Callable[[Event], None]
@@ -210,8 +246,6 @@ def stream_failed(exc: BaseException, what: str) -> None:
 
 
 _FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
-_dumps = orjson.dumps
-_APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 class JsonSink:
@@ -234,7 +268,7 @@ class JsonSink:
         if self.closed:
             return
         try:
-            line = _dumps(event.to_json(), option=_APPEND_NEWLINE)
+            line = json_line(event)
         except TypeError:  # an integer beyond 64 bits somewhere in the payload
             line = json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
         buf = self._buf

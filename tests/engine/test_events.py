@@ -155,6 +155,36 @@ def test_timestamp_second_prefix_is_not_stale_across_seconds():
                          "1970-01-01T00:00:10.500000Z")
 
 
+def _every_kind_of_event() -> list[ev.Event]:
+    net, svc = parse_instance_addr("terraform_data.net"), parse_instance_addr('terraform_data.svc["a\\"b"]')
+    return [
+        ev.version(), ev.Event("x", "no payload"), ev.Event("x", "é \u2028 \\ \"", {"a": [1.5, None, True]}),
+        ev.planned_change(net, "create"), ev.planned_change(svc, "delete-create", Reason.TAINTED, deposed="ab12"),
+        ev.apply_start(net, "create"), ev.apply_start(svc, "update", "id", "x-1"),
+        ev.apply_complete(net, "create", 3.7, "id", 'q"uote'), ev.apply_complete(svc, "delete", 0.0),
+        ev.apply_errored(net, "create", 1.0), ev.apply_skipped(svc, "create", "terraform_data.net"),
+        ev.apply_progress(net, "create", 10.0, "half way"), ev.refresh_start(net, "id", 5),
+        ev.change_summary({"add": 1, "change": 0, "import": 0, "remove": 2}, "apply"),
+        ev.diagnostic(error("Bad", "detail")), ev.outputs_event({"o": {"sensitive": False, "value": 1}}),
+        ev.Event("x", "m", level="warn", timestamp=0.5), ev.Event("x", "m", timestamp=1700000000.999999),
+        ev.Event("x", "m", timestamp=11.75), ev.Event("x", "m", timestamp=10.25),
+    ]
+
+
+@pytest.mark.parametrize("event", _every_kind_of_event(), ids=lambda e: e.type)
+def test_json_line_is_to_json_encoded_byte_for_byte(event):
+    assert ev.json_line(event) == orjson.dumps(event.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+
+
+def test_json_line_raises_type_error_for_a_huge_integer_and_the_sink_still_writes_it():
+    e = ev.Event("x", "m", {"n": 2**70})
+    with pytest.raises(TypeError):
+        ev.json_line(e)
+    out = io.BytesIO()
+    ev.JsonSink(out)(e)
+    assert json.loads(out.getvalue())["n"] == 2**70
+
+
 # --------------------------------------------------------------------------- individual constructors
 
 NET = parse_instance_addr("terraform_data.net")
