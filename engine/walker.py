@@ -18,7 +18,7 @@ bookkeeping, O(out-degree).
 
 from __future__ import annotations
 
-import math
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
@@ -55,7 +55,7 @@ class Walker(Generic[N]):
             return
         remaining = {n: len(d) for n, d in g.deps.items()}
         dependents = g.dependents
-        send, recv = anyio.create_memory_object_stream[N](math.inf)
+        ready: _ReadyQueue[N] = _ReadyQueue()
         finished = 0
         stopping = False
 
@@ -66,7 +66,7 @@ class Walker(Generic[N]):
             nonlocal finished
             finished += 1
             if finished == total:
-                send.close()
+                ready.close()
 
         def skip_from(cause: N, start: N) -> None:
             stack = [start]
@@ -103,17 +103,22 @@ class Walker(Generic[N]):
                         if is_passthrough(m):
                             work.append((m, True))
                         elif not stopping:
-                            send.send_nowait(m)
+                            ready.put(m)
 
         for n in [n for n, c in remaining.items() if c == 0]:
             if n not in self.completed:
                 if is_passthrough(n):
                     complete(n, True)
                 else:
-                    send.send_nowait(n)
+                    ready.put(n)
 
         async def worker() -> None:
-            async for node in recv:
+            while True:
+                node = ready.get_nowait()
+                if node is None:
+                    node = await ready.get()
+                    if node is None:
+                        return
                 if is_stopping():
                     self.stopped_early.add(node)
                     self.skipped[node] = next(iter(self.failed))
@@ -156,3 +161,62 @@ def _once(node: N, complete: Callable[[N, bool], None]) -> Done:
             complete(node, ok)
 
     return done
+
+
+class _Waiter(Generic[N]):
+    __slots__ = ("event", "node")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.node: N | None = None
+
+
+class _ReadyQueue(Generic[N]):
+    """The nodes ready to run (never None), handed to idle workers in the order they became ready.
+
+    In place of an anyio memory stream (hot path: once per node): a worker that finds a node
+    waiting takes it without a checkpoint (its operation's own awaits yield soon enough), and a
+    node that becomes ready while a worker is idle goes straight to that worker.
+    """
+
+    def __init__(self) -> None:
+        self._nodes: deque[N] = deque()
+        self._idle: deque[_Waiter[N]] = deque()
+        self._closed = False
+
+    def put(self, node: N) -> None:
+        if self._idle:
+            w = self._idle.popleft()
+            w.node = node
+            w.event.set()
+        else:
+            self._nodes.append(node)
+
+    def close(self) -> None:
+        """No more nodes: every idle worker, and every later :meth:`get`, gets None."""
+        self._closed = True
+        for w in self._idle:
+            w.event.set()
+        self._idle.clear()
+
+    def get_nowait(self) -> N | None:
+        return self._nodes.popleft() if self._nodes else None
+
+    async def get(self) -> N | None:
+        """The next node, waiting for one; None once the queue is closed and empty."""
+        if self._nodes:
+            return self._nodes.popleft()
+        if self._closed:
+            return None
+        w: _Waiter[N] = _Waiter()
+        self._idle.append(w)
+        try:
+            await w.event.wait()
+        except BaseException:
+            # cancelled: a node handed over meanwhile goes back to the front for another worker
+            if w.node is not None:
+                self._nodes.appendleft(w.node)
+            elif w in self._idle:
+                self._idle.remove(w)
+            raise
+        return w.node

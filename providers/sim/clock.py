@@ -65,12 +65,18 @@ _POOL_MAX = 256  # descriptors kept for reuse; more concurrent waits open (and c
 _LONGEST = 86_400.0  # a wait longer than a day (or infinite) needs no precision: the loop's timer
 
 
+_SPEC = _Itimerspec()  # filled in by each _arm (one thread: the event loop's): no ctypes objects per wait
+_VALUE = _SPEC.it_value
+_SPEC_REF = ctypes.byref(_SPEC)
+
+
 def _arm(fd: int, deadline: float) -> bool:
     """Fire at ``deadline`` (CLOCK_MONOTONIC seconds); 0 disarms."""
     assert _libc is not None
     sec = int(deadline)
-    spec = _Itimerspec(_Timespec(0, 0), _Timespec(sec, int((deadline - sec) * 1e9)))
-    return bool(_libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, ctypes.byref(spec), None) == 0)
+    _VALUE.tv_sec = sec
+    _VALUE.tv_nsec = int((deadline - sec) * 1e9)
+    return bool(_libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, _SPEC_REF, None) == 0)
 
 
 def _give_back(fd: int) -> None:

@@ -525,3 +525,73 @@ async def test_without_fail_fast_independent_nodes_keep_starting():
     assert rec.started() == ["f", "q1", "q2"], f"started: {rec.started()}"
     assert rec.skips == [], f"on_skip calls: {rec.skips}"
     assert walker.completed == {"q1", "q2"}
+
+
+# --------------------------------------------------------------------------- the ready queue
+
+@pytest.mark.anyio
+async def test_ready_queue_hands_each_node_to_one_idle_worker_and_queues_the_rest():
+    from engine.walker import _ReadyQueue
+
+    q: _ReadyQueue[str] = _ReadyQueue()
+    got: list[tuple[int, str | None]] = []
+
+    async def worker(i: int) -> None:
+        got.append((i, await q.get()))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            for i in range(2):
+                tg.start_soon(worker, i)
+            await anyio.wait_all_tasks_blocked()
+            q.put("a")
+            q.put("b")
+            q.put("c")  # no idle worker left: waits in the queue
+    assert sorted(n for _, n in got) == ["a", "b"] and {i for i, _ in got} == {0, 1}
+    assert q.get_nowait() == "c" and q.get_nowait() is None
+
+
+@pytest.mark.anyio
+async def test_ready_queue_close_releases_idle_workers_and_later_gets():
+    from engine.walker import _ReadyQueue
+
+    q: _ReadyQueue[str] = _ReadyQueue()
+    got: list[str | None] = []
+
+    async def worker() -> None:
+        got.append(await q.get())
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(worker)
+            await anyio.wait_all_tasks_blocked()
+            q.close()
+        assert got == [None] and await q.get() is None
+
+
+@pytest.mark.anyio
+async def test_ready_queue_a_cancelled_worker_loses_no_node():
+    from engine.walker import _ReadyQueue
+
+    q: _ReadyQueue[str] = _ReadyQueue()
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(q.get)
+            await anyio.wait_all_tasks_blocked()
+            tg.cancel_scope.cancel()  # idle when cancelled: it must not be handed anything later
+        q.put("a")
+        assert await q.get() == "a"
+
+        # handed a node, then cancelled before it ran (asyncio lets that happen): the node goes
+        # back; where the worker got it first, the worker has it. Either way exactly one has it.
+        took: list[str | None] = []
+
+        async def worker() -> None:
+            took.append(await q.get())
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(worker)
+            await anyio.wait_all_tasks_blocked()
+            q.put("b")
+            tg.cancel_scope.cancel()
+        assert took + [q.get_nowait()] in (["b", None], ["b"])
