@@ -208,6 +208,7 @@ class StateWriter:
         self._idle.set()
         self._fd = -1
         self.error: StateWriteError | None = None
+        self._broken = False
 
     async def open(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
@@ -262,11 +263,17 @@ class StateWriter:
             self.error = StateWriteError(self.store.journal_path, exc)
             self._idle.set()
             raise self.error from exc
+        except Exception:
+            # an on_durable callback failed (a bug): the apply stops with it; drain() must not wait
+            # for a committer that is gone
+            self._broken = True
+            self._idle.set()
+            raise
 
     async def drain(self) -> None:
         """Wait until everything put so far is durable (or the writer failed)."""
         with anyio.CancelScope(shield=True):
-            while (self._pending or not self._idle.is_set()) and self.error is None:
+            while (self._pending or not self._idle.is_set()) and self.error is None and not self._broken:
                 await self._idle.wait()
 
     def close(self) -> None:

@@ -477,3 +477,48 @@ def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path:
         found = found.exceptions[0]
     assert isinstance(found, StateWriteError), repr(exc.value)
     assert fired == [], "nothing may be reported durable when the journal could not be written"
+
+
+@pytest.mark.parametrize("backend", ["trio", "asyncio"])
+def test_callbacks_come_back_to_the_event_loop_in_put_order_on_both_backends(state_path: Path,
+                                                                             backend: str) -> None:
+    import threading
+
+    import anyio
+
+    store = store_at(state_path)
+    fired: list[tuple[str, bool]] = []
+
+    async def main() -> None:
+        loop_thread = threading.get_ident()
+        async with store.writer(State()) as w:
+            for i in range(200):
+                w.put(addr(f"r{i}"), PROVIDER, obj(f"r{i}"),
+                      on_durable=lambda i=i: fired.append((f"r{i}", threading.get_ident() == loop_thread)))
+                if i % 7 == 0:
+                    await anyio.sleep(0)  # several batches
+            await w.drain()
+            assert len(fired) == 200, "drain returned before every record was durable"
+
+    anyio.run(main, backend=backend)
+    assert [n for n, _ in fired] == [f"r{i}" for i in range(200)]
+    assert all(on_loop for _, on_loop in fired), "an on_durable callback ran off the event loop's thread"
+
+
+def test_a_failing_on_durable_callback_fails_the_apply_instead_of_the_event_loop(state_path: Path) -> None:
+    import anyio
+
+    def broken() -> None:
+        raise RuntimeError("bug in a callback")
+
+    async def main() -> None:
+        async with store_at(state_path).writer(State()) as w:
+            w.put(addr("a"), PROVIDER, obj("a"), on_durable=broken)
+            await anyio.sleep(5)  # the failure must cancel this, not wait it out
+
+    with pytest.raises(BaseException) as exc:
+        anyio.run(main, backend="trio")
+    found = exc.value
+    while isinstance(found, BaseExceptionGroup):
+        found = found.exceptions[0]
+    assert isinstance(found, RuntimeError) and "bug in a callback" in str(found), repr(exc.value)
