@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
 import anyio
+import anyio.lowlevel
 import structlog
 
 from .graph import Graph
@@ -119,6 +120,10 @@ class Walker(Generic[N]):
                     node = await ready.get()
                     if node is None:
                         return
+                else:
+                    # a turn for everyone else first (the state writer, the event flusher): an
+                    # operation that never suspends would otherwise run the whole walk in one go
+                    await anyio.lowlevel.checkpoint()
                 if is_stopping():
                     self.stopped_early.add(node)
                     self.skipped[node] = next(iter(self.failed))
@@ -174,9 +179,9 @@ class _Waiter(Generic[N]):
 class _ReadyQueue(Generic[N]):
     """The nodes ready to run (never None), handed to idle workers in the order they became ready.
 
-    In place of an anyio memory stream (hot path: once per node): a worker that finds a node
-    waiting takes it without a checkpoint (its operation's own awaits yield soon enough), and a
-    node that becomes ready while a worker is idle goes straight to that worker.
+    In place of an anyio memory stream (hot path: once per node): a node that becomes ready
+    while a worker is idle goes straight to that worker, with no receiver object and no second
+    checkpoint.
     """
 
     def __init__(self) -> None:

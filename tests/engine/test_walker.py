@@ -595,3 +595,28 @@ async def test_ready_queue_a_cancelled_worker_loses_no_node():
             q.put("b")
             tg.cancel_scope.cancel()
         assert took + [q.get_nowait()] in (["b", None], ["b"])
+
+
+@pytest.mark.anyio
+async def test_workers_give_others_a_turn_between_operations_that_never_suspend():
+    # a provider whose apply returns without awaiting anything must not let one worker run the
+    # whole walk in one go: the state writer and the event flusher would wait until the end
+    import anyio.lowlevel
+
+    g = graph_of([f"n{i}" for i in range(50)], [])
+    w: Walker[str] = Walker(g, parallelism=1)
+    seen: list[int] = []
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        done(True)
+
+    async def observer() -> None:
+        while not w.completed:
+            await anyio.lowlevel.checkpoint()
+        seen.append(len(w.completed))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(w.run, execute)
+            tg.start_soon(observer)
+    assert seen and seen[0] < 50, f"the walk ran {seen} of 50 operations before anything else got a turn"
