@@ -45,7 +45,7 @@ CONFIGS: dict[str, tuple[list[str], bool]] = {  # name -> (flags, stdout to a fi
 
 def run(ctx: Context) -> Report:
     sizes = ctx.sizes_or([100_000], [1000])
-    reps = ctx.reps_or(5, 1)
+    reps = ctx.reps_or(7, 1)  # the per-round ratio moves by ±10% between rounds on this machine
     rows: list[dict[str, Any]] = []
     with Workdirs(ctx.keep) as wd:
         for n in sizes:
