@@ -218,9 +218,12 @@ class _ReadyQueue(Generic[N]):
         try:
             await w.event.wait()
         except BaseException:
-            # cancelled: a node handed over meanwhile goes back to the front for another worker
+            # cancelled: a node handed over meanwhile goes to another idle worker, or back to
+            # the front of the queue
             if w.node is not None:
                 self._nodes.appendleft(w.node)
+                if self._idle:
+                    self.put(self._nodes.popleft())
             elif w in self._idle:
                 self._idle.remove(w)
             raise
