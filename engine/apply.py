@@ -175,7 +175,6 @@ class Applier:
         c = w.change
         addr = c.addr
         pname, provider, schema = self._provider(c)
-        start = time.monotonic()
         prior_obj = self.state.object(addr)
         prior = prior_obj.attributes if prior_obj is not None and node.op == Action.UPDATE else None
         # two-phase planning: plan again now that every dependency is applied, and check the
@@ -187,19 +186,24 @@ class Applier:
         planned, config = final
         id_key = schema.id_attribute if schema else "id"
         action = "update" if node.op == Action.UPDATE else "create"
-        if node.op == Action.UPDATE:
-            self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
-        else:
-            self.emit(ev.apply_start(addr, "create"))
-        if w.depose_as is not None and prior_obj is not None:
-            # create_before_destroy: the current object becomes deposed before its successor exists
-            self.writer.put(addr, c.provider, None)
-            self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+        started = [time.monotonic()]
+
+        def starting() -> None:  # once a concurrency slot is held, right before the provider's call
+            started[0] = time.monotonic()
+            if node.op == Action.UPDATE:
+                self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
+            else:
+                self.emit(ev.apply_start(addr, "create"))
+            if w.depose_as is not None and prior_obj is not None:
+                # create_before_destroy: the current object becomes deposed before its successor exists
+                self.writer.put(addr, c.provider, None)
+                self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+
         new, diags = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
-                                                              self._progress_reporter(addr, action, start)),
-            action)
-        elapsed = time.monotonic() - start
+                                                              self._progress_reporter(addr, action, started)),
+            action, starting)
+        elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if not errs and new is None:
             errs = [error("Provider returned no object",
@@ -305,18 +309,23 @@ class Applier:
         return final, config
 
     async def _call_apply(self, pname: str, provider: Provider, addr: InstanceAddr,
-                          req: ApplyResourceChangeRequest, action: str
+                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None]
                           ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
         """One ApplyResourceChange under the configured limits, retried with backoff while the
-        provider marks its errors retryable."""
+        provider marks its errors retryable. ``starting`` runs once, when the first call is about
+        to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
         attempt = 0
         retries = self.limits.retries_for(pname)
         while True:
             try:
                 if self.limits.active():
                     async with self.limits.slot(pname, addr.resource.type):
+                        if attempt == 0:
+                            starting()
                         resp = await provider.apply_resource_change(req)
                 else:
+                    if attempt == 0:
+                        starting()
                     resp = await provider.apply_resource_change(req)
                 new, diags = resp.new_state, tuple(resp.diagnostics)
             except Exception as exc:  # a provider bug is this resource's failure, not strata's
@@ -330,9 +339,10 @@ class Applier:
                                         f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}"))
             await anyio.sleep(delay)
 
-    def _progress_reporter(self, addr: InstanceAddr, action: str, start: float) -> Callable[[str], None]:
+    def _progress_reporter(self, addr: InstanceAddr, action: str, started: list[float]
+                           ) -> Callable[[str], None]:
         def progress(message: str) -> None:
-            self.emit(ev.apply_progress(addr, action, time.monotonic() - start, message))
+            self.emit(ev.apply_progress(addr, action, time.monotonic() - started[0], message))
 
         return progress
 
@@ -380,14 +390,18 @@ class Applier:
             done(True)  # already gone (e.g. a CBD create failed and restored the old object)
             return
         id_key = schema.id_attribute if schema else "id"
-        self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
-        start = time.monotonic()
+        started = [time.monotonic()]
+
+        def starting() -> None:
+            started[0] = time.monotonic()
+            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
+
         new, diags = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
-            "delete")
+            "delete", starting)
         if new is None and errors_of(diags):
             new = obj.attributes
-        elapsed = time.monotonic() - start
+        elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if errs or new is not None:
             self.emit(ev.apply_errored(addr, "delete", elapsed))

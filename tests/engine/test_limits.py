@@ -189,3 +189,36 @@ async def test_a_typo_in_a_limit_name_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError) as exc:
         await make_plan(opts, lambda e: None, providers=Providers({"count": Counting()}))
     assert "count_thng" in str(exc.value) and "count_thing" in str(exc.value)
+
+
+@pytest.mark.trio
+async def test_apply_start_is_emitted_once_a_slot_is_held_not_while_waiting_for_one(tmp_path: Path) -> None:
+    # "Creating..." must mean in flight: with a cap of 3, never more than 3 operations may have
+    # started (by the event stream) without their provider call having returned
+    provider = Counting()
+    opts = _opts(tmp_path, MANY, parallelism=20, limits=Limits(provider_parallelism={"count": 3}))
+    returned = 0
+    original = provider.apply_resource_change
+
+    async def counted(req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
+        nonlocal returned
+        try:
+            return await original(req)
+        finally:
+            returned += 1
+
+    provider.apply_resource_change = counted  # type: ignore[method-assign]
+    started = 0
+    worst = 0
+
+    def emit(e: Any) -> None:
+        nonlocal started, worst
+        if e.type == "apply_start":
+            started += 1
+            worst = max(worst, started - returned)
+
+    providers = Providers({"count": provider})
+    planned = await make_plan(opts, lambda e: None, providers=providers, lock=True)
+    result = await apply_planned(planned, opts, emit)
+    assert result.ok and started == 30
+    assert worst <= 3, f"{worst} operations were reported started while only 3 may be in flight"
