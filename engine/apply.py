@@ -9,6 +9,9 @@ the writer says it is durable.
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +46,11 @@ from .values import UNKNOWN, is_wholly_known
 from .walker import Done, Walker
 
 Emit = Callable[[ev.Event], None]
+
+INTERRUPT = "interrupt"  # what the walker is told stopped it (compared by identity)
+INTERRUPT_TEXT = ("\nInterrupt received.\nPlease wait for strata to exit or data loss may occur: the "
+                  "operations in flight finish and are recorded, nothing new starts.\nGracefully shutting "
+                  "down... (interrupt again to stop at once)\n")
 
 
 class ApplyResolver:
@@ -83,6 +91,8 @@ class ApplyResult:
     counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "import": 0, "remove": 0})
     failed: int = 0
     skipped: int = 0
+    interrupted: bool = False
+    """An interrupt stopped the apply: what was in flight finished, nothing else started."""
 
     @property
     def ok(self) -> bool:
@@ -111,15 +121,43 @@ class Applier:
 
     # ------------------------------------------------------------------ walk
 
-    async def run(self, parallelism: int = 10, fail_fast: bool = False) -> ApplyResult:
+    async def run(self, parallelism: int = 10, fail_fast: bool = False, on_signals: bool = False) -> ApplyResult:
+        """Walk the apply graph. With ``on_signals`` (the command line), a first SIGINT or SIGTERM
+        stops it gracefully (:meth:`interrupt`) and a second one at once (KeyboardInterrupt)."""
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
-        await walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
+        walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
+        if not on_signals:
+            await walk
+            return self.result
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._on_signals)
+            await walk
+            tg.cancel_scope.cancel()
         return self.result
 
-    def _skipped(self, node: Node, cause: Node) -> None:
+    def interrupt(self) -> None:
+        """Terraform's graceful stop: operations in flight finish and are recorded, nothing new starts."""
+        if not self.result.interrupted:
+            self.result.interrupted = True
+            self._walker.stop(INTERRUPT)
+
+    async def _on_signals(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                if self.result.interrupted:
+                    raise KeyboardInterrupt  # the second one: stop now, cancelling what is in flight
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(INTERRUPT_TEXT)
+                    sys.stderr.flush()
+                self.interrupt()
+
+    def _skipped(self, node: Node, cause: object) -> None:
         if isinstance(node, ApplyNode):
             self.result.skipped += 1
+            if cause is INTERRUPT:
+                self.emit(ev.apply_skipped(node.addr, node.op, "", interrupted=True))
+                return
             cause_name = str(cause.addr) if isinstance(cause, ApplyNode) else str(cause)
             early = node in self._walker.stopped_early
             self.emit(ev.apply_skipped(node.addr, node.op, cause_name, fail_fast=early))

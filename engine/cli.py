@@ -135,6 +135,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
 
 async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
     opts = options_from(a)
+    opts.on_signals = True  # Ctrl-C during the walk: finish what is in flight (terraform's graceful stop)
     if out.json and not out.quiet:
         out.emit(ev.version())
     if out.json and not a.flags.get("auto-approve"):
@@ -172,6 +173,11 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
     result = await apply_planned(p, opts, out.emit)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
+    if result.interrupted:
+        out.text(f"\nInterrupted: {result.skipped} operation(s) not started.\n")
+        sys.stderr.write("strata: the apply was interrupted; every operation that was in flight finished and is "
+                         "recorded in the state.\n")
+        return 130
     if result.ok:
         op = "destroy" if destroy else "apply"
         out.emit(ev.change_summary(result.counts, op))

@@ -420,9 +420,15 @@ def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
                  {"hook": hook}, level="error")
 
 
-def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False) -> Event:
+def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False,
+                  interrupted: bool = False) -> Event:
     """strata's own event: an operation not started because something it depends on failed
-    (or, with ``fail_fast``, because -fail-fast stopped the apply after ``because`` failed)."""
+    (or, with ``fail_fast``, because -fail-fast stopped the apply after ``because`` failed; or,
+    ``interrupted``, because an interrupt stopped the apply)."""
+    if interrupted:
+        hook = {"resource": resource_json(addr), "action": action, "reason": "interrupted"}
+        return Event("apply_skipped", f"{addr}: Not started: the apply was interrupted", {"hook": hook},
+                     level="warn")
     hook = {"resource": resource_json(addr), "action": action, "because": because,
             "reason": "fail_fast" if fail_fast else "dependency_failed"}
     msg = (f"{addr}: Not started: -fail-fast stopped the apply after {because} failed" if fail_fast

@@ -40,6 +40,9 @@ class Options:
     fsync: bool = True
     replace: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
+    on_signals: bool = False
+    """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
+    its own signal handling)."""
 
     def state_file(self) -> str:
         if os.path.isabs(self.state_path):
@@ -164,7 +167,7 @@ async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], gra
         applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
                           resolver, local_value, limits)
         applier.record_data_reads()
-        result = await applier.run(opts.parallelism, opts.fail_fast)
+        result = await applier.run(opts.parallelism, opts.fail_fast, opts.on_signals)
         outputs = _final_outputs(p, applier.resolver, local_value, result)
         if outputs != p.state.outputs:
             writer.changed = True

@@ -42,13 +42,20 @@ class Walker(Generic[N]):
         self.parallelism = parallelism
         self.fail_fast = fail_fast
         self.failed: set[N] = set()
-        self.skipped: dict[N, N] = {}  # skipped node -> the failed node that caused it
-        self.stopped_early: set[N] = set()  # skipped by fail-fast, not by a failed dependency
+        self.skipped: dict[N, object] = {}  # skipped node -> the failed node (or the stop) that caused it
+        self.stopped_early: set[N] = set()  # skipped by a stop (fail-fast, an interrupt), not by a failed dependency
         self.completed: set[N] = set()
+        self.stop_cause: object = None
+        self._stop: Callable[[object], None] = lambda cause: None
+
+    def stop(self, cause: object) -> None:
+        """Start nothing more: what is in flight finishes, everything else is skipped (reported to
+        ``on_skip`` with ``cause``). Only while :meth:`run` is running; later calls do nothing."""
+        self._stop(cause)
 
     async def run(self, execute: Callable[[N, Done], Awaitable[None]],
                   is_passthrough: Callable[[N], bool] = lambda n: False,
-                  on_skip: Callable[[N, N], None] = lambda n, cause: None) -> None:
+                  on_skip: Callable[[N, object], None] = lambda n, cause: None) -> None:
         """Run every node; ``execute(node, done)`` must call ``done(ok)`` exactly once, now or later."""
         g = self.graph
         total = len(g)
@@ -69,6 +76,16 @@ class Walker(Generic[N]):
             if finished == total:
                 ready.close()
 
+        def stop(cause: object) -> None:
+            nonlocal stopping
+            if stopping:
+                return
+            stopping = True
+            self.stop_cause = cause
+            self._skip_not_started(remaining, cause=cause, on_skip=on_skip, finish_one=finish_one)
+
+        self._stop = stop
+
         def skip_from(cause: N, start: N) -> None:
             stack = [start]
             while stack:
@@ -82,7 +99,6 @@ class Walker(Generic[N]):
                     stack.append(m)
 
         def complete(node: N, ok: bool) -> None:
-            nonlocal stopping
             work = [(node, ok)]
             while work:
                 n, good = work.pop()
@@ -91,9 +107,8 @@ class Walker(Generic[N]):
                 else:
                     self.failed.add(n)
                     skip_from(n, n)
-                    if self.fail_fast and not stopping:
-                        stopping = True
-                        self._skip_not_started(remaining, cause=n, on_skip=on_skip, finish_one=finish_one)
+                    if self.fail_fast:
+                        stop(n)
                 finish_one()
                 if not good:
                     continue
@@ -126,7 +141,7 @@ class Walker(Generic[N]):
                     await anyio.lowlevel.checkpoint()
                 if is_stopping():
                     self.stopped_early.add(node)
-                    self.skipped[node] = next(iter(self.failed))
+                    self.skipped[node] = self.stop_cause
                     on_skip(node, self.skipped[node])
                     finish_one()
                     continue
@@ -138,15 +153,18 @@ class Walker(Generic[N]):
                     log.exception("executor crashed", node=str(node))
                     done(False)
 
-        if finished == total:
-            return
-        async with anyio.create_task_group() as tg:
-            for _ in range(min(self.parallelism, total)):
-                tg.start_soon(worker)
+        try:
+            if finished == total:
+                return
+            async with anyio.create_task_group() as tg:
+                for _ in range(min(self.parallelism, total)):
+                    tg.start_soon(worker)
+        finally:
+            self._stop = lambda cause: None
 
-    def _skip_not_started(self, remaining: dict[N, int], cause: N, on_skip: Callable[[N, N], None],
+    def _skip_not_started(self, remaining: dict[N, int], cause: object, on_skip: Callable[[N, object], None],
                           finish_one: Callable[[], None]) -> None:
-        # fail-fast: anything not yet ready will never start
+        # a stop: anything not yet ready will never start
         for m, r in remaining.items():
             if r > 0 and m not in self.skipped and m not in self.failed and m not in self.completed:
                 self.skipped[m] = cause

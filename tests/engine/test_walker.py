@@ -627,3 +627,26 @@ def test_ready_queue_a_node_handed_to_a_cancelled_worker_goes_to_another_idle_wo
 
     got, a_cancelled = asyncio.run(main())
     assert a_cancelled and got == ["x"]
+
+
+@pytest.mark.anyio
+async def test_stop_lets_what_is_in_flight_finish_and_skips_everything_else():
+    # a -> b, and c, d independent; one worker: a runs, the stop comes while it is in flight
+    g = graph_of(["a", "b", "c", "d"], [("b", "a")])
+    w: Walker[str] = Walker(g, parallelism=1)
+    ran: list[str] = []
+    skips: list[tuple[str, object]] = []
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        ran.append(node)
+        w.stop("interrupt")
+        await anyio.sleep(0)
+        done(True)
+
+    with anyio.fail_after(TIMEOUT):
+        await w.run(execute, on_skip=lambda n, cause: skips.append((n, cause)))
+    assert len(ran) == 1 and ran[0] in w.completed
+    assert sorted(n for n, _ in skips) == sorted({"a", "b", "c", "d"} - set(ran))
+    assert all(cause == "interrupt" for _, cause in skips) and w.stop_cause == "interrupt"
+    w.stop("later")  # after the walk: nothing happens
+    assert w.stop_cause == "interrupt"
