@@ -354,7 +354,8 @@ async def cmd_show(a: Args, out: Output) -> int:
             if obj.tainted:
                 item["tainted"] = True
             resources.append(item)
-        doc: dict[str, Any] = {"format_version": "1.0", "terraform_version": ev.STRATA_VERSION}
+        # the terraform whose formats these are, as in the -json stream's version event and the state
+        doc: dict[str, Any] = {"format_version": "1.0", "terraform_version": ev.TERRAFORM_COMPAT}
         if resources or state.outputs:
             doc["values"] = {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": cty_type(v)}
                                          for n, (v, s) in state.outputs.items()},
@@ -425,7 +426,12 @@ async def dispatch(a: Args, out: Output) -> int:
             else:
                 sys.stdout.write(f"strata v{ev.STRATA_VERSION}\n")
             return 0
-        raise UsageError(f'strata has no command named "{cmd}".\n\n{USAGE}')
+        if cmd == "init":
+            # scripts written for terraform run init first: there is nothing to download here
+            sys.stdout.write("strata has nothing to initialize: its providers (terraform, null, random, local, "
+                             "sim) are built in.\nRun \"strata plan\" or \"strata apply\".\n")
+            return 0
+        raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
     except DiagnosticsError as exc:
         out.diagnostics(exc.diagnostics)
         return 1

@@ -29,6 +29,7 @@ Other commands:
   state show    Show a resource in the state
   import        Associate an existing object with a resource: import ADDR ID
   version       Show the current strata version
+  init          Nothing to do (providers are built in); accepted for terraform's scripts
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything

@@ -295,3 +295,10 @@ def test_apply_json_without_auto_approve_is_terraforms_json_diagnostic(workdir: 
     assert "Traceback" not in res.stderr
     assert not (workdir.path / "terraform.tfstate").exists() or "terraform_data" not in (
         workdir.path / "terraform.tfstate").read_text()
+
+
+def test_init_is_accepted_for_terraforms_scripts_and_does_nothing(workdir: Workdir) -> None:
+    workdir.write(lines('resource "terraform_data" "a" {', '  input = 1', '}'))
+    res = workdir.strata("init")
+    assert res.returncode == 0 and "nothing to initialize" in res.stdout, res.stdout + res.stderr
+    assert sorted(p.name for p in workdir.path.iterdir()) == ["main.tf"], "init must not write anything"

@@ -678,3 +678,13 @@ def test_the_writer_sees_its_own_records_as_a_replay_does(ledger: Path) -> None:
             mine, theirs = writer.objects[id].attributes, replayed.objects[id].attributes
             assert mine == theirs and [type(v) for v in mine.values()] == [type(v) for v in theirs.values()]
     writer.close()
+
+
+def test_ls_into_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    ledger = tmp_path / "big.jsonl"
+    ledger.write_text("".join(
+        f'{{"op":"create","id":"i{i}","type":"sim_object","name":"n{i}","token":"t{i}",'
+        f'"attributes":{{"id":"i{i}"}}}}\n' for i in range(5000)))
+    res = subprocess.run(f"{sys.executable} -m providers.sim ls {ledger} | head -1", shell=True, cwd=REPO,
+                         capture_output=True, text=True, timeout=60, executable="/bin/bash")
+    assert res.stdout.count("\n") == 1 and "Traceback" not in res.stderr, res.stderr
