@@ -192,6 +192,10 @@ class Applier:
         return found
 
     def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:
+        if subject is None and self.module is not None:
+            rc = self.module.resources.get(addr.resource)
+            if rc is not None:  # where the resource is declared, as terraform points at it
+                subject = SourceRange(rc.range.filename, rc.range.line)
         d = error(summary, detail, subject, str(addr))
         self.result.diagnostics.append(d)
         self.result.failed += 1

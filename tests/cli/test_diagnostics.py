@@ -302,3 +302,22 @@ def test_init_is_accepted_for_terraforms_scripts_and_does_nothing(workdir: Workd
     res = workdir.strata("init")
     assert res.returncode == 0 and "nothing to initialize" in res.stdout, res.stdout + res.stderr
     assert sorted(p.name for p in workdir.path.iterdir()) == ["main.tf"], "init must not write anything"
+
+
+def test_an_apply_error_points_at_the_resource_as_terraform_does(workdir: Workdir) -> None:
+    workdir.write(lines(
+        'provider "sim" {',
+        '  ledger     = "cloud.jsonl"',
+        '  latency_ms = 1',
+        '}',
+        '',
+        'resource "sim_object" "bad" {',   # line 6
+        '  name = "bad"',
+        '  fail = "create"',
+        '}',
+    ))
+    res = workdir.strata("apply", "-auto-approve")
+    assert_failed(res)
+    assert ("│   with sim_object.bad,\n"
+            '│   on main.tf line 6, in resource "sim_object" "bad":\n'
+            '│    6: resource "sim_object" "bad" {\n') in res.stderr, res.stderr
