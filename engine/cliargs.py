@@ -6,6 +6,7 @@ diagnostic (exit 1), never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,7 +117,8 @@ def parse_args(argv: list[str]) -> Args:
             if name == "out":
                 raise UsageError("Saved plan files (-out) are not supported by strata yet: run apply, which "
                                  "plans and applies in one step.")
-            raise UsageError(f"Unknown option: {tok}")
+            close = difflib.get_close_matches(name, sorted(_BOOL_FLAGS | _VALUE_FLAGS | _LIST_FLAGS), n=1)
+            raise UsageError(f"Unknown option: {tok}" + (f". Did you mean -{close[0]}?" if close else ""))
         if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):
             a.command.append(tok)
         else:

@@ -321,3 +321,9 @@ def test_an_apply_error_points_at_the_resource_as_terraform_does(workdir: Workdi
     assert ("│   with sim_object.bad,\n"
             '│   on main.tf line 6, in resource "sim_object" "bad":\n'
             '│    6: resource "sim_object" "bad" {\n') in res.stderr, res.stderr
+
+
+def test_a_misspelt_flag_gets_a_suggestion(workdir: Workdir) -> None:
+    res = plan(workdir, lines('resource "terraform_data" "a" {', '  input = 1', '}'), "-paralelism=3")
+    assert_failed(res)
+    assert "Did you mean -parallelism?" in res.stderr, res.stderr
