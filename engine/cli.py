@@ -21,7 +21,15 @@ import structlog
 from . import events as ev
 from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
-from .cliargs import USAGE, Args, UsageError, enter_chdir, options_from, parse_args
+from .cliargs import (
+    USAGE,
+    Args,
+    UsageError,
+    check_options_for,
+    enter_chdir,
+    options_from,
+    parse_args,
+)
 from .config import load_module, resource_graph
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error, errors_of
 from .operations import Planned, apply_planned, import_resource, make_plan
@@ -388,6 +396,7 @@ async def cmd_import(a: Args, out: Output) -> int:
 
 async def run(argv: list[str]) -> int:
     a = parse_args(argv)
+    check_options_for(a)
     if a.flags.get("help") or a.flags.get("h") or not a.command:
         sys.stdout.write(USAGE)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 1

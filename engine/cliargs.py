@@ -66,6 +66,41 @@ class UsageError(StrataError):
     pass
 
 
+_APPLYING = frozenset({"apply", "destroy"})
+_ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
+    "auto-approve": _APPLYING,
+    "fail-fast": _APPLYING,
+    "retries": _APPLYING,
+    "no-fsync": _APPLYING | {"import"},
+    "provider-parallelism": _APPLYING,
+    "type-parallelism": _APPLYING,
+    "rate-limit": _APPLYING,
+    "type-rate-limit": _APPLYING,
+    "detailed-exitcode": frozenset({"plan"}),
+    "destroy": frozenset({"plan", "apply"}),
+    "replace": frozenset({"plan", "apply"}),
+    "type": frozenset({"graph"}),
+}
+
+
+def check_options_for(a: Args) -> None:
+    """An option the command does not use is an error, as terraform's "flag provided but not
+    defined": ``strata plan -auto-approve`` must not look as if it did something."""
+    if not a.command:
+        return
+    cmd = a.command[0]
+    given = set(a.flags) | set(a.lists) | ({"replace"} if a.replace else set())
+    for name in sorted(given):
+        allowed = _ONLY_FOR.get(name)
+        if allowed is not None and cmd in _KNOWN_COMMANDS and cmd not in allowed:
+            where = ", ".join(f'"strata {c}"' for c in sorted(allowed))
+            raise UsageError(f'The -{name} option is not valid for "strata {cmd}": it is for {where}.')
+
+
+_KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
+                             "init"})
+
+
 @dataclass
 class Args:
     command: list[str] = field(default_factory=list)

@@ -39,3 +39,23 @@ def test_chdir_before_the_command_switches_directory_first(tmp_path: Path) -> No
         os.chdir(here)
     with pytest.raises(UsageError):
         enter_chdir([f"-chdir={tmp_path / 'missing'}", "plan"])
+
+
+@pytest.mark.parametrize("argv", [["plan", "-auto-approve"], ["validate", "-fail-fast"], ["show", "-no-fsync"],
+                                  ["apply", "-detailed-exitcode"], ["plan", "-type-parallelism=x=1"],
+                                  ["state", "list", "-replace=a.b"]])
+def test_an_option_the_command_does_not_use_is_an_error(argv):
+    from engine.cliargs import check_options_for
+
+    with pytest.raises(UsageError, match=f'not valid for "strata {argv[0]}"'):
+        check_options_for(parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["apply", "-auto-approve", "-fail-fast", "-retries=2", "-no-fsync"],
+                                  ["destroy", "-auto-approve", "-provider-parallelism=sim=2"],
+                                  ["plan", "-destroy", "-detailed-exitcode", "-replace=a.b"],
+                                  ["graph", "-type=apply"], ["import", "-no-fsync", "a.b", "id"]])
+def test_options_the_command_uses_are_accepted(argv):
+    from engine.cliargs import check_options_for
+
+    check_options_for(parse_args(argv))
