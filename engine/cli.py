@@ -388,8 +388,7 @@ async def cmd_import(a: Args, out: Output) -> int:
         raise UsageError("The import command expects two arguments: strata import ADDR ID")
     address, import_id = a.command[1], a.positional[0]
     opts = options_from(a)
-    out.text(f"{address}: Importing from ID \"{import_id}\"...\n")
-    message = await import_resource(opts, address, import_id, out.emit)
+    message = await import_resource(opts, address, import_id, out.emit, announce=out.text)
     out.text(message + "\n")
     return 0
 

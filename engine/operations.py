@@ -220,8 +220,9 @@ Confirm = Callable[[Planned], Awaitable[bool]]
 
 
 async def import_resource(opts: Options, address: str, import_id: str, emit: Callable[[ev.Event], None],
-                          providers: Providers | None = None) -> str:
+                          providers: Providers | None = None, announce: Callable[[str], None] | None = None) -> str:
     """Bring an existing remote object under management at ``address``; returns a human message.
+    ``announce`` gets terraform's "Importing from ID" line once the address is known to be valid.
 
     As terraform requires, the resource must be declared in configuration. The
     provider turns the id into an import stub (ImportResourceState), then reads
@@ -269,6 +270,8 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         provider = providers.get(rc.provider_key)
         schema = providers.schema(rc.provider_key, addr.resource.type)
         assert schema is not None
+        if announce is not None:
+            announce(f'{addr}: Importing from ID "{import_id}"...\n')
         try:
             resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id))
         except Exception as exc:

@@ -10,7 +10,7 @@ def test_import_random_id_then_plan_is_a_noop(workdir: Workdir) -> None:
     workdir.write('resource "random_id" "x" {\n  byte_length = 4\n}\n')
     res = workdir.strata("import", "random_id.x", "p-4Q5A")
     assert res.returncode == 0, res.stderr
-    assert "Import successful!" in res.stdout
+    assert res.stdout.startswith('random_id.x: Importing from ID "p-4Q5A"...\n') and "Import successful!" in res.stdout
     state = workdir.state()
     attrs = state["resources"][0]["instances"][0]["attributes"]
     assert attrs["b64_url"] == "p-4Q5A" and attrs["byte_length"] == 4
@@ -31,6 +31,7 @@ def test_import_needs_a_configured_resource(workdir: Workdir) -> None:
     assert res.returncode == 1
     assert "Configuration for import target does not exist" in res.stderr
     assert "Traceback" not in res.stderr
+    assert "Importing" not in res.stdout, "nothing is imported: the error comes first, as in terraform"
 
 
 def test_import_of_an_existing_address_is_refused(workdir: Workdir) -> None:
