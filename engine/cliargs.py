@@ -66,6 +66,8 @@ class UsageError(StrataError):
     pass
 
 
+_KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
+                             "init"})
 _APPLYING = frozenset({"apply", "destroy"})
 _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
     "auto-approve": _APPLYING,
@@ -96,9 +98,6 @@ def check_options_for(a: Args) -> None:
             where = ", ".join(f'"strata {c}"' for c in sorted(allowed))
             raise UsageError(f'The -{name} option is not valid for "strata {cmd}": it is for {where}.')
 
-
-_KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init"})
 
 
 @dataclass

@@ -239,9 +239,10 @@ class _ReadyQueue(Generic[N]):
             # cancelled: a node handed over meanwhile goes to another idle worker, or back to
             # the front of the queue
             if w.node is not None:
-                self._nodes.appendleft(w.node)
                 if self._idle:
-                    self.put(self._nodes.popleft())
+                    self.put(w.node)
+                else:
+                    self._nodes.appendleft(w.node)
             elif w in self._idle:
                 self._idle.remove(w)
             raise
