@@ -1,7 +1,7 @@
 """walker: the scheduler alone — ``engine.walker.Walker`` on a random layered DAG, in process.
 
 The executor of every node just waits L (``providers.sim.clock.precise_sleep``, as the
-``sim`` provider does: a timerfd, so the wait ends at its deadline instead of the
+``sim`` provider does: a shared timerfd, so the wait ends at its deadline instead of the
 event loop's millisecond-rounded timer) and reports done:
 no configuration, no planning, no provider, no state. This isolates the
 walk's own efficiency from everything else ``scheduling`` measures, and runs
@@ -111,7 +111,7 @@ def run(ctx: Context) -> Report:
                  Column("ratio_timer", "wall / bound with that", "{:.3f}")],
         rows=rows, targets=targets,
         notes=["In process, one run per case; the wall time is Walker.run alone (graph built beforehand).",
-               "Each wait is a timerfd (providers/sim/clock.py); it still ends a little late when the "
+               "Each wait ends on a timerfd (providers/sim/clock.py); it still ends a little late when the "
                "loop is busy, which adds up along a chain; the last column uses the measured mean "
                "wait instead of L in the bound, i.e. the scheduler's own share."],
     )
