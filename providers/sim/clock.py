@@ -23,18 +23,21 @@ is neither trio nor asyncio, this falls back to ``anyio.sleep``.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import ctypes.util
 import heapq
 import itertools
 import os
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import anyio
 import anyio.lowlevel
 import sniffio
+import trio
 
 _CLOCK_MONOTONIC = 1  # time.monotonic() reads this clock on Linux
 _TFD_TIMER_ABSTIME = 1
@@ -82,11 +85,10 @@ class _Timers:
     """The waits of one event loop: a heap of ``[deadline, seq, wake]`` entries (``wake`` is None
     once the wait was cancelled) and the timerfd, armed for the earliest deadline."""
 
-    __slots__ = ("fd", "trio", "heap", "armed", "_seq")
+    __slots__ = ("fd", "heap", "armed", "_seq")
 
-    def __init__(self, fd: int, trio: bool) -> None:
+    def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.trio = trio  # else asyncio
         self.heap: list[list[Any]] = []
         self.armed = float("inf")  # the deadline the descriptor is armed for
         self._seq = itertools.count()
@@ -126,34 +128,20 @@ async def _drive(timers: _Timers) -> None:
         os.close(timers.fd)
 
 
-_TIMERS: anyio.lowlevel.RunVar[_Timers | None] = anyio.lowlevel.RunVar("sim_clock_timers")
+# this loop's timers: looked up once per wait, so by each loop's own cheap means (anyio's RunVar
+# costs a microsecond and a half, a tenth of the whole wait)
+_TRIO_TIMERS: trio.lowlevel.RunVar[_Timers | None] = trio.lowlevel.RunVar("sim_clock_timers")
+_ASYNCIO_TIMERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Timers] = weakref.WeakKeyDictionary()
+_KEEP: set[asyncio.Task[None]] = set()  # an asyncio loop keeps only a weak reference to its tasks
 
 
-def _start(backend: str) -> _Timers | None:
-    """This loop's timers, started now: a descriptor and its driver task; None when impossible."""
+def _new_timers() -> _Timers | None:
     if _libc is None:
         return None
     fd: int = _libc.timerfd_create(_CLOCK_MONOTONIC, os.O_NONBLOCK | os.O_CLOEXEC)
     if fd < 0:  # EMFILE, ...: this wait uses the loop's timer, a later one tries again
         return None
-    timers = _Timers(fd, backend == "trio")
-    if backend == "trio":
-        import trio
-
-        # a system task: cancelled when the run's main task ends, like the loop's own machinery
-        trio.lowlevel.spawn_system_task(_drive, timers, name="sim clock")
-    else:
-        import asyncio
-
-        # asyncio.run (and anyio.run) cancel the tasks left when the main one returns
-        task = asyncio.get_running_loop().create_task(_drive(timers), name="sim clock")
-        _KEEP.add(task)  # the loop keeps only a weak reference to its tasks
-        task.add_done_callback(_KEEP.discard)
-    _TIMERS.set(timers)
-    return timers
-
-
-_KEEP: set[Any] = set()
+    return _Timers(fd)
 
 
 async def precise_sleep(seconds: float) -> None:
@@ -165,22 +153,32 @@ async def precise_sleep(seconds: float) -> None:
         await anyio.sleep(seconds)
         return
     deadline = time.monotonic() + seconds
-    timers = _TIMERS.get(None)
-    if timers is None:
-        backend = sniffio.current_async_library()
-        timers = _start(backend) if backend in ("trio", "asyncio") else None
-        if timers is None:
-            await anyio.sleep(seconds)
+    library = sniffio.current_async_library()
+    if library == "trio":
+        timers = _TRIO_TIMERS.get(None)
+        if timers is None and (timers := _new_timers()) is not None:
+            # a system task: cancelled when the run's main task ends, like the loop's own machinery
+            trio.lowlevel.spawn_system_task(_drive, timers, name="sim clock")
+            _TRIO_TIMERS.set(timers)
+        if timers is not None:
+            await _wait_trio(timers, deadline)
             return
-    if timers.trio:
-        await _wait_trio(timers, deadline)
-    else:
-        await _wait_asyncio(timers, deadline)
+    elif library == "asyncio":
+        loop = asyncio.get_running_loop()
+        timers = _ASYNCIO_TIMERS.get(loop)
+        if timers is None and (timers := _new_timers()) is not None:
+            # asyncio.run (and anyio.run) cancel the tasks left when the main one returns
+            task = loop.create_task(_drive(timers), name="sim clock")
+            _KEEP.add(task)
+            task.add_done_callback(_KEEP.discard)
+            _ASYNCIO_TIMERS[loop] = timers
+        if timers is not None:
+            await _wait_asyncio(timers, deadline)
+            return
+    await anyio.sleep(seconds)
 
 
 async def _wait_trio(timers: _Timers, deadline: float) -> None:
-    import trio
-
     lowlevel = trio.lowlevel
     task = lowlevel.current_task()
     entry = timers.add(deadline, lambda: lowlevel.reschedule(task))
@@ -193,8 +191,6 @@ async def _wait_trio(timers: _Timers, deadline: float) -> None:
 
 
 async def _wait_asyncio(timers: _Timers, deadline: float) -> None:
-    import asyncio
-
     fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def wake() -> None:
