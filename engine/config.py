@@ -7,7 +7,7 @@ raising, so a user sees all their mistakes at once, each with ``file:line``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import expr as E
@@ -109,6 +109,22 @@ class Module:
     locals: dict[str, LocalConfig] = field(default_factory=dict)
     outputs: dict[str, OutputConfig] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    blocks: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    """Per file, each top-level block's first and last line and its header (``resource "T" "N"``)."""
+
+    def context_of(self, subject: SourceRange | None) -> str | None:
+        """The top-level block a position is in, as terraform names it in a diagnostic; None when
+        no block, or more than one, spans its line (blocks on one line: positions are lines here)."""
+        if subject is None:
+            return None
+        found = [header for first, last, header in self.blocks.get(subject.filename, ())
+                 if first <= subject.line <= last]
+        return found[0] if len(found) == 1 else None
+
+    def with_context(self, diags: list[Diagnostic]) -> list[Diagnostic]:
+        """``diags`` with the block each one points into, where it names no resource of its own."""
+        return [d if d.context or d.address or (ctx := self.context_of(d.subject)) is None
+                else replace(d, context=ctx) for d in diags]
 
 
 def config_files(directory: str) -> list[str]:
@@ -142,13 +158,14 @@ def load_module(directory: str) -> Module:
         except DiagnosticsError as exc:
             diags.extend(exc.diagnostics)
             continue
+        module.blocks[display] = [(b.range.line, b.end_line, b.context()) for b in blocks if b.end_line]
         for b in blocks:
             diags.extend(_add_block(module, b))
     if not diags:
         diags.extend(validate_references(module))
     errors = errors_of(diags)
     if errors:
-        raise DiagnosticsError(errors)
+        raise DiagnosticsError(module.with_context(errors))
     return module
 
 

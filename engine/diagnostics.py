@@ -39,6 +39,9 @@ class Diagnostic:
     address: str | None = None
     retryable: bool = False
     """Set by a provider for a transient failure the core may retry (with backoff)."""
+    context: str | None = None
+    """The top-level block ``subject`` is in, as terraform names it: ``resource "T" "N"``,
+    ``output "o"``, ``locals``."""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}

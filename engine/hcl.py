@@ -37,6 +37,36 @@ class Block:
     range: SourceRange
     attributes: dict[str, Attribute] = field(default_factory=dict)
     blocks: list[Block] = field(default_factory=list)
+    end_line: int = 0  # the line of its closing brace (0: not known)
+    json_syntax: bool = False  # read from a .tf.json file
+
+    def context(self) -> str:
+        """The block as terraform names it in a diagnostic: ``resource "T" "N"`` or ``locals``
+        (in a .tf.json file ``resource.T.N``)."""
+        if self.json_syntax:
+            return ".".join([self.type, *self.labels])
+        return " ".join([self.type, *(_go_quote(label) for label in self.labels)])
+
+
+def _go_quote(s: str) -> str:
+    """A label quoted as Go's %q does (terraform's diagnostics are written by Go)."""
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif not ch.isprintable():
+            o = ord(ch)
+            out.append(f"\\x{o:02x}" if o < 0x80 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
 
 
 class _SyntaxFail(Exception):
@@ -284,6 +314,16 @@ class _Converter:
                 line += bisect.bisect_left(self.joined, pos)
         return line
 
+    def end_line(self, t: Tree) -> int:
+        meta = t.meta
+        if meta.empty:
+            return 0
+        line: int = getattr(meta, "end_line", 0) or 0
+        pos = getattr(meta, "end_pos", None)
+        if self.joined and line and pos is not None:
+            line += bisect.bisect_left(self.joined, pos)
+        return line
+
     def rng(self, t: Tree | Token) -> SourceRange:
         if isinstance(t, Tree) and not t.meta.empty:
             return SourceRange(self.filename, self.line(t), t.meta.column, t.meta.start_pos)
@@ -328,7 +368,7 @@ class _Converter:
             else:
                 labels.append(self.name_of(p))
         attrs, blocks = self.body(body)
-        return Block(btype, tuple(labels), self.rng(t), attrs, blocks)
+        return Block(btype, tuple(labels), self.rng(t), attrs, blocks, self.end_line(t))
 
     # ------------------------------------------------------------------ expressions
 

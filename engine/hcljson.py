@@ -48,6 +48,7 @@ class _JSONObject(dict):  # type: ignore[type-arg]
     """A JSON object that knows the line of each of its keys."""
 
     key_lines: dict[str, int]
+    end_line: int = 0  # the line of its closing brace
 
 
 class _JSONLines:
@@ -80,6 +81,7 @@ class _JSONLines:
             obj.key_lines = {}
             i = self.skip(i + 1)
             if text[i] == "}":
+                obj.end_line = self.line_at(i)
                 return obj, i + 1
             while True:
                 i = self.skip(i)
@@ -92,6 +94,7 @@ class _JSONLines:
                 if text[i] == ",":
                     i += 1
                     continue
+                obj.end_line = self.line_at(i)
                 return obj, i + 1
         if c == "[":
             items: list[Any] = []
@@ -134,10 +137,10 @@ def _json_unwrap(content: Any, n: int, labels: tuple[str, ...],
 
 
 def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, line: int) -> Block:
-    blk = Block(btype, labels, SourceRange(filename, line))
     if not isinstance(body, _JSONObject):
         raise DiagnosticsError([error("Invalid JSON block", f"The {btype} block must be an object.",
                                       SourceRange(filename, line))])
+    blk = Block(btype, labels, SourceRange(filename, line), end_line=body.end_line, json_syntax=True)
     for k, v in body.items():
         if k == "//":
             continue

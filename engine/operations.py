@@ -78,6 +78,9 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism)
         plan = await planner.run(destroy=destroy)
+    except DiagnosticsError as exc:
+        store.unlock()
+        raise DiagnosticsError(module.with_context(list(exc.diagnostics))) from None
     except BaseException:
         store.unlock()
         raise

@@ -203,7 +203,7 @@ def render_diagnostic(d: Diagnostic) -> str:
         lines.append(f"│   with {d.address}," if d.subject is not None else f"│   with {d.address}")
     if d.subject is not None:
         where = f"│   on {d.subject.filename} line {d.subject.line}"
-        block = _enclosing_block(d.address)
+        block = d.context or _enclosing_block(d.address)
         if block:
             where += f", in {block}"
         lines.append(where + ":")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 
 import orjson
+import pytest
 
-from tests.conftest import Result, Workdir
+from tests.conftest import Result, Workdir, requires_terraform
 
 
 def lines(*rows: str) -> str:
@@ -327,3 +330,81 @@ def test_a_misspelt_flag_gets_a_suggestion(workdir: Workdir) -> None:
     res = plan(workdir, lines('resource "terraform_data" "a" {', '  input = 1', '}'), "-paralelism=3")
     assert_failed(res)
     assert "Did you mean -parallelism?" in res.stderr, res.stderr
+
+
+# ----------------------------------------------------------------------------- the enclosing block
+
+_CONTEXT_CONFIG = lines(
+    'resource "terraform_data" "x" {',
+    '  input = var.nope',                    # line 2
+    '',
+    '  lifecycle {',
+    '    ignore_changes = [input]',
+    '  }',
+    '}',
+    '',
+    'locals {',
+    '  a = local.missing',                   # line 10
+    '}',
+    '',
+    'output "o" {',
+    '  value = var.nope2',                   # line 14
+    '}',
+)
+
+
+def _contexts(stderr: str) -> list[str]:
+    return re.findall(r"on (main\.tf line \d+(?:, in [^:]+)?):", stderr)
+
+
+def test_a_diagnostic_names_the_top_level_block_it_is_in_as_terraform_does(workdir: Workdir) -> None:
+    res = plan(workdir, _CONTEXT_CONFIG)
+    assert_failed(res)
+    assert _contexts(res.stderr) == ['main.tf line 2, in resource "terraform_data" "x"',
+                                     "main.tf line 10, in locals",
+                                     'main.tf line 14, in output "o"'], res.stderr
+
+
+def test_a_plan_time_error_in_a_local_or_an_output_names_its_block(workdir: Workdir) -> None:
+    res = plan(workdir, lines(
+        'locals {',
+        '  a = 1 + "x"',
+        '}',
+        'output "o" {',
+        '  value = upper(5, 6)',
+        '}',
+    ))
+    assert_failed(res)
+    assert set(_contexts(res.stderr)) == {"main.tf line 2, in locals", 'main.tf line 5, in output "o"'}, res.stderr
+
+
+_CONTEXT_JSON = lines(
+    '{',
+    '  "locals": {"b": "${var.nope2}"},',
+    '  "resource": {',
+    '    "terraform_data": {',
+    '      "x": {',
+    '        "input": "${var.nope}"',
+    '      }',
+    '    }',
+    '  }',
+    '}',
+)
+
+
+@requires_terraform
+@pytest.mark.parametrize(("name", "text"), [("main.tf", _CONTEXT_CONFIG), ("main.tf.json", _CONTEXT_JSON)])
+def test_the_enclosing_blocks_are_the_ones_terraform_names(workdir: Workdir, name: str, text: str) -> None:
+    workdir.write(text, name=name)
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
+                   capture_output=True, timeout=300, check=True)
+    tf = subprocess.run(["terraform", "validate", "-no-color"], cwd=workdir.path, env=env, capture_output=True,
+                        text=True, timeout=300)
+    ours = workdir.strata("validate")
+    assert tf.returncode == 1 and ours.returncode == 1
+
+    def contexts(text: str) -> list[str]:
+        return sorted(re.findall(r"on (main\.tf(?:\.json)? line \d+(?:, in [^:]+)?):", text))
+
+    assert contexts(ours.stderr) == contexts(tf.stdout + tf.stderr) != [], (tf.stdout, tf.stderr, ours.stderr)

@@ -434,3 +434,36 @@ def test_a_remote_backend_is_refused_rather_than_ignored(tmp_path):
     with pytest.raises(DiagnosticsError) as exc:
         load_module(str(tmp_path))
     assert "Unsupported backend" in str(exc.value) and "main.tf:2" in str(exc.value)
+
+
+def test_errors_name_the_top_level_block_they_are_in(tmp_path: Path) -> None:
+    d = write(tmp_path, {
+        "main.tf": """\
+            resource "terraform_data" "x" {
+              input = var.nope
+            }
+            output "o" {
+              value = local.missing
+            }
+            """,
+        "other.tf.json": '{\n  "locals": {"b": "${var.nope2}"},\n  "output": {"p": {"value": "${var.x}"}}\n}',
+        "one-line.tf.json": '{"locals": {"c": "${var.y}"}, "output": {"q": {"value": "${var.z}"}}}',
+    })
+    with pytest.raises(DiagnosticsError) as exc:
+        load_module(d)
+    got = {(x.subject.filename, x.subject.line): x.context for x in exc.value.diagnostics if x.subject}
+    assert got == {("main.tf", 2): 'resource "terraform_data" "x"', ("main.tf", 5): 'output "o"',
+                   # in JSON terraform names a block by its path, as below
+                   ("other.tf.json", 2): "locals", ("other.tf.json", 3): "output.p",
+                   # positions are lines: two blocks on one line are ambiguous, so no name at all
+                   ("one-line.tf.json", 1): None}
+
+
+def test_a_diagnostic_with_an_address_or_outside_any_block_gets_no_context(tmp_path: Path) -> None:
+    from engine.diagnostics import SourceRange, error
+
+    module = load_module(write(tmp_path, {"main.tf": 'resource "terraform_data" "x" {\n  input = 1\n}\n'}))
+    inside, outside = SourceRange("main.tf", 2), SourceRange("main.tf", 9)
+    diags = module.with_context([error("a", subject=inside), error("b", subject=inside, address="terraform_data.x"),
+                                 error("c", subject=outside), error("d")])
+    assert [x.context for x in diags] == ['resource "terraform_data" "x"', None, None, None]

@@ -492,3 +492,27 @@ def test_bool_and_null_literals():
 def test_parse_expression_moves_lines_to_the_given_line():
     e = parse_expression("var.a + var.b", "x.tf", 5)
     assert {r.line for r in E.references(e)} == {5}
+
+
+def test_a_block_knows_its_last_line_and_its_header_as_terraform_names_it() -> None:
+    blocks = parse_hcl(textwrap.dedent('''\
+        resource "terraform_data" "x" {
+          input = "a"
+          lifecycle {
+            ignore_changes = [input]
+          }
+        }
+
+        locals {
+          v = "${
+            1 + 1
+          }"
+        }
+        output "say \\"hi\\"" { value = 1 }
+        '''), "main.tf")
+    assert [(b.range.line, b.end_line, b.context()) for b in blocks] == [
+        (1, 6, 'resource "terraform_data" "x"'),
+        (8, 12, "locals"),  # a line break inside ${ } (parsed joined) still counts
+        (13, 13, 'output "say \\"hi\\""'),
+    ]
+    assert blocks[0].blocks[0].end_line == 5
