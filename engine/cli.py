@@ -398,7 +398,8 @@ async def run(argv: list[str]) -> int:
     check_options_for(a)
     if a.flags.get("help") or a.flags.get("h") or not a.command:
         sys.stdout.write(USAGE)
-        return 0 if (a.flags.get("help") or a.flags.get("h")) else 1
+        # no command at all: the usage and terraform's exit status for it (127)
+        return 0 if (a.flags.get("help") or a.flags.get("h")) else 127
     out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")))
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):

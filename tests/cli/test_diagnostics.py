@@ -408,3 +408,15 @@ def test_the_enclosing_blocks_are_the_ones_terraform_names(workdir: Workdir, nam
         return sorted(re.findall(r"on (main\.tf(?:\.json)? line \d+(?:, in [^:]+)?):", text))
 
     assert contexts(ours.stderr) == contexts(tf.stdout + tf.stderr) != [], (tf.stdout, tf.stderr, ours.stderr)
+
+
+# ----------------------------------------------------------------------------- no command
+
+def test_no_command_prints_the_usage_and_exits_127_as_terraform_does(workdir: Workdir) -> None:
+    res = workdir.strata()
+    assert_no_traceback(res)
+    assert res.returncode == 127 and "Usage: strata" in res.stdout, res
+    helped = workdir.strata("-help")
+    assert helped.returncode == 0 and helped.stdout == res.stdout
+    unknown = workdir.strata("bogus")
+    assert unknown.returncode == 1 and 'no command named "bogus"' in unknown.stderr, unknown
