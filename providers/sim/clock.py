@@ -72,13 +72,16 @@ _VALUE = _SPEC.it_value
 _SPEC_REF = ctypes.byref(_SPEC)
 
 
-def _arm(fd: int, deadline: float) -> bool:
-    """Fire at ``deadline`` (CLOCK_MONOTONIC seconds); 0 disarms."""
+def _arm(fd: int, deadline: float) -> None:
+    """Fire at ``deadline`` (CLOCK_MONOTONIC seconds). A failure is raised: a wait that was never
+    armed would never end."""
     assert _libc is not None
     sec = int(deadline)
     _VALUE.tv_sec = sec
     _VALUE.tv_nsec = int((deadline - sec) * 1e9)
-    return bool(_libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, _SPEC_REF, None) == 0)
+    if _libc.timerfd_settime(fd, _TFD_TIMER_ABSTIME, _SPEC_REF, None) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"timerfd_settime: {os.strerror(err)}")
 
 
 class _Timers:
@@ -94,11 +97,11 @@ class _Timers:
         self._seq = itertools.count()
 
     def add(self, deadline: float, wake: Callable[[], None]) -> list[Any]:
+        if deadline < self.armed:  # rare: deadlines mostly arrive in order
+            _arm(self.fd, deadline)  # first: a wait it raises for is not left in the heap
+            self.armed = deadline
         entry = [deadline, next(self._seq), wake]
         heapq.heappush(self.heap, entry)
-        if deadline < self.armed:  # rare: deadlines mostly arrive in order
-            self.armed = deadline
-            _arm(self.fd, deadline)
         return entry
 
     def fire(self) -> None:
