@@ -191,12 +191,18 @@ class Applier:
                                                self.providers.schema(name, r.type, r.mode))
         return found
 
-    def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None) -> None:
-        if subject is None and self.module is not None:
-            rc = self.module.resources.get(addr.resource)
-            if rc is not None:  # where the resource is declared, as terraform points at it
-                subject = SourceRange(rc.range.filename, rc.range.line)
-        d = error(summary, detail, subject, str(addr))
+    def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None,
+              in_config: Diagnostic | None = None) -> None:
+        """``addr`` failed: say why (``in_config``: a mistake in its configuration, reported as it
+        is, naming the block but no instance, as terraform does)."""
+        if in_config is not None:
+            d = in_config
+        else:
+            if subject is None and self.module is not None:
+                rc = self.module.resources.get(addr.resource)
+                if rc is not None:  # where the resource is declared, as terraform points at it
+                    subject = SourceRange(rc.range.filename, rc.range.line)
+            d = error(summary, detail, subject, str(addr))
         self.result.diagnostics.append(d)
         self.result.failed += 1
         self.emit(ev.diagnostic(d))
@@ -312,7 +318,7 @@ class Applier:
         errs = errors_of(diags)
         if errs:
             for d in errs:
-                self._fail(addr, d.summary, d.detail, d.subject)
+                self._fail(addr, d.summary, d.detail, in_config=d)
             return None
         return config
 

@@ -41,6 +41,7 @@ class ResourceConfig:
     depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
     lifecycle: Lifecycle = Lifecycle()
     provider_ref: str | None = None  # "aws" or "aws.west" when set with `provider =`
+    context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
 
     @property
     def provider_name(self) -> str:
@@ -225,7 +226,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                 provider_ref = ".".join([t[0], *[str(s) for s in t[1]]])
         attrs = {k: v for k, v in b.attributes.items() if k not in _META_ARGS}
         module.resources[addr] = ResourceConfig(addr, b.range, attrs, tuple(other_blocks), count, for_each,
-                                                tuple(depends), lifecycle, provider_ref)
+                                                tuple(depends), lifecycle, provider_ref, b.context())
     elif b.type == "variable":
         if len(b.labels) != 1:
             return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]

@@ -62,8 +62,8 @@ class Diagnostic:
 
 
 def error(summary: str, detail: str = "", subject: SourceRange | None = None,
-          address: str | None = None, retryable: bool = False) -> Diagnostic:
-    return Diagnostic("error", summary, detail, subject, address, retryable)
+          address: str | None = None, retryable: bool = False, context: str | None = None) -> Diagnostic:
+    return Diagnostic("error", summary, detail, subject, address, retryable, context)
 
 
 def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -23,22 +23,23 @@ from .values import ListVal, MapVal, SetVal
 def evaluate_instance_config(rc: ResourceConfig, schema: ResourceSchema, scope: Scope
                              ) -> tuple[dict[str, Any], list[Diagnostic]]:
     diags: list[Diagnostic] = []
-    addr = str(rc.addr)
-    config = _attributes(rc.attributes, schema.attributes, scope, rc.range.filename, addr, diags)
+    # as terraform's: a mistake in the configuration names its block, not a resource instance
+    ctx = rc.context
+    config = _attributes(rc.attributes, schema.attributes, scope, rc.range.filename, ctx, diags)
     if schema.blocks or rc.blocks:
-        config.update(_blocks(rc.blocks, schema.blocks, scope, rc.range, addr, diags))
+        config.update(_blocks(rc.blocks, schema.blocks, scope, rc.range, ctx, diags))
     return config, diags
 
 
 def _attributes(attrs: dict[str, Attribute], schema: dict[str, AttributeSchema], scope: Scope,
-                filename: str, addr: str, diags: list[Diagnostic]) -> dict[str, Any]:
+                filename: str, ctx: str | None, diags: list[Diagnostic]) -> dict[str, Any]:
     config: dict[str, Any] = dict.fromkeys(schema)
     for name, attr in attrs.items():
         a = schema.get(name)
         try:
             v = evaluate(attr.expr, scope)
         except EvalError as exc:
-            diags.append(error(exc.summary, exc.detail, SourceRange(filename, exc.line), addr))
+            diags.append(error(exc.summary, exc.detail, SourceRange(filename, exc.line), context=ctx))
             continue
         if a is not None and a.type != "dynamic" and not (type(v) is str and a.type == "string"):
             try:
@@ -46,19 +47,19 @@ def _attributes(attrs: dict[str, Attribute], schema: dict[str, AttributeSchema],
             except ConversionError as exc:
                 where = f' attribute "{name}"' + (f" at {exc.path}" if exc.path else "")
                 diags.append(error("Incorrect attribute value type",
-                                   f"Inappropriate value for{where}: {exc.message}", attr.range, addr))
+                                   f"Inappropriate value for{where}: {exc.message}", attr.range, context=ctx))
                 continue
         config[name] = v
     return config
 
 
 def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], scope: Scope,
-            rng: SourceRange, addr: str, diags: list[Diagnostic]) -> dict[str, Any]:
+            rng: SourceRange, ctx: str | None, diags: list[Diagnostic]) -> dict[str, Any]:
     by_type: dict[str, list[Block]] = {}
     for b in blocks:
         if b.type not in schema:
             diags.append(error("Unsupported block type",
-                               f'Blocks of type "{b.type}" are not expected here.', b.range, addr))
+                               f'Blocks of type "{b.type}" are not expected here.', b.range, context=ctx))
             continue
         by_type.setdefault(b.type, []).append(b)
     out: dict[str, Any] = {}
@@ -66,19 +67,19 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
         found = by_type.get(name, [])
         values = []
         for b in found:
-            v = _attributes(b.attributes, bs.attributes, scope, b.range.filename, addr, diags)
-            v.update(_blocks(b.blocks, bs.blocks, scope, b.range, addr, diags))
+            v = _attributes(b.attributes, bs.attributes, scope, b.range.filename, ctx, diags)
+            v.update(_blocks(b.blocks, bs.blocks, scope, b.range, ctx, diags))
             for an, a_s in bs.attributes.items():
                 if a_s.required and an not in b.attributes:
                     diags.append(error("Missing required argument",
-                                       f'The argument "{an}" is required in a "{name}" block.', b.range, addr))
+                                       f'The argument "{an}" is required in a "{name}" block.', b.range, context=ctx))
             values.append((b, v))
         if bs.min_items and len(values) < bs.min_items:
             diags.append(error("Insufficient blocks", f'At least {bs.min_items} "{name}" blocks are required.',
-                               rng, addr))
+                               rng, context=ctx))
         if bs.max_items and len(values) > bs.max_items:
             diags.append(error("Too many blocks", f'No more than {bs.max_items} "{name}" blocks are allowed.',
-                               values[bs.max_items][0].range, addr))
+                               values[bs.max_items][0].range, context=ctx))
         if bs.nesting == "single":
             out[name] = values[0][1] if values else None
         elif bs.nesting == "list":

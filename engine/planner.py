@@ -495,18 +495,21 @@ class Planner:
         cbd = rc.lifecycle.create_before_destroy
         for key, scope in instances:
             addr = InstanceAddr(rc.addr, key)
+            # a mistake in an expression names its block, as terraform's does (no instance address)
             config, cdiags = evaluate_instance_config(rc, schema, scope)
             if not cdiags:
                 validate = (provider.validate_resource_config if rc.addr.mode == "managed"
                             else provider.validate_data_resource_config)
                 try:
-                    cdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))
+                    vdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))
                                    ).diagnostics)
                 except Exception as exc:  # a provider bug is a diagnostic, never a traceback
-                    cdiags = [error("Provider failed to validate the configuration",
+                    vdiags = [error("Provider failed to validate the configuration",
                                     f'Provider "{rc.provider_key}": {type(exc).__name__}: {exc}')]
+                # the provider's verdict is about this instance: "with ADDR", as terraform says
+                cdiags = addressed(tuple(vdiags), str(addr), rc.range)
             if cdiags:
-                self.diags.extend(addressed(tuple(cdiags), str(addr), rc.range))
+                self.diags.extend(_unseen(cdiags, self.diags))
                 if errors_of(cdiags):
                     values[key] = UNKNOWN
                     continue
@@ -678,3 +681,9 @@ def _builtin_names(providers: Providers) -> list[str]:
     from .registry import factories
 
     return list(factories())
+
+
+def _unseen(diags: list[Diagnostic], seen: list[Diagnostic]) -> list[Diagnostic]:
+    """``diags`` without those already reported: a mistake in a counted resource's expression is
+    the same diagnostic for every instance, and terraform reports it once."""
+    return [d for d in diags if d.address is not None or d not in seen]

@@ -420,3 +420,52 @@ def test_no_command_prints_the_usage_and_exits_127_as_terraform_does(workdir: Wo
     assert helped.returncode == 0 and helped.stdout == res.stdout
     unknown = workdir.strata("bogus")
     assert unknown.returncode == 1 and 'no command named "bogus"' in unknown.stderr, unknown
+
+
+def test_a_mistake_in_an_expression_names_its_block_once_and_no_instance(workdir: Workdir) -> None:
+    # terraform: one "Invalid function argument", "on main.tf line 3, in resource ...", no "with"
+    res = plan(workdir, lines(
+        'resource "terraform_data" "y" {',
+        '  count = 2',
+        '  input = tonumber("abc")',
+        '}',
+    ))
+    assert_failed(res)
+    assert res.stderr.count("Error: ") == 1, res.stderr
+    assert "with terraform_data.y" not in res.stderr, res.stderr
+    assert _contexts(res.stderr) == ['main.tf line 3, in resource "terraform_data" "y"'], res.stderr
+    streamed = workdir.strata("plan", "-json")
+    diags = [orjson.loads(line)["diagnostic"] for line in streamed.stdout.splitlines()
+             if orjson.loads(line)["type"] == "diagnostic"]
+    assert [(d["summary"], "address" in d) for d in diags] == [("Invalid function argument", False)], diags
+
+
+@requires_terraform
+def test_expression_mistakes_are_reported_as_terraform_reports_them(workdir: Workdir) -> None:
+    workdir.write(lines(
+        'resource "terraform_data" "y" {',
+        '  count = 2',
+        '  input = tonumber("abc")',
+        '}',
+        'locals {',
+        '  a = 1 + "x"',
+        '}',
+    ))
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
+                   capture_output=True, timeout=300, check=True)
+    tf = subprocess.run(["terraform", "plan", "-json", "-input=false"], cwd=workdir.path, env=env,
+                        capture_output=True, text=True, timeout=300)
+    ours = workdir.strata("plan", "-json")
+
+    def where(stdout: str) -> list[tuple[str | None, int, str | None]]:
+        out = []
+        for line in stdout.splitlines():
+            event = orjson.loads(line)
+            if event["type"] == "diagnostic":
+                d = event["diagnostic"]
+                out.append((d.get("address"), d["range"]["start"]["line"], d["range"]["filename"]))
+        return sorted(out, key=repr)
+
+    assert tf.returncode == ours.returncode == 1
+    assert where(ours.stdout) == where(tf.stdout) != [], (tf.stdout, ours.stdout)
