@@ -2,8 +2,8 @@
 
 Layering (each layer imports only those above it):
 
-    values, addrs, diagnostics, limits  plain data: values with unknowns, addresses, errors;
-                                        concurrency limits
+    values, addrs, diagnostics,         plain data: values with unknowns, addresses, errors;
+    limits, goquote                     concurrency limits; strings quoted as terraform's Go does
     events                              events as data (terraform's UI shapes) and their sinks
     number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
     convert, functions, evaluate        .tf.json, type conversion, built-in functions (with
@@ -19,7 +19,7 @@ Layering (each layer imports only those above it):
     refresh, planner                    upgrade and refresh; planning
     applygraph, walker, apply           the apply graph built from a plan; the concurrent walk;
                                         applying a plan
-    render                              human rendering
+    render, valuetext                   human rendering: plans, diagnostics; output values
     operations, cliargs, cli            what a user runs; its arguments; the command
 
 Providers (``providers/``) use only the names re-exported here.

@@ -32,6 +32,7 @@ from .cliargs import (
 )
 from .config import load_module, resource_graph
 from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error, errors_of
+from .number import to_string as number_to_string
 from .operations import Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
 from .registry import Providers
@@ -39,6 +40,7 @@ from .render import HumanSink, fmt_value, render_diagnostic, render_plan
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
+from .valuetext import output_text
 
 
 class Output:
@@ -211,7 +213,7 @@ def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:
         return
     lines = ["\nOutputs:\n"]
     for name, (v, s) in sorted(outputs.items()):
-        lines.append(f"{name} = {'<sensitive>' if s else fmt_value(v, 0)}")
+        lines.append(f"{name} = {'<sensitive>' if s else output_text(v)}")
     out.text("\n".join(lines) + "\n")
 
 
@@ -285,6 +287,100 @@ def _load_state(a: Args) -> tuple[Any, Providers]:
     providers = Providers()
     store = StateStore(opts.state_file(), providers.dynamic_attrs)
     return store.load(), providers
+
+
+_NO_OUTPUTS = Diagnostic(
+    "warning", "No outputs found",
+    "The state file either has no outputs defined, or all the defined outputs are empty. Please define an "
+    "output in your configuration with the `output` keyword and run `strata apply` for it to become "
+    "available.")
+
+
+def _go_json(v: Any, indent: bool = False) -> str:
+    """JSON as terraform's Go writes it for ``output -json``: sorted keys, numbers in full
+    (0.000001, not 1e-6), HTML characters escaped."""
+    opts = orjson.OPT_SORT_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+    text = orjson.dumps(_full_numbers(v), option=opts).decode()
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                    ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return text
+
+
+def _full_numbers(v: Any) -> Any:
+    if isinstance(v, float):
+        return orjson.Fragment(number_to_string(v))
+    if isinstance(v, dict):
+        return {k: _full_numbers(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_full_numbers(x) for x in v]
+    return v
+
+
+def _friendly_type(ty: Any) -> str:
+    """A cty type as terraform names it in messages: string, tuple, object, list of string, ..."""
+    if isinstance(ty, str):
+        return "dynamic" if ty == "dynamic" else ty
+    if ty[0] in ("list", "set", "map"):
+        return f"{ty[0]} of {_friendly_type(ty[1])}"
+    return str(ty[0])
+
+
+async def cmd_output(a: Args, out: Output) -> int:
+    """``strata output [-json | -raw] [NAME]``: the root module's outputs from the state, as
+    terraform prints them. Errors go to stderr in human form, with or without -json."""
+
+    def fail(summary: str, detail: str) -> int:
+        sys.stderr.write(render_diagnostic(error(summary, detail)) + "\n")
+        return 1
+
+    raw = bool(a.flags.get("raw"))
+    as_json = bool(a.flags.get("json"))
+    if raw and as_json:
+        return fail("Invalid output format", "The -raw and -json options are mutually-exclusive.")
+    if len(a.positional) > 1:
+        return fail("Unexpected argument", "The output command expects exactly one argument with the name of "
+                    "an output variable or no arguments to show all outputs.")
+    name = a.positional[0] if a.positional else None
+    if raw and name is None:
+        return fail("Output name required", "You must give the name of a single output value when using the "
+                    "-raw option.")
+    state, _ = _load_state(a)
+    outputs = state.outputs
+    if not outputs and not as_json:
+        sys.stdout.write(render_diagnostic(_NO_OUTPUTS) + "\n")
+        return 0
+    if name is None:
+        if as_json:
+            doc = {n: {"sensitive": s, "type": cty_type(v), "value": to_json(v)} for n, (v, s) in outputs.items()}
+            sys.stdout.write(_go_json(doc, indent=True) + "\n")
+        else:
+            for n, (v, s) in sorted(outputs.items()):
+                sys.stdout.write(f"{n} = {'<sensitive>' if s else output_text(v)}\n")
+        return 0
+    if name not in outputs:
+        return fail(f'Output "{name}" not found',
+                    "The output variable requested could not be found in the state file. If you recently added "
+                    "this to your configuration, be sure to run `strata apply`, since the state won't be "
+                    "updated with new output variables until that command is run.")
+    value, _sensitive = outputs[name]  # asked for by name: shown, as terraform does
+    if as_json:
+        sys.stdout.write(_go_json(to_json(value)) + "\n")
+    elif raw:
+        if isinstance(value, bool):
+            sys.stdout.write("true" if value else "false")
+        elif isinstance(value, str):
+            sys.stdout.write(value)
+        elif isinstance(cty_type(value), str) and cty_type(value) == "number":
+            sys.stdout.write(output_text(value))
+        else:
+            return fail("Unsupported value for raw output",
+                        "The -raw option only supports strings, numbers, and boolean values, but output value "
+                        f'"{name}" is {_friendly_type(cty_type(value))}.\n\nUse the -json option for '
+                        "machine-readable representations of output values that have complex types.")
+    else:
+        sys.stdout.write(output_text(value) + "\n")
+    return 0
 
 
 async def cmd_state(a: Args, out: Output) -> int:
@@ -379,7 +475,7 @@ async def cmd_show(a: Args, out: Output) -> int:
     if state.outputs:
         sys.stdout.write("\nOutputs:\n\n")
         for name, (v, s) in sorted(state.outputs.items()):
-            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0)}\n")
+            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, close=0)}\n")
     return 0
 
 
@@ -427,6 +523,8 @@ async def dispatch(a: Args, out: Output) -> int:
             return await cmd_state(a, out)
         if cmd == "show":
             return await cmd_show(a, out)
+        if cmd == "output":
+            return await cmd_output(a, out)
         if cmd == "import":
             return await cmd_import(a, out)
         if cmd == "version":

@@ -26,6 +26,7 @@ Main commands:
 Other commands:
   graph         Print the resource graph in DOT format (-type=plan: the apply graph)
   show          Show the current state
+  output        Show output values from the state: output [-json | -raw] [NAME]
   state list    List resources in the state
   state show    Show a resource in the state
   import        Associate an existing object with a resource: import ADDR ID
@@ -40,6 +41,7 @@ Options (terraform's spelling; --flag value also works):
   -parallelism=N        At most N concurrent operations (default 10)
   -auto-approve         Skip interactive approval (apply, destroy)
   -json                 Machine-readable output, one JSON object per line
+  -raw                  output: the value of one string, number or bool output, as it is
   -detailed-exitcode    plan: exit 0 no changes, 1 error, 2 changes
   -refresh=false        Skip refreshing state before planning
   -replace=ADDR         Force replacement of a resource instance
@@ -56,7 +58,7 @@ Options (terraform's spelling; --flag value also works):
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
-               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet"}
+               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
@@ -67,7 +69,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init"})
+                             "init", "output"})
 _APPLYING = frozenset({"apply", "destroy"})
 _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
     "auto-approve": _APPLYING,
@@ -82,6 +84,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
     "type": frozenset({"graph"}),
+    "raw": frozenset({"output"}),
 }
 
 

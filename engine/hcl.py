@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import expr as E
 from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .goquote import go_quote
 from .number import parse_number
 
 
@@ -45,28 +46,7 @@ class Block:
         (in a .tf.json file ``resource.T.N``)."""
         if self.json_syntax:
             return ".".join([self.type, *self.labels])
-        return " ".join([self.type, *(_go_quote(label) for label in self.labels)])
-
-
-def _go_quote(s: str) -> str:
-    """A label quoted as Go's %q does (terraform's diagnostics are written by Go)."""
-    out = ['"']
-    for ch in s:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif not ch.isprintable():
-            o = ord(ch)
-            out.append(f"\\x{o:02x}" if o < 0x80 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+        return " ".join([self.type, *(go_quote(label) for label in self.labels)])
 
 
 class _SyntaxFail(Exception):

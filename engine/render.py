@@ -12,8 +12,10 @@ import orjson
 from . import events as ev
 from .addrs import parse_instance_addr
 from .diagnostics import Diagnostic
+from .goquote import go_quote
+from .number import to_string
 from .plan import Action, Plan, ResourceInstanceChange
-from .values import UNKNOWN, SetVal, equal
+from .values import UNKNOWN, equal
 
 _SYMBOL = {
     Action.READ: "<=",
@@ -47,7 +49,9 @@ class _Sensitive:
 _SENSITIVE: Any = _Sensitive()
 
 
-def fmt_value(v: Any, indent: int) -> str:
+def fmt_value(v: Any, indent: int, close: int = 2) -> str:
+    """A value as the plan shows it: nested lines at ``indent`` + 4, a closing bracket or heredoc
+    delimiter at ``indent`` + ``close`` (2 under a plan's attribute; 0 in ``show``'s outputs)."""
     if v is _SENSITIVE:
         return "(sensitive value)"
     if v is UNKNOWN:
@@ -57,25 +61,24 @@ def fmt_value(v: Any, indent: int) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
-        return str(v)
+        return to_string(v)  # in full, as terraform writes numbers: 0.000001, not 1e-06
     if isinstance(v, str):
         if "\n" in v:
             body = "\n".join(" " * (indent + 4) + line for line in v.rstrip("\n").split("\n"))
-            return f"<<-EOT\n{body}\n{' ' * (indent + 2)}EOT"
-        return orjson.dumps(v).decode()
+            return f"<<-EOT\n{body}\n{' ' * (indent + close)}EOT"
+        return go_quote(v)
     pad = " " * (indent + 4)
     if isinstance(v, dict):
         if not v:
             return "{}"
         width = max(len(_key(k)) for k in v)
-        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(v[k], indent + 4)}" for k in sorted(v)]
-        return "{\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + "}"
+        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(v[k], indent + 4, close)}" for k in sorted(v)]
+        return "{\n" + "\n".join(lines) + "\n" + " " * (indent + close) + "}"
     if isinstance(v, tuple):
         if not v:
             return "[]"
-        lines = [f"{pad}{fmt_value(x, indent + 4)}," for x in v]
-        prefix = "toset(" if isinstance(v, SetVal) and False else ""
-        return prefix + "[\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + "]"
+        lines = [f"{pad}{fmt_value(x, indent + 4, close)}," for x in v]
+        return "[\n" + "\n".join(lines) + "\n" + " " * (indent + close) + "]"
     return repr(v)
 
 
@@ -114,7 +117,7 @@ def render_change(c: ResourceInstanceChange) -> str:
     before = c.before or {}
     after = c.after or {}
     names = sorted(set(before) | set(after))
-    width = max((len(n) for n in names), default=0)
+    shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
     hidden = 0
     for name in names:
         b = before.get(name) if c.before is not None else None
@@ -123,29 +126,31 @@ def render_change(c: ResourceInstanceChange) -> str:
         if name in c.sensitive:
             b = _SENSITIVE if b is not None else None
             a = _SENSITIVE if a is not None and a is not UNKNOWN else a
-        pad = name.ljust(width)
         if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
                 continue
-            lines.append(f"      + {pad} = {fmt_value(a, 6)}")
+            shown.append(("+", name, fmt_value(a, 6)))
         elif c.action == Action.DELETE:
             if b is None:
                 continue
-            lines.append(f"      - {pad} = {fmt_value(b, 6)} -> null")
+            shown.append(("-", name, f"{fmt_value(b, 6)} -> null"))
         else:
             forces = " # forces replacement" if name in c.requires_replace else ""
             if same:
                 if name == "id" or c.is_replace and name in ("id",):
-                    lines.append(f"        {pad} = {fmt_value(b, 6)}")
+                    shown.append((" ", name, fmt_value(b, 6)))
                 else:
                     hidden += 1
                 continue
             if a is None:
-                lines.append(f"      - {pad} = {fmt_value(b, 6)} -> null{forces}")
+                shown.append(("-", name, f"{fmt_value(b, 6)} -> null{forces}"))
             elif b is None:
-                lines.append(f"      + {pad} = {fmt_value(a, 6)}{forces}")
+                shown.append(("+", name, f"{fmt_value(a, 6)}{forces}"))
             else:
-                lines.append(f"      ~ {pad} = {fmt_value(b, 6)} -> {fmt_value(a, 6)}{forces}")
+                shown.append(("~", name, f"{fmt_value(b, 6)} -> {fmt_value(a, 6)}{forces}"))
+    # names line up among the attributes shown, as terraform's do (a null one hidden takes no room)
+    width = max((len(n) for _, n, _ in shown), default=0)
+    lines.extend(f"      {mark} {name.ljust(width)} = {text}" for mark, name, text in shown)
     if hidden:
         lines.append(f"        # ({hidden} unchanged attribute{'s' if hidden != 1 else ''} hidden)")
     lines.append("    }")
