@@ -432,7 +432,7 @@ def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:
         v = attrs[k]
         if v is None:
             continue
-        shown = "(sensitive value)" if k in sensitive else fmt_value(v, 2)
+        shown = "(sensitive value)" if k in sensitive else fmt_value(v, 4)
         lines.append(f"    {k.ljust(width)} = {shown}")
     lines.append("}")
     return "\n".join(lines)
@@ -475,7 +475,7 @@ async def cmd_show(a: Args, out: Output) -> int:
     if state.outputs:
         sys.stdout.write("\nOutputs:\n\n")
         for name, (v, s) in sorted(state.outputs.items()):
-            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, close=0)}\n")
+            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, ' ')}\n")
     return 0
 
 

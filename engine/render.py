@@ -49,9 +49,11 @@ class _Sensitive:
 _SENSITIVE: Any = _Sensitive()
 
 
-def fmt_value(v: Any, indent: int, close: int = 2) -> str:
-    """A value as the plan shows it: nested lines at ``indent`` + 4, a closing bracket or heredoc
-    delimiter at ``indent`` + ``close`` (2 under a plan's attribute; 0 in ``show``'s outputs)."""
+def fmt_value(v: Any, col: int, mark: str = "") -> str:
+    """A value as terraform's plan and ``show`` print it, for a name or list item at column
+    ``col``: nested entries at ``col`` + 2, each after ``mark`` ("+" in a create, "-" in a
+    destroy, " " in ``show``'s outputs, none in an update's before and after), closing brackets
+    and heredoc delimiters back at ``col``."""
     if v is _SENSITIVE:
         return "(sensitive value)"
     if v is UNKNOWN:
@@ -62,23 +64,25 @@ def fmt_value(v: Any, indent: int, close: int = 2) -> str:
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return to_string(v)  # in full, as terraform writes numbers: 0.000001, not 1e-06
+    prefix = mark + " " if mark else ""
+    inner = col + 2 + len(prefix)  # where a nested entry's name or item starts
     if isinstance(v, str):
         if "\n" in v:
-            body = "\n".join(" " * (indent + 4) + line for line in v.rstrip("\n").split("\n"))
-            return f"<<-EOT\n{body}\n{' ' * (indent + close)}EOT"
+            body = "\n".join(" " * inner + line for line in v.rstrip("\n").split("\n"))
+            return f"<<-EOT\n{body}\n{' ' * col}EOT"
         return go_quote(v)
-    pad = " " * (indent + 4)
+    lead = " " * (col + 2) + prefix
     if isinstance(v, dict):
         if not v:
             return "{}"
         width = max(len(_key(k)) for k in v)
-        lines = [f"{pad}{_key(k).ljust(width)} = {fmt_value(v[k], indent + 4, close)}" for k in sorted(v)]
-        return "{\n" + "\n".join(lines) + "\n" + " " * (indent + close) + "}"
+        lines = [f"{lead}{_key(k).ljust(width)} = {fmt_value(v[k], inner, mark)}" for k in sorted(v)]
+        return "{\n" + "\n".join(lines) + "\n" + " " * col + "}"
     if isinstance(v, tuple):
         if not v:
             return "[]"
-        lines = [f"{pad}{fmt_value(x, indent + 4, close)}," for x in v]
-        return "[\n" + "\n".join(lines) + "\n" + " " * (indent + close) + "]"
+        lines = [f"{lead}{fmt_value(x, inner, mark)}," for x in v]
+        return "[\n" + "\n".join(lines) + "\n" + " " * col + "]"
     return repr(v)
 
 
@@ -129,25 +133,25 @@ def render_change(c: ResourceInstanceChange) -> str:
         if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
                 continue
-            shown.append(("+", name, fmt_value(a, 6)))
+            shown.append(("+", name, fmt_value(a, 8, "+")))
         elif c.action == Action.DELETE:
             if b is None:
                 continue
-            shown.append(("-", name, f"{fmt_value(b, 6)} -> null"))
+            shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
         else:
             forces = " # forces replacement" if name in c.requires_replace else ""
             if same:
                 if name == "id" or c.is_replace and name in ("id",):
-                    shown.append((" ", name, fmt_value(b, 6)))
+                    shown.append((" ", name, fmt_value(b, 8)))
                 else:
                     hidden += 1
                 continue
             if a is None:
-                shown.append(("-", name, f"{fmt_value(b, 6)} -> null{forces}"))
+                shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null{forces}"))
             elif b is None:
-                shown.append(("+", name, f"{fmt_value(a, 6)}{forces}"))
+                shown.append(("+", name, f"{fmt_value(a, 8, '+')}{forces}"))
             else:
-                shown.append(("~", name, f"{fmt_value(b, 6)} -> {fmt_value(a, 6)}{forces}"))
+                shown.append(("~", name, f"{fmt_value(b, 8)} -> {fmt_value(a, 8)}{forces}"))
     # names line up among the attributes shown, as terraform's do (a null one hidden takes no room)
     width = max((len(n) for _, n, _ in shown), default=0)
     lines.extend(f"      {mark} {name.ljust(width)} = {text}" for mark, name, text in shown)
@@ -191,12 +195,12 @@ def _output_changes(plan: Plan) -> list[str]:
         if new is not None and old is not None and equal(new[0], old[0]):
             continue
         if old is None and new is not None:
-            v = "(sensitive value)" if new[1] else fmt_value(new[0], 2)
+            v = "(sensitive value)" if new[1] else fmt_value(new[0], 4, "+")
             lines.append(f"  + {name} = {v}")
         elif new is None and old is not None:
-            lines.append(f"  - {name} = {'(sensitive value)' if old[1] else fmt_value(old[0], 2)} -> null")
+            lines.append(f"  - {name} = {'(sensitive value)' if old[1] else fmt_value(old[0], 4, '-')} -> null")
         elif new is not None and old is not None:
-            lines.append(f"  ~ {name} = {fmt_value(old[0], 2)} -> {fmt_value(new[0], 2)}")
+            lines.append(f"  ~ {name} = {fmt_value(old[0], 4)} -> {fmt_value(new[0], 4)}")
     return lines
 
 
