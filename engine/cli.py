@@ -345,7 +345,16 @@ async def cmd_output(a: Args, out: Output) -> int:
     if raw and name is None:
         return fail("Output name required", "You must give the name of a single output value when using the "
                     "-raw option.")
-    state, _ = _load_state(a)
+    try:
+        state, _ = _load_state(a)
+    except UsageError:
+        raise
+    except StrataError as exc:  # an unreadable state: said on stderr, as every error of this command
+        diags = exc.diagnostics if isinstance(exc, DiagnosticsError) else \
+            (error(str(exc).split(":")[0], str(exc)),)
+        for d in diags:
+            sys.stderr.write(render_diagnostic(d) + "\n")
+        return 1
     outputs = state.outputs
     if not outputs and not as_json:
         sys.stdout.write(render_diagnostic(_NO_OUTPUTS) + "\n")

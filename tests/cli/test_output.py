@@ -161,3 +161,11 @@ def test_every_form_matches_terraform_on_its_own_state(tmp_path: Path) -> None:
     for args in (["nope"], ["-raw", "l"], ["-raw"]):
         theirs = _terraform(tf_dir, "output", "-no-color", *args)
         assert ours.strata("output", *args).returncode == theirs.returncode == 1, args
+
+
+@pytest.mark.parametrize("json_flag", [(), ("-json",)])
+def test_an_unreadable_state_is_an_error_on_stderr(workdir: Workdir, json_flag: tuple[str, ...]) -> None:
+    (workdir.path / "terraform.tfstate").write_text("{not json")
+    res = workdir.strata("output", *json_flag)
+    assert res.returncode == 1 and res.stdout == "", res
+    assert "Error: Failed to load state" in res.stderr and "Traceback" not in res.stderr, res.stderr
