@@ -320,7 +320,7 @@ def _full_numbers(v: Any) -> Any:
 def _friendly_type(ty: Any) -> str:
     """A cty type as terraform names it in messages: string, tuple, object, list of string, ..."""
     if isinstance(ty, str):
-        return "dynamic" if ty == "dynamic" else ty
+        return ty
     if ty[0] in ("list", "set", "map"):
         return f"{ty[0]} of {_friendly_type(ty[1])}"
     return str(ty[0])
@@ -380,7 +380,7 @@ async def cmd_output(a: Args, out: Output) -> int:
             sys.stdout.write("true" if value else "false")
         elif isinstance(value, str):
             sys.stdout.write(value)
-        elif isinstance(cty_type(value), str) and cty_type(value) == "number":
+        elif cty_type(value) == "number":
             sys.stdout.write(output_text(value))
         else:
             return fail("Unsupported value for raw output",
