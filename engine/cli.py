@@ -484,7 +484,7 @@ async def cmd_show(a: Args, out: Output) -> int:
     if state.outputs:
         sys.stdout.write("\nOutputs:\n\n")
         for name, (v, s) in sorted(state.outputs.items()):
-            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, ' ')}\n")
+            sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, ' ', quote_map_keys=True)}\n")
     return 0
 
 

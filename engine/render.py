@@ -15,7 +15,7 @@ from .diagnostics import Diagnostic
 from .goquote import go_quote
 from .number import to_string
 from .plan import Action, Plan, ResourceInstanceChange
-from .values import UNKNOWN, equal
+from .values import UNKNOWN, MapVal, equal
 
 _SYMBOL = {
     Action.READ: "<=",
@@ -49,11 +49,12 @@ class _Sensitive:
 _SENSITIVE: Any = _Sensitive()
 
 
-def fmt_value(v: Any, col: int, mark: str = "") -> str:
+def fmt_value(v: Any, col: int, mark: str = "", quote_map_keys: bool = False) -> str:
     """A value as terraform's plan and ``show`` print it, for a name or list item at column
     ``col``: nested entries at ``col`` + 2, each after ``mark`` ("+" in a create, "-" in a
     destroy, " " in ``show``'s outputs, none in an update's before and after), closing brackets
-    and heredoc delimiters back at ``col``."""
+    and heredoc delimiters back at ``col``. ``quote_map_keys``: a map's keys as quoted strings,
+    as ``show`` prints an output's map (an object's stay bare)."""
     if v is _SENSITIVE:
         return "(sensitive value)"
     if v is UNKNOWN:
@@ -75,13 +76,15 @@ def fmt_value(v: Any, col: int, mark: str = "") -> str:
     if isinstance(v, dict):
         if not v:
             return "{}"
-        width = max(len(_key(k)) for k in v)
-        lines = [f"{lead}{_key(k).ljust(width)} = {fmt_value(v[k], inner, mark)}" for k in sorted(v)]
+        keys = {k: go_quote(k) if quote_map_keys and isinstance(v, MapVal) else _key(k) for k in v}
+        width = max(len(k) for k in keys.values())
+        lines = [f"{lead}{keys[k].ljust(width)} = {fmt_value(v[k], inner, mark, quote_map_keys)}"
+                 for k in sorted(v)]
         return "{\n" + "\n".join(lines) + "\n" + " " * col + "}"
     if isinstance(v, tuple):
         if not v:
             return "[]"
-        lines = [f"{lead}{fmt_value(x, inner, mark)}," for x in v]
+        lines = [f"{lead}{fmt_value(x, inner, mark, quote_map_keys)}," for x in v]
         return "[\n" + "\n".join(lines) + "\n" + " " * col + "]"
     return repr(v)
 

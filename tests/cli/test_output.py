@@ -169,3 +169,46 @@ def test_an_unreadable_state_is_an_error_on_stderr(workdir: Workdir, json_flag: 
     res = workdir.strata("output", *json_flag)
     assert res.returncode == 1 and res.stdout == "", res
     assert "Error: Failed to load state" in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+SHOWN = """\
+Outputs:
+
+b = true
+e = []
+l = [
+    "a",
+    "b",
+]
+m = {
+    k = "v"
+    n = 2
+}
+n = 1.5
+p = (sensitive value)
+q = "tab\\there \\"q\\" <b>"
+s = <<-EOT
+    hello
+    world
+EOT
+tiny = -0.000001
+tl = [
+    "a",
+]
+tm = {
+    "a" = 1
+}
+"""
+
+
+def test_show_prints_the_outputs_in_its_own_format_as_terraform_does(applied: Workdir) -> None:
+    # terraform's show is not its output command: 4 columns in, no tolist(), only a map's keys quoted
+    assert applied.strata("show").stdout.endswith("\n" + SHOWN)
+
+
+@requires_terraform
+def test_show_outputs_match_terraform(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(CONFIG)
+    _terraform(tmp_path, "init", "-input=false", "-no-color")
+    assert _terraform(tmp_path, "apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
+    assert _terraform(tmp_path, "show", "-no-color").stdout.endswith("\n" + SHOWN)
