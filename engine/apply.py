@@ -24,7 +24,7 @@ from .addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_st
 from .applygraph import ApplyNode, Barrier, Node, Work
 from .config import Module
 from .contracts import check_final_plan, check_new_state
-from .diagnostics import Diagnostic, SourceRange, error, errors_of
+from .diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from .evaluate import EvalError, Scope, evaluate
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
@@ -205,7 +205,7 @@ class Applier:
             d = error(summary, detail, subject, str(addr))
         self.result.diagnostics.append(d)
         self.result.failed += 1
-        self.emit(ev.diagnostic(d))
+        self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None

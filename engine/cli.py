@@ -31,7 +31,15 @@ from .cliargs import (
     parse_args,
 )
 from .config import load_module, resource_graph
-from .diagnostics import CycleError, Diagnostic, DiagnosticsError, StrataError, error, errors_of
+from .diagnostics import (
+    CycleError,
+    Diagnostic,
+    DiagnosticsError,
+    StrataError,
+    error,
+    errors_of,
+    source_line,
+)
 from .number import to_string as number_to_string
 from .operations import Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
@@ -73,12 +81,17 @@ class Output:
     def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
         for d in diags:
             if self.json and not self.quiet:
-                self.emit(ev.diagnostic(d))
+                self.emit(ev.diagnostic(d, _code(d)))
             else:
                 _flush_stdout()
                 sys.stderr.write(render_diagnostic(d) + "\n")
         _flush_stdout()
         sys.stderr.flush()
+
+
+def _code(d: Diagnostic) -> str | None:
+    """The source line a diagnostic points at, for its JSON ``snippet``."""
+    return source_line(d.subject.filename, d.subject.line) if d.subject else None
 
 
 def _flush_stdout() -> None:
@@ -251,7 +264,7 @@ async def cmd_validate(a: Args, out: Output) -> int:
         n_err = len(errors_of(diags))
         sys.stdout.write(orjson.dumps({"format_version": "1.0", "valid": n_err == 0, "error_count": n_err,
                                        "warning_count": len(diags) - n_err,
-                                       "diagnostics": [d.to_json() for d in diags]}).decode() + "\n")
+                                       "diagnostics": [d.to_json(_code(d)) for d in diags]}).decode() + "\n")
         return 1 if n_err else 0
     out.text("Success! The configuration is valid.\n")
     return 0

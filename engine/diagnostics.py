@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .addrs import parse_instance_addr
+
 
 @dataclass(frozen=True, slots=True)
 class SourceRange:
@@ -28,6 +30,27 @@ class SourceRange:
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}"
+
+
+def source_line(filename: str, line: int) -> str | None:
+    """The line of the configuration a diagnostic points at, for the snippet (None if unreadable)."""
+    try:
+        with open(filename, encoding="utf-8", errors="replace") as f:
+            for i, text in enumerate(f, 1):
+                if i == line:
+                    return text.rstrip("\r\n")
+    except OSError:
+        return None
+    return None
+
+
+def _expression_start(code: str) -> int:
+    """Where an argument's expression starts on its line (``  input = var.x``: at ``var``), for a
+    position known only by its line; the line's first character otherwise."""
+    name, eq, rest = code.partition("=")
+    if eq and name.strip().replace("_", "a").replace("-", "a").isalnum() and not rest.startswith("="):
+        return len(code) - len(rest.lstrip())
+    return len(code) - len(code.lstrip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +66,32 @@ class Diagnostic:
     """The top-level block ``subject`` is in, as terraform names it: ``resource "T" "N"``,
     ``output "o"``, ``locals``."""
 
-    def to_json(self) -> dict[str, Any]:
+    def block(self) -> str | None:
+        """The top-level block the diagnostic is in, as terraform names it: its ``context``, or
+        the resource its address names (``resource "T" "N"``)."""
+        if self.context or not self.address:
+            return self.context
+        try:
+            r = parse_instance_addr(self.address).resource
+        except ValueError:
+            return None
+        return f'{"data" if r.mode == "data" else "resource"} "{r.type}" "{r.name}"'
+
+    def to_json(self, code: str | None = None) -> dict[str, Any]:
+        """terraform's JSON diagnostic; with ``code`` (the source line ``subject`` is on), its
+        ``snippet``. Positions here are lines: the highlight runs from the subject's column (the
+        line's start when it has none) to the end of the line."""
         d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
         if self.address:
             d["address"] = self.address
         if self.subject:
             pos = {"line": self.subject.line, "column": self.subject.column or 1, "byte": self.subject.byte}
             d["range"] = {"filename": self.subject.filename, "start": pos, "end": dict(pos)}
+            if code is not None:
+                start = self.subject.column - 1 if self.subject.column else _expression_start(code)
+                start = min(max(start, 0), len(code))
+                d["snippet"] = {"context": self.block(), "code": code, "start_line": self.subject.line,
+                                "highlight_start_offset": start, "highlight_end_offset": len(code), "values": []}
         return d
 
     def __str__(self) -> str:

@@ -446,10 +446,11 @@ def refresh_complete(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
                  {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
 
 
-def diagnostic(d: Diagnostic) -> Event:
+def diagnostic(d: Diagnostic, code: str | None = None) -> Event:
+    """``code``: the source line the diagnostic points at, for terraform's ``snippet``."""
     level = "error" if d.severity == "error" else "warn"
     msg = f"{d.severity.capitalize()}: {d.summary}"
-    return Event("diagnostic", msg, {"diagnostic": d.to_json()}, level=level)
+    return Event("diagnostic", msg, {"diagnostic": d.to_json(code)}, level=level)
 
 
 def outputs_event(outputs: dict[str, dict[str, Any]]) -> Event:

@@ -10,8 +10,7 @@ from typing import IO, Any
 import orjson
 
 from . import events as ev
-from .addrs import parse_instance_addr
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, source_line
 from .goquote import go_quote
 from .number import to_string
 from .plan import Action, Plan, ResourceInstanceChange
@@ -215,11 +214,11 @@ def render_diagnostic(d: Diagnostic) -> str:
         lines.append(f"│   with {d.address}," if d.subject is not None else f"│   with {d.address}")
     if d.subject is not None:
         where = f"│   on {d.subject.filename} line {d.subject.line}"
-        block = d.context or _enclosing_block(d.address)
+        block = d.block()
         if block:
             where += f", in {block}"
         lines.append(where + ":")
-        text = _source_line(d.subject.filename, d.subject.line)
+        text = source_line(d.subject.filename, d.subject.line)
         if text is not None:
             lines.append(f"│ {d.subject.line:>4}: {text}")
     if d.address or d.subject is not None:
@@ -229,30 +228,6 @@ def render_diagnostic(d: Diagnostic) -> str:
             lines.append(f"│ {dl}".rstrip())
     lines.append("╵")
     return "\n".join(lines)
-
-
-def _enclosing_block(address: str | None) -> str | None:
-    """``resource "T" "N"`` (or ``data "T" "N"``) for a resource's address, as terraform names the
-    block a diagnostic is in; None for anything else."""
-    if not address:
-        return None
-    try:
-        r = parse_instance_addr(address).resource
-    except ValueError:
-        return None
-    return f'{"data" if r.mode == "data" else "resource"} "{r.type}" "{r.name}"'
-
-
-def _source_line(filename: str, line: int) -> str | None:
-    """The line of the configuration a diagnostic points at, for the snippet (None if unreadable)."""
-    try:
-        with open(filename, encoding="utf-8", errors="replace") as f:
-            for i, text in enumerate(f, 1):
-                if i == line:
-                    return text.rstrip("\r\n")
-    except OSError:
-        return None
-    return None
 
 
 class HumanSink:

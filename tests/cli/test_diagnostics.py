@@ -469,3 +469,41 @@ def test_expression_mistakes_are_reported_as_terraform_reports_them(workdir: Wor
 
     assert tf.returncode == ours.returncode == 1
     assert where(ours.stdout) == where(tf.stdout) != [], (tf.stdout, ours.stdout)
+
+
+# ----------------------------------------------------------------------------- -json snippets
+
+def _snippets(stdout: str) -> list[dict[str, object]]:
+    out = []
+    for line in stdout.splitlines():
+        event = orjson.loads(line)
+        if event["type"] == "diagnostic" and "snippet" in event["diagnostic"]:
+            out.append(event["diagnostic"]["snippet"])
+    return sorted(out, key=lambda s: s["start_line"])  # type: ignore[arg-type, return-value]
+
+
+def test_json_diagnostics_carry_terraforms_snippet(workdir: Workdir) -> None:
+    workdir.write(_CONTEXT_CONFIG)
+    res = workdir.strata("plan", "-json")
+    assert _snippets(res.stdout) == [
+        {"context": 'resource "terraform_data" "x"', "code": "  input = var.nope", "start_line": 2,
+         "highlight_start_offset": 10, "highlight_end_offset": 18, "values": []},
+        {"context": "locals", "code": "  a = local.missing", "start_line": 10,
+         "highlight_start_offset": 6, "highlight_end_offset": 19, "values": []},
+        {"context": 'output "o"', "code": "  value = var.nope2", "start_line": 14,
+         "highlight_start_offset": 10, "highlight_end_offset": 19, "values": []},
+    ]
+    validated = orjson.loads(workdir.strata("validate", "-json").stdout)
+    assert [d["snippet"]["context"] for d in validated["diagnostics"]] == \
+        ['resource "terraform_data" "x"', "locals", 'output "o"']
+
+
+@requires_terraform
+def test_json_snippets_match_terraforms(workdir: Workdir) -> None:
+    workdir.write(_CONTEXT_CONFIG)
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
+                   capture_output=True, timeout=300, check=True)
+    tf = subprocess.run(["terraform", "plan", "-json", "-input=false"], cwd=workdir.path, env=env,
+                        capture_output=True, text=True, timeout=300)
+    assert _snippets(workdir.strata("plan", "-json").stdout) == _snippets(tf.stdout) != []
