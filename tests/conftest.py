@@ -36,6 +36,7 @@ class Workdir:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._terraform_ready = False
 
     def write(self, text: str, name: str = "main.tf") -> None:
         (self.path / name).write_text(textwrap.dedent(text))
@@ -50,6 +51,17 @@ class Workdir:
             raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}\n"
                                  f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
         return res
+
+    def terraform(self, *args: str) -> Result:
+        """The real ``terraform`` here (``init`` first, once), without a user's CLI configuration."""
+        env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+        if not self._terraform_ready and args[:1] != ("init",):
+            subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=self.path, env=env,
+                           capture_output=True, timeout=300, check=True)
+        self._terraform_ready = True
+        proc = subprocess.run(["terraform", *args], cwd=self.path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
 
     def state(self) -> dict:
         return orjson.loads((self.path / "terraform.tfstate").read_bytes())

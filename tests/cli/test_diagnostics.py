@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 
 import orjson
 import pytest
@@ -396,11 +394,7 @@ _CONTEXT_JSON = lines(
 @pytest.mark.parametrize(("name", "text"), [("main.tf", _CONTEXT_CONFIG), ("main.tf.json", _CONTEXT_JSON)])
 def test_the_enclosing_blocks_are_the_ones_terraform_names(workdir: Workdir, name: str, text: str) -> None:
     workdir.write(text, name=name)
-    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
-    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
-                   capture_output=True, timeout=300, check=True)
-    tf = subprocess.run(["terraform", "validate", "-no-color"], cwd=workdir.path, env=env, capture_output=True,
-                        text=True, timeout=300)
+    tf = workdir.terraform("validate", "-no-color")
     ours = workdir.strata("validate")
     assert tf.returncode == 1 and ours.returncode == 1
 
@@ -451,11 +445,7 @@ def test_expression_mistakes_are_reported_as_terraform_reports_them(workdir: Wor
         '  a = 1 + "x"',
         '}',
     ))
-    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
-    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
-                   capture_output=True, timeout=300, check=True)
-    tf = subprocess.run(["terraform", "plan", "-json", "-input=false"], cwd=workdir.path, env=env,
-                        capture_output=True, text=True, timeout=300)
+    tf = workdir.terraform("plan", "-json", "-input=false")
     ours = workdir.strata("plan", "-json")
 
     def where(stdout: str) -> list[tuple[str | None, int, str | None]]:
@@ -501,9 +491,5 @@ def test_json_diagnostics_carry_terraforms_snippet(workdir: Workdir) -> None:
 @requires_terraform
 def test_json_snippets_match_terraforms(workdir: Workdir) -> None:
     workdir.write(_CONTEXT_CONFIG)
-    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
-    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
-                   capture_output=True, timeout=300, check=True)
-    tf = subprocess.run(["terraform", "plan", "-json", "-input=false"], cwd=workdir.path, env=env,
-                        capture_output=True, text=True, timeout=300)
+    tf = workdir.terraform("plan", "-json", "-input=false")
     assert _snippets(workdir.strata("plan", "-json").stdout) == _snippets(tf.stdout) != []

@@ -5,14 +5,12 @@ against the binary when it is on PATH)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.conftest import Result, Workdir, requires_terraform
+from tests.conftest import Workdir, requires_terraform
 
 CONFIG = """\
 output "s" { value = "hello\\nworld" }
@@ -136,30 +134,22 @@ def test_another_state_file(applied: Workdir) -> None:
 
 # ----------------------------------------------------------------------------- against terraform
 
-def _terraform(d: Path, *args: str) -> Result:
-    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
-    proc = subprocess.run(["terraform", *args], cwd=d, env=env, capture_output=True, text=True, timeout=300)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
-
-
 @requires_terraform
 def test_every_form_matches_terraform_on_its_own_state(tmp_path: Path) -> None:
-    tf_dir, st_dir = tmp_path / "tf", tmp_path / "st"
-    tf_dir.mkdir()
-    st_dir.mkdir()
-    for d in (tf_dir, st_dir):
-        (d / "main.tf").write_text(CONFIG)
-    _terraform(tf_dir, "init", "-input=false", "-no-color")
-    assert _terraform(tf_dir, "apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
-    ours = Workdir(st_dir)
+    (tmp_path / "tf").mkdir()
+    (tmp_path / "st").mkdir()
+    theirs_dir, ours = Workdir(tmp_path / "tf"), Workdir(tmp_path / "st")
+    for w in (theirs_dir, ours):
+        w.write(CONFIG)
+    assert theirs_dir.terraform("apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
     ours.strata("apply", "-auto-approve", check=True)
     for args in ([], ["-json"], ["s"], ["p"], ["l"], ["m"], ["tl"], ["tm"], ["-raw", "s"], ["-raw", "n"],
                  ["-raw", "tiny"], ["-json", "m"], ["-json", "p"]):
-        theirs = _terraform(tf_dir, "output", "-no-color", *args)
+        theirs = theirs_dir.terraform("output", "-no-color", *args)
         mine = ours.strata("output", *args)
         assert (mine.returncode, mine.stdout) == (theirs.returncode, theirs.stdout), args
     for args in (["nope"], ["-raw", "l"], ["-raw"]):
-        theirs = _terraform(tf_dir, "output", "-no-color", *args)
+        theirs = theirs_dir.terraform("output", "-no-color", *args)
         assert ours.strata("output", *args).returncode == theirs.returncode == 1, args
 
 
@@ -208,7 +198,7 @@ def test_show_prints_the_outputs_in_its_own_format_as_terraform_does(applied: Wo
 
 @requires_terraform
 def test_show_outputs_match_terraform(tmp_path: Path) -> None:
-    (tmp_path / "main.tf").write_text(CONFIG)
-    _terraform(tmp_path, "init", "-input=false", "-no-color")
-    assert _terraform(tmp_path, "apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
-    assert _terraform(tmp_path, "show", "-no-color").stdout.endswith("\n" + SHOWN)
+    theirs = Workdir(tmp_path)
+    theirs.write(CONFIG)
+    assert theirs.terraform("apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
+    assert theirs.terraform("show", "-no-color").stdout.endswith("\n" + SHOWN)

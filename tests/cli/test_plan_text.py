@@ -4,9 +4,7 @@ when terraform is on PATH)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 
 from tests.conftest import Workdir, requires_terraform
 
@@ -52,9 +50,5 @@ def test_a_destroy_marks_them_with_minus_and_ends_in_null(workdir: Workdir) -> N
 @requires_terraform
 def test_the_nested_text_is_terraforms(workdir: Workdir) -> None:
     workdir.write(CONFIG)
-    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
-    subprocess.run(["terraform", "init", "-input=false", "-no-color"], cwd=workdir.path, env=env,
-                   capture_output=True, timeout=300, check=True)
-    tf = subprocess.run(["terraform", "plan", "-no-color", "-input=false"], cwd=workdir.path, env=env,
-                        capture_output=True, text=True, timeout=300)
+    tf = workdir.terraform("plan", "-no-color", "-input=false")
     assert CREATE_INPUT in tf.stdout, tf.stdout
