@@ -12,9 +12,9 @@ import orjson
 from . import events as ev
 from .diagnostics import Diagnostic, source_line
 from .goquote import go_quote
-from .number import to_string
 from .plan import Action, Plan, ResourceInstanceChange
 from .values import UNKNOWN, MapVal, equal
+from .valuetext import scalar_text
 
 _SYMBOL = {
     Action.READ: "<=",
@@ -56,14 +56,9 @@ def fmt_value(v: Any, col: int, mark: str = "", quote_map_keys: bool = False) ->
     as ``show`` prints an output's map (an object's stay bare)."""
     if v is _SENSITIVE:
         return "(sensitive value)"
-    if v is UNKNOWN:
-        return "(known after apply)"
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return to_string(v)  # in full, as terraform writes numbers: 0.000001, not 1e-06
+    scalar = scalar_text(v)
+    if scalar is not None:
+        return scalar
     prefix = mark + " " if mark else ""
     inner = col + 2 + len(prefix)  # where a nested entry's name or item starts
     if isinstance(v, str):

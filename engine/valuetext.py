@@ -15,7 +15,9 @@ from .number import to_string
 from .values import UNKNOWN, ListVal, MapVal, SetVal
 
 
-def output_text(v: Any, indent: int = 0) -> str:
+def scalar_text(v: Any) -> str | None:
+    """An unknown, null, bool or number as terraform prints it everywhere (numbers in full:
+    0.000001, not 1e-06); None for strings and collections, whose forms differ by place."""
     if v is UNKNOWN:
         return "(known after apply)"
     if v is None:
@@ -24,6 +26,13 @@ def output_text(v: Any, indent: int = 0) -> str:
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return to_string(v)
+    return None
+
+
+def output_text(v: Any, indent: int = 0) -> str:
+    scalar = scalar_text(v)
+    if scalar is not None:
+        return scalar
     if isinstance(v, str):
         return _heredoc(v, indent) if "\n" in v else go_quote(v)
     if isinstance(v, ListVal):
