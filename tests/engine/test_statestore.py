@@ -449,19 +449,26 @@ def test_cli_apply_refuses_while_state_is_locked(workdir: Workdir) -> None:
 
 
 
-def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path: Path,
+@pytest.mark.parametrize("failing", ["write", "sync"])
+def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path: Path, failing: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
-    import os
 
     import anyio
 
-    from engine.statestore import StateWriteError
+    from engine.datasync import DataSync
+    from engine.statestore import StateWriteError, StateWriter
 
-    def no_space(fd: int) -> None:
+    def no_space(*args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(os, "fdatasync", no_space)
+    async def sync_fails(self: DataSync) -> None:
+        no_space()
+
+    if failing == "write":
+        monkeypatch.setattr(StateWriter, "_write", no_space)
+    else:
+        monkeypatch.setattr(DataSync, "__call__", sync_fails)
     fired: list[str] = []
 
     async def main() -> None:
@@ -475,13 +482,18 @@ def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path:
     assert fired == [], "nothing may be reported durable when the journal could not be written"
 
 
+@pytest.mark.parametrize("aio", [True, False], ids=["aio", "thread"])
 @pytest.mark.parametrize("backend", ["trio", "asyncio"])
-def test_callbacks_come_back_to_the_event_loop_in_put_order_on_both_backends(state_path: Path,
-                                                                             backend: str) -> None:
+def test_callbacks_come_back_to_the_event_loop_in_put_order_on_both_backends(
+        state_path: Path, backend: str, aio: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
     import anyio
 
+    from engine import datasync
+
+    if not aio:
+        monkeypatch.setattr(datasync, "_libc", lambda: None)  # the fdatasync in a worker thread
     store = store_at(state_path)
     fired: list[tuple[str, bool]] = []
 
