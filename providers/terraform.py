@@ -3,9 +3,9 @@
 Behaviour follows terraform's ``terraform_data``:
 
 * ``id`` is computed: a random UUID set at create.
-* ``input`` and ``output`` are dynamic; ``output`` mirrors ``input``. strata
-  plans ``output`` as known whenever ``input`` is known (terraform leaves it
-  unknown until apply), so dependents plan with real values.
+* ``input`` and ``output`` are dynamic; ``output`` mirrors ``input``. As in
+  terraform, a create, a replacement or a change of ``input`` plans ``output``
+  as unknown ("known after apply"), or as null when ``input`` is null.
 * a change of ``triggers_replace`` requires replacement; a change of ``input``
   is an in-place update.
 """
@@ -74,16 +74,18 @@ class TerraformProvider(BaseProvider):
         prior = req.prior_state
         planned = dict(proposed)
         inp = proposed.get("input")
+        # terraform's planDataStoreResourceChange: the output is learned at apply, except that a
+        # null input has a null output
         if prior is None:
             planned["id"] = UNKNOWN
-            planned["output"] = inp
+            planned["output"] = None if inp is None else UNKNOWN
             return PlanResourceChangeResponse(planned)
         if not equal(prior.get("triggers_replace"), proposed.get("triggers_replace")):
             planned["id"] = UNKNOWN
-            planned["output"] = inp
+            planned["output"] = None if inp is None else UNKNOWN
             return PlanResourceChangeResponse(planned, requires_replace=("triggers_replace",))
         if not equal(prior.get("input"), inp):
-            planned["output"] = inp
+            planned["output"] = UNKNOWN
         return PlanResourceChangeResponse(planned)
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
