@@ -150,7 +150,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p))
     if not out.json:
-        out.text(render_plan(p.plan))
+        out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -173,7 +173,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
         if p.plan.outputs or p.plan.prior_outputs:
             out.emit(_plan_outputs_event(p))
         if not out.json:
-            out.text(render_plan(p.plan))
+            out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
             if destroy:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import IO, Any
 
 import orjson
@@ -13,6 +13,7 @@ from . import events as ev
 from .diagnostics import Diagnostic, source_line
 from .goquote import go_quote
 from .plan import Action, Plan, ResourceInstanceChange
+from .valuediff import ABSENT, SHOW_ALL, diff
 from .values import UNKNOWN, MapVal, equal
 from .valuetext import scalar_text
 
@@ -38,6 +39,9 @@ _REASON_TEXT = {
     "delete_because_each_key": "because key {key} is not in for_each map",
     "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
 }
+
+
+_IMPORTANT = frozenset({"id", "name", "tags"})
 
 
 class _Sensitive:
@@ -87,7 +91,10 @@ def _key(k: str) -> str:
     return k if k.replace("_", "a").replace("-", "a").isalnum() and not k[:1].isdigit() else orjson.dumps(k).decode()
 
 
-def render_change(c: ResourceInstanceChange) -> str:
+def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None) -> str:
+    """One resource instance's change; ``types``: its attributes' types (from the provider's
+    schema), by which a dynamic attribute's value is compared as terraform compares it."""
+    types = types or {}
     addr = c.addr
     r = addr.resource
     head = f"  # {addr}"
@@ -119,6 +126,7 @@ def render_change(c: ResourceInstanceChange) -> str:
     after = c.after or {}
     names = sorted(set(before) | set(after))
     shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
+    named: list[str] = []  # in an update: every attribute not null on both sides
     hidden = 0
     for name in names:
         b = before.get(name) if c.before is not None else None
@@ -136,21 +144,28 @@ def render_change(c: ResourceInstanceChange) -> str:
                 continue
             shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
         else:
-            forces = " # forces replacement" if name in c.requires_replace else ""
-            if same:
-                if name == "id" or c.is_replace and name in ("id",):
-                    shown.append((" ", name, fmt_value(b, 8)))
-                else:
+            if b is not None or a is not None:
+                named.append(name)
+            # terraform always shows the attributes that say which object this is, in full
+            important = name in _IMPORTANT
+            if same and not (important and b is not None):
+                if b is not None:
                     hidden += 1
                 continue
-            if a is None:
-                shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null{forces}"))
-            elif b is None:
-                shown.append(("+", name, f"{fmt_value(a, 8, '+')}{forces}"))
-            else:
-                shown.append(("~", name, f"{fmt_value(b, 8)} -> {fmt_value(a, 8)}{forces}"))
-    # names line up among the attributes shown, as terraform's do (a null one hidden takes no room)
-    width = max((len(n) for _, n, _ in shown), default=0)
+            if name in c.sensitive:  # one line, whatever changed inside it
+                mark = "+" if b is None else "-" if a is None else "~"
+                shown.append((mark, name, fmt_value(a if a is not None else b, 8) + (" -> null" if a is None else "")))
+                continue
+            dynamic = types.get(name) == "dynamic"
+            node = diff(ABSENT if b is None else b, ABSENT if a is None else a, json=dynamic)
+            text = node.render(8, SHOW_ALL if important else None)
+            if name in c.requires_replace and not dynamic:  # terraform does not say it of a dynamic one
+                # after the value, or after the opening line of one written over several lines
+                first, nl, rest = text.partition("\n")
+                text = f"{first} # forces replacement{nl}{rest}"
+            shown.append((node.action, name, text))
+    # names line up among the attributes that are not null (shown or hidden), as terraform's do
+    width = max((len(n) for n in named), default=0) if named else max((len(n) for _, n, _ in shown), default=0)
     lines.extend(f"      {mark} {name.ljust(width)} = {text}" for mark, name, text in shown)
     if hidden:
         lines.append(f"        # ({hidden} unchanged attribute{'s' if hidden != 1 else ''} hidden)")
@@ -158,7 +173,8 @@ def render_change(c: ResourceInstanceChange) -> str:
     return "\n".join(lines)
 
 
-def render_plan(plan: Plan) -> str:
+def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None) -> str:
+    """The plan as ``terraform plan`` prints it; ``types``: a resource type's attribute types."""
     changes = [c for c in plan.changes if c.action != Action.NOOP]
     if not changes and not plan.outputs_changed():
         return ("\nNo changes. Your infrastructure matches the configuration.\n\n"
@@ -172,7 +188,7 @@ def render_plan(plan: Plan) -> str:
         out.extend(_LEGEND[a] for a in used)
         out.append("\nstrata will perform the following actions:\n")
         for c in sorted(changes, key=lambda c: (c.addr.sort_key(), c.deposed or "")):
-            out.append(render_change(c))
+            out.append(render_change(c, types(c.addr.resource.type) if types else None))
             out.append("")
         counts = plan.counts()
         out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, "
@@ -197,7 +213,7 @@ def _output_changes(plan: Plan) -> list[str]:
         elif new is None and old is not None:
             lines.append(f"  - {name} = {'(sensitive value)' if old[1] else fmt_value(old[0], 4, '-')} -> null")
         elif new is not None and old is not None:
-            lines.append(f"  ~ {name} = {fmt_value(old[0], 4)} -> {fmt_value(new[0], 4)}")
+            lines.append(f"  ~ {name} = {diff(old[0], new[0], json=True).render(4)}")
     return lines
 
 
