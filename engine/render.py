@@ -13,7 +13,7 @@ from . import events as ev
 from .diagnostics import Diagnostic, source_line
 from .goquote import go_quote
 from .plan import Action, Plan, ResourceInstanceChange
-from .valuediff import ABSENT, SHOW_ALL, diff
+from .valuediff import ABSENT, IMPORTANT, SHOW_ALL, diff
 from .values import UNKNOWN, MapVal, equal
 from .valuetext import scalar_text
 
@@ -39,9 +39,6 @@ _REASON_TEXT = {
     "delete_because_each_key": "because key {key} is not in for_each map",
     "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
 }
-
-
-_IMPORTANT = frozenset({"id", "name", "tags"})
 
 
 class _Sensitive:
@@ -147,7 +144,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
             if b is not None or a is not None:
                 named.append(name)
             # terraform always shows the attributes that say which object this is, in full
-            important = name in _IMPORTANT
+            important = name in IMPORTANT
             if same and not (important and b is not None):
                 if b is not None:
                     hidden += 1
@@ -201,20 +198,24 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
 
 
 def _output_changes(plan: Plan) -> list[str]:
-    lines = []
+    shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
     for name in sorted(set(plan.outputs) | set(plan.prior_outputs)):
         new = plan.outputs.get(name)
         old = plan.prior_outputs.get(name)
         if new is not None and old is not None and equal(new[0], old[0]):
             continue
         if old is None and new is not None:
-            v = "(sensitive value)" if new[1] else fmt_value(new[0], 4, "+")
-            lines.append(f"  + {name} = {v}")
+            shown.append(("+", name, "(sensitive value)" if new[1] else fmt_value(new[0], 4, "+")))
         elif new is None and old is not None:
-            lines.append(f"  - {name} = {'(sensitive value)' if old[1] else fmt_value(old[0], 4, '-')} -> null")
+            shown.append(("-", name, ("(sensitive value)" if old[1] else fmt_value(old[0], 4, "-")) + " -> null"))
         elif new is not None and old is not None:
-            lines.append(f"  ~ {name} = {diff(old[0], new[0], json=True).render(4)}")
-    return lines
+            if old[1] or new[1]:
+                shown.append(("~", name, "(sensitive value)"))
+            else:
+                node = diff(old[0], new[0], json=True)
+                shown.append((node.action, name, node.render(4)))
+    width = max((len(n) for _, n, _ in shown), default=0)
+    return [f"  {mark} {name.ljust(width)} = {text}" for mark, name, text in shown]
 
 
 def render_diagnostic(d: Diagnostic) -> str:

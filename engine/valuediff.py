@@ -50,6 +50,9 @@ class _Opts:
     show_unchanged: bool = False  # unchanged entries in full (a list's context element)
 
 
+IMPORTANT = frozenset({"id", "name", "tags"})
+"""Attributes terraform shows even when unchanged, whole: they say which object this is."""
+
 SHOW_ALL = _Opts(show_unchanged=True)
 """For :meth:`Node.render`: unchanged entries in full too (terraform's "important" attributes)."""
 
@@ -154,11 +157,14 @@ class _Object(Node):
         hidden = 0
         for k in sorted(self.children):
             child = self.children[k]
-            if child.action == NOOP and not opts.show_unchanged:
+            # an object's attributes that say which object it is are shown whole, changed or not
+            important = not self.is_map and k in IMPORTANT
+            if child.action == NOOP and not opts.show_unchanged and not important:
                 hidden += 1
                 continue
+            o = replace(child_opts, show_unchanged=True) if important else child_opts
             comma = "," if self.is_map and isinstance(child, _Object) and not child.is_map else ""
-            lines.append(f"{pad}{child.action} {keys[k].ljust(width)} = {child.render(col + 4, child_opts)}{comma}")
+            lines.append(f"{pad}{child.action} {keys[k].ljust(width)} = {child.render(col + 4, o)}{comma}")
         if hidden:
             what = "element" if self.is_map else "attribute"
             lines.append(f"{pad}  # ({hidden} unchanged {what}{'s' if hidden != 1 else ''} hidden)")

@@ -64,3 +64,34 @@ def test_the_recorded_reference_update_is_reproduced(workdir: Workdir) -> None:
         return _ID.sub('"ID"', text[start:text.index("Plan: ", start)])
 
     assert section(res.stdout) == section(recorded), res.stdout
+
+
+# a replacement, an unchanged "tags" shown whole inside an object, output names lined up
+BEFORE_REPLACE = 'resource "terraform_data" "x" {\n  input = "a"\n  triggers_replace = [1, "k"]\n}\nresource "terraform_data" "y" {\n  input = { name = "n1", tags = { a = "b" } }\n  triggers_replace = "t1"\n}\noutput "gone" {\n  value = "x"\n}\noutput "multi" {\n  value = "a\\nb\\n"\n}\n'
+
+AFTER_REPLACE = 'resource "terraform_data" "x" {\n  input = "a"\n  triggers_replace = [2, "k"]\n}\nresource "terraform_data" "y" {\n  input = { name = "n2", tags = { a = "b" } }\n  triggers_replace = "t2"\n}\noutput "multi" {\n  value = "a\\nc\\n"\n}\noutput "new" {\n  value = [1]\n}\n'
+
+REPLACE = '  # terraform_data.x must be replaced\n-/+ resource "terraform_data" "x" {\n      ~ id               = "ID" -> (known after apply)\n      ~ output           = "a" -> (known after apply)\n      ~ triggers_replace = [\n          ~ 1 -> 2,\n            "k",\n        ]\n        # (1 unchanged attribute hidden)\n    }\n\n  # terraform_data.y must be replaced\n-/+ resource "terraform_data" "y" {\n      ~ id               = "ID" -> (known after apply)\n      ~ input            = {\n          ~ name = "n1" -> "n2"\n            tags = {\n                a = "b"\n            }\n        }\n      ~ output           = {\n          - name = "n1"\n          - tags = {\n              - a = "b"\n            }\n        } -> (known after apply)\n      ~ triggers_replace = "t1" -> "t2"\n    }\n\nPlan: 2 to add, 0 to change, 2 to destroy.\n\nChanges to Outputs:\n  - gone  = "x" -> null\n  ~ multi = <<-EOT\n        a\n      - b\n      + c\n    EOT\n  + new   = [\n      + 1,\n    ]\n'
+
+
+def _from_first_change(text: str) -> str:
+    start = text.index("  # terraform_data.x")
+    end = text.find("\u2500", start)
+    return _ID.sub('"ID"', text[start:end if end >= 0 else None]).rstrip("\n") + "\n"
+
+
+def test_a_replacement_and_output_changes_show_terraforms_diff(workdir: Workdir) -> None:
+    workdir.write(BEFORE_REPLACE)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(AFTER_REPLACE)
+    res = workdir.strata("plan", "-no-color", check=True)
+    assert _from_first_change(res.stdout) == REPLACE, res.stdout
+
+
+@requires_terraform
+def test_the_recorded_replacement_is_what_terraform_prints(workdir: Workdir) -> None:
+    workdir.write(BEFORE_REPLACE)
+    workdir.terraform("apply", "-auto-approve", "-no-color")
+    workdir.write(AFTER_REPLACE)
+    tf = workdir.terraform("plan", "-no-color")
+    assert _from_first_change(tf.stdout).replace("Terraform", "strata") == REPLACE, tf.stdout
