@@ -15,8 +15,8 @@ Layering (each layer imports only those above it):
                                         and where providers come from
     instanceconfig                      an instance's configuration, evaluated against its schema
     state, statecodec, statestore       state in memory, the v4 format, the one writer
-    plan, contracts, forcedcbd          pure action selection; the provider promises the core checks;
-                                        forced create_before_destroy
+    plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;
+    targeting                           forced create_before_destroy; what -target lets a plan touch
     refresh, planner                    upgrade and refresh; planning
     applygraph, walker, apply           the apply graph built from a plan; the concurrent walk;
                                         applying a plan

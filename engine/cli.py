@@ -151,6 +151,8 @@ async def cmd_plan(a: Args, out: Output) -> int:
         out.emit(_plan_outputs_event(p))
     if not out.json:
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
+    if p.plan.targeted:
+        _warn(out, [_TARGETING])
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -176,6 +178,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
             out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
+            if p.plan.targeted:
+                _warn(out, [_TARGETING])
             if destroy:
                 out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
                 out.text("\nDestroy complete! Resources: 0 destroyed.\n")
@@ -196,6 +200,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
     result = await apply_planned(p, opts, out.emit)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
+    if p.plan.targeted:
+        _warn(out, [_TARGETING, _INCOMPLETE])
     if result.interrupted:
         out.text(f"\nInterrupted: {result.skipped} operation(s) not started.\n")
         sys.stderr.write("strata: the apply was interrupted; every operation that was in flight finished and is "
@@ -300,6 +306,30 @@ def _load_state(a: Args) -> tuple[Any, Providers]:
     providers = Providers()
     store = StateStore(opts.state_file(), providers.dynamic_attrs)
     return store.load(), providers
+
+
+_TARGETING = Diagnostic(
+    "warning", "Resource targeting is in effect",
+    "You are creating a plan with the -target option, which means that the result of this plan may not "
+    "represent all of the changes requested by the current configuration.\n\nThe -target option is not for "
+    "routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, "
+    "or when strata specifically suggests to use it as part of an error message.")
+_INCOMPLETE = Diagnostic(
+    "warning", "Applied changes may be incomplete",
+    "The plan was created with the -target option in effect, so some changes requested in the configuration "
+    "may have been ignored and the output values may not be fully updated. Run the following command to verify "
+    "that no other changes are pending:\n    strata plan\n\nNote that the -target option is not suitable for "
+    "routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, "
+    "or when strata specifically suggests to use it as part of an error message.")
+
+
+def _warn(out: Output, diags: list[Diagnostic]) -> None:
+    """Warnings go where terraform puts them: the stream with -json, else standard output."""
+    if out.json:
+        if not out.quiet:
+            out.diagnostics(diags)
+        return
+    out.text("".join(render_diagnostic(d) + "\n" for d in diags))
 
 
 _NO_OUTPUTS = Diagnostic(

@@ -45,6 +45,7 @@ Options (terraform's spelling; --flag value also works):
   -detailed-exitcode    plan: exit 0 no changes, 1 error, 2 changes
   -refresh=false        Skip refreshing state before planning
   -replace=ADDR         Force replacement of a resource instance
+  -target=ADDR          Plan only this resource or instance and what it depends on (repeatable)
   -destroy              plan: plan to destroy everything
   -fail-fast            Stop starting operations after the first error
   -provider-parallelism=NAME=N   At most N operations in flight for one provider configuration
@@ -60,7 +61,7 @@ Options (terraform's spelling; --flag value also works):
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries"}
+                "retries", "target"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
 
 
@@ -83,6 +84,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "detailed-exitcode": frozenset({"plan"}),
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
+    "target": frozenset({"plan", "apply", "destroy"}),
     "type": frozenset({"graph"}),
     "raw": frozenset({"output"}),
 }
@@ -94,7 +96,8 @@ def check_options_for(a: Args) -> None:
     if not a.command:
         return
     cmd = a.command[0]
-    given = set(a.flags) | set(a.lists) | ({"replace"} if a.replace else set())
+    given = (set(a.flags) | set(a.lists) | ({"replace"} if a.replace else set())
+             | ({"target"} if a.targets else set()))
     for name in sorted(given):
         allowed = _ONLY_FOR.get(name)
         if allowed is not None and cmd in _KNOWN_COMMANDS and cmd not in allowed:
@@ -108,6 +111,7 @@ class Args:
     command: list[str] = field(default_factory=list)
     flags: dict[str, Any] = field(default_factory=dict)
     replace: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
     positional: list[str] = field(default_factory=list)
     lists: dict[str, list[str]] = field(default_factory=dict)
     var_args: list[tuple[str, str]] = field(default_factory=list)
@@ -146,6 +150,8 @@ def parse_args(argv: list[str]) -> Args:
                     a.var_args.append(("var-file", value))
                 elif name == "replace":
                     a.replace.append(value)
+                elif name == "target":
+                    a.targets.append(value)
                 elif name in _LIST_FLAGS:
                     a.lists.setdefault(name, []).append(value)
                 else:
@@ -201,6 +207,7 @@ def options_from(a: Args) -> Options:
         fail_fast=a.flags.get("fail-fast", False),
         fsync=not a.flags.get("no-fsync", False),
         replace=tuple(a.replace),
+        targets=tuple(a.targets),
     )
 
 

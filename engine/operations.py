@@ -24,6 +24,7 @@ from .planner import Planner
 from .registry import Providers
 from .state import State
 from .statestore import StateStore
+from .targeting import parse_targets
 from .variables import resolve as resolve_variables
 
 
@@ -39,6 +40,7 @@ class Options:
     fail_fast: bool = False
     fsync: bool = True
     replace: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
@@ -75,8 +77,14 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         if errors_of(diags):
             raise DiagnosticsError(errors_of(diags))
         replace = frozenset(_parse_replace(opts.replace))
+        try:
+            targets = parse_targets(opts.targets)
+        except ValueError as exc:
+            raise DiagnosticsError([error("Invalid target address", f"{exc}: -target takes TYPE.NAME, "
+                                          'TYPE.NAME[INDEX] or TYPE.NAME["KEY"] (modules are not supported).')
+                                    ]) from None
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
-                          parallelism=opts.parallelism)
+                          parallelism=opts.parallelism, targets=targets)
         plan = await planner.run(destroy=destroy)
     except DiagnosticsError as exc:
         store.unlock()
@@ -202,9 +210,14 @@ def _apply_locals(p: Planned, resolver: ApplyResolver) -> Callable[[str, int], A
 def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], Any],
                    result: ApplyResult) -> dict[str, tuple[Any, bool]]:
     if p.plan.destroy:
-        return {}
+        # a targeted destroy leaves the rest, outputs included, as it was
+        return dict(p.state.outputs) if p.plan.targeted else {}
     out: dict[str, tuple[Any, bool]] = {}
     for oc in p.module.outputs.values():
+        if oc.name in p.plan.kept_outputs:  # left out by -target
+            if oc.name in p.state.outputs:
+                out[oc.name] = p.state.outputs[oc.name]
+            continue
         try:
             v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver))
         except EvalError as exc:

@@ -87,6 +87,10 @@ class Plan:
     """Data sources read while planning: recorded in state when the plan is applied."""
     forget: list[InstanceAddr] = field(default_factory=list)
     """Data resource objects to drop from state (no longer configured, or destroy)."""
+    targeted: bool = False
+    """Made with -target: some of the configuration was left out."""
+    kept_outputs: set[str] = field(default_factory=set)
+    """Outputs left out by -target: they keep the values they had."""
 
     def counts(self) -> dict[str, int]:
         add = change = remove = 0

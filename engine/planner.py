@@ -22,6 +22,7 @@ from .addrs import (
     InstanceAddr,
     InstanceKey,
     ResourceAddr,
+    parse_resource_addr,
     resource_addr,
 )
 from .config import Module, ResourceConfig, _NoResources, expressions_of
@@ -50,6 +51,7 @@ from .provider import (
 from .refresh import Refresher
 from .registry import Providers
 from .state import ObjectState, State
+from .targeting import Targets
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
@@ -121,7 +123,7 @@ def _no_locals(name: str, line: int) -> Any:
 class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
                  emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
-                 parallelism: int = 10) -> None:
+                 parallelism: int = 10, targets: Targets | None = None) -> None:
         self.module = module
         self.state = state
         self.providers = providers
@@ -130,6 +132,8 @@ class Planner:
         self.refresh = refresh
         self.replace = replace
         self.parallelism = parallelism
+        self.targets = targets  # -target, widened to what the targets depend on once that is known
+        self._included_locals: set[str] | None = None
         self.resolver = _PlanResolver(module)
         self.diags: list[Diagnostic] = []
         self._locals: dict[str, Any] = {}
@@ -147,18 +151,25 @@ class Planner:
         self._raise_if_errors()
         await self._configure_providers()
         self._raise_if_errors()
+        self.plan.targeted = self.targets is not None
+        graph = None if destroy else self._config_graph()
+        if self.targets is not None:
+            self.targets = (self._destroy_targets(self.targets) if graph is None
+                            else self._with_dependencies(self.targets, graph))
+        covers = self.targets.covers if self.targets is not None else None
         await Refresher(self.module, self.state, self.providers, self.diags, self.emit,
-                        self.refresh, self.parallelism).run()
+                        self.refresh, self.parallelism, only=covers).run()
         self._raise_if_errors()
-        if destroy:
+        if graph is None:
             self._plan_destroy()
         else:
-            order = self._config_order()
+            order = self._config_order(graph)
             self._raise_if_errors()
             for node in order:
                 if node.kind == "resource":
-                    await self._plan_resource(self.module.resources[node.name])
-                else:
+                    if self.targets is None or self.targets.touches(node.name):
+                        await self._plan_resource(self.module.resources[node.name])
+                elif self._included_locals is None or node.name in self._included_locals:
                     self.local_value(node.name, 0)
             self._plan_orphans()
             self._plan_outputs()
@@ -262,7 +273,17 @@ class Planner:
                 continue
             self.diags.extend(diags)
 
-    def _config_order(self) -> list[_CfgNode]:
+    def _config_order(self, g: Graph[_CfgNode] | None = None) -> list[_CfgNode]:
+        g = g if g is not None else self._config_graph()
+        cycles = g.cycles()
+        if cycles:
+            for cyc in cycles:
+                self.diags.append(error("Cycle in configuration", "Cycle: " + ", ".join(cyc)))
+            return []
+        return g.topological_order()
+
+    def _config_graph(self) -> Graph[_CfgNode]:
+        """Resources and locals, each depending on what its expressions refer to."""
         g: Graph[_CfgNode] = Graph()
         for addr in self.module.resources:
             g.add(_CfgNode("resource", addr))
@@ -279,12 +300,56 @@ class Planner:
             for addr, _k, _l in rc.depends_on:
                 if _CfgNode("resource", addr) in g:
                     g.add_edge(_CfgNode("resource", rc.addr), _CfgNode("resource", addr))
-        cycles = g.cycles()
-        if cycles:
-            for cyc in cycles:
-                self.diags.append(error("Cycle in configuration", "Cycle: " + ", ".join(cyc)))
-            return []
-        return g.topological_order()
+        return g
+
+    def _with_dependencies(self, targets: Targets, g: Graph[_CfgNode]) -> Targets:
+        """The targets and everything they depend on (whole resources; locals on the way)."""
+        seen: set[_CfgNode] = set()
+        todo = [_CfgNode("resource", r) for r in targets.resources]
+        todo += [_CfgNode("resource", i.resource) for i in targets.instances]
+        todo = [n for n in todo if n in g]
+        while todo:
+            for dep in g.deps[todo.pop()]:
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        self._included_locals = {n.name for n in seen if n.kind == "local"}
+        return targets.with_resources({n.name for n in seen if n.kind == "resource"})
+
+    def _destroy_targets(self, targets: Targets) -> Targets:
+        """The targets and everything in state that depends on them, transitively."""
+        by_resource: dict[ResourceAddr, set[ResourceAddr]] = {}  # resource -> resources it depends on
+        for addr, _deposed, obj, _prov in self.state.objects():
+            deps = by_resource.setdefault(addr.resource, set())
+            for d in obj.dependencies:
+                r = parse_resource_addr(d)
+                if r is not None:
+                    deps.add(r)
+        hit = {r for r in by_resource if targets.touches(r)}
+        more: set[ResourceAddr] = set()
+        changed = True
+        while changed:
+            changed = False
+            for r, deps in by_resource.items():
+                if r not in more and deps & (hit | more):
+                    more.add(r)
+                    changed = True
+        return targets.with_resources(more)
+
+    def _output_included(self, expr: E.Expr) -> bool:
+        """Under -target: does the output refer only to resources and locals that were planned?"""
+        for ref in E.references(expr):
+            node = self._ref_node(ref)
+            if node is None:
+                continue
+            if node.kind == "local":
+                lc = self.module.locals.get(node.name)
+                if self._included_locals is not None and node.name not in self._included_locals:
+                    if lc is None or not self._output_included(lc.expr):
+                        return False
+            elif self.targets is not None and node.name not in self.targets.resources:
+                return False
+        return True
 
     def _config_objects(self) -> list[tuple[str, Any, list[E.Expr]]]:
         out: list[tuple[str, Any, list[E.Expr]]] = []
@@ -475,6 +540,10 @@ class Planner:
 
     async def _plan_resource(self, rc: ResourceConfig) -> None:
         expanded = self._expand(rc)
+        if expanded is not None and self.targets is not None and rc.addr not in self.targets.resources:
+            # only some instances targeted: the others are neither planned nor referred to
+            expanded = (expanded[0], [(k, sc) for k, sc in expanded[1]
+                                      if InstanceAddr(rc.addr, k) in self.targets.instances])
         if expanded is None:
             self.resolver.kind[rc.addr] = "count" if rc.count is not None else (
                 "for_each" if rc.for_each is not None else "single")
@@ -624,6 +693,8 @@ class Planner:
                 if rc is None or addr.key not in self.resolver.values.get(addr.resource, {}):
                     self.plan.forget.append(addr)
                 continue
+            if self.targets is not None and not self.targets.covers(addr):
+                continue  # not targeted: left as it is
             kind = self.resolver.kind.get(addr.resource, "single")
             if rc is not None:
                 vals = self.resolver.values.get(addr.resource, {})
@@ -644,6 +715,12 @@ class Planner:
 
     def _plan_outputs(self) -> None:
         for oc in self.module.outputs.values():
+            if self.targets is not None and not self._output_included(oc.expr):
+                # refers to what was not targeted: keeps its value, as terraform's does
+                if oc.name in self.plan.prior_outputs:
+                    self.plan.outputs[oc.name] = self.plan.prior_outputs[oc.name]
+                self.plan.kept_outputs.add(oc.name)
+                continue
             try:
                 v = evaluate(oc.expr, self.scope())
             except EvalError as exc:
@@ -653,6 +730,8 @@ class Planner:
 
     def _plan_destroy(self) -> None:
         for addr, deposed, obj, prov in self.state.objects():
+            if self.targets is not None and not self.targets.covers(addr):
+                continue
             if addr.resource.mode == "data":
                 self.plan.forget.append(addr)
                 continue

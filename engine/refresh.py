@@ -27,7 +27,8 @@ from .values import is_wholly_known
 
 class Refresher:
     def __init__(self, module: Module, state: State, providers: Providers, diags: list[Diagnostic],
-                 emit: Callable[[ev.Event], None], refresh: bool = True, parallelism: int = 10) -> None:
+                 emit: Callable[[ev.Event], None], refresh: bool = True, parallelism: int = 10,
+                 only: Callable[[InstanceAddr], bool] | None = None) -> None:
         self.module = module
         self.state = state
         self.providers = providers
@@ -35,13 +36,14 @@ class Refresher:
         self.emit = emit
         self.refresh = refresh
         self.parallelism = parallelism
+        self.only = only  # -target: the objects that may be refreshed
 
     async def run(self) -> None:
         """Upgrade objects written by an older schema version, then ask providers for their
         current state (concurrently, at most ``parallelism`` calls in flight)."""
         work = []
         for addr, deposed, obj, prov in list(self.state.objects()):
-            if addr.resource.mode != "managed":
+            if addr.resource.mode != "managed" or (self.only is not None and not self.only(addr)):
                 continue
             rc = self.module.resources.get(addr.resource)
             pname = rc.provider_key if rc is not None else provider_key_from_state(prov)

@@ -1,0 +1,122 @@
+"""``-target``: a plan of the targeted resources or instances and what they depend on, nothing else;
+outputs that refer to what was left out keep their values; a targeted destroy takes what depends
+on the targets too. The planned changes are compared with terraform 1.11's own when it is on PATH."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.conftest import Workdir, requires_terraform
+
+CONFIG = '''\
+resource "terraform_data" "a" {
+  count = 3
+  input = "a${count.index}"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[0].id
+}
+resource "terraform_data" "c" {
+  input = "c"
+}
+locals {
+  l = terraform_data.c.id
+}
+output "oa" {
+  value = terraform_data.a[*].id
+}
+output "oc" {
+  value = local.l
+}
+'''
+
+ALL = ["terraform_data.a[0]", "terraform_data.a[1]", "terraform_data.a[2]", "terraform_data.b",
+       "terraform_data.c"]
+
+
+def planned(stdout: str) -> list[str]:
+    """The addresses of the planned changes in a -json stream, with their action."""
+    out = []
+    for line in stdout.splitlines():
+        e = orjson.loads(line)
+        if e["type"] == "planned_change":
+            out.append(f'{e["change"]["resource"]["addr"]} {e["change"]["action"]}')
+    return sorted(out)
+
+
+def state_list(workdir: Workdir) -> list[str]:
+    return workdir.strata("state", "list", check=True).stdout.split()
+
+
+def test_a_target_plans_itself_and_what_it_depends_on(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    res = workdir.strata("plan", "-json", "-target=terraform_data.b", check=True)
+    assert planned(res.stdout) == [f"{a} create" for a in ALL[:4]]
+    warnings = [orjson.loads(x)["diagnostic"]["summary"] for x in res.stdout.splitlines()
+                if '"type":"diagnostic"' in x]
+    assert warnings == ["Resource targeting is in effect"]
+
+
+def test_a_targeted_apply_changes_only_that_and_warns_on_stdout(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    res = workdir.strata("apply", "-auto-approve", "-target=terraform_data.b", check=True)
+    assert state_list(workdir) == ALL[:4]
+    assert "Apply complete! Resources: 4 added, 0 changed, 0 destroyed." in res.stdout
+    warned = res.stdout.index("Warning: Resource targeting is in effect")
+    assert warned < res.stdout.index("Warning: Applied changes may be incomplete") < res.stdout.index("Apply complete!")
+    outputs = workdir.state()["outputs"]
+    assert set(outputs) == {"oa"}, "oc refers to terraform_data.c, which was not targeted"
+
+    # a later target updates the outputs that refer to it, and keeps the others
+    oa = outputs["oa"]
+    workdir.strata("apply", "-auto-approve", "-target=terraform_data.c", check=True)
+    assert state_list(workdir) == ALL
+    outputs = workdir.state()["outputs"]
+    assert outputs["oa"] == oa and outputs["oc"]["value"] == workdir.state()["resources"][2]["instances"][0][
+        "attributes"]["id"]
+
+
+def test_an_instance_target_plans_that_instance_alone(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("apply", "-auto-approve", "-target=terraform_data.a[1]", check=True)
+    assert state_list(workdir) == ["terraform_data.a[1]"]
+    res = workdir.strata("plan", "-json", check=True)
+    assert planned(res.stdout) == [f"{a} create" for a in ALL if a != "terraform_data.a[1]"]
+
+
+def test_a_targeted_destroy_takes_what_depends_on_the_target(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("apply", "-auto-approve", check=True)
+    outputs = workdir.state()["outputs"]
+    res = workdir.strata("destroy", "-auto-approve", "-target=terraform_data.a[0]", check=True)
+    assert "Destroy complete! Resources: 2 destroyed." in res.stdout, res.stdout
+    assert state_list(workdir) == ["terraform_data.a[1]", "terraform_data.a[2]", "terraform_data.c"]
+    assert workdir.state()["outputs"] == outputs, "a targeted destroy leaves the outputs alone"
+
+
+def test_a_target_that_is_not_an_address_is_an_error_naming_it(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    res = workdir.strata("plan", "-target=module.m.x")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "Invalid target address" in res.stderr and "module.m.x" in res.stderr, res.stderr
+    res = workdir.strata("validate", "-target=terraform_data.a")
+    assert res.returncode == 1 and "-target option is not valid" in res.stderr, res.stderr
+
+
+@requires_terraform
+@pytest.mark.parametrize("target", ["terraform_data.b", "terraform_data.a[1]", "terraform_data.c"])
+def test_the_planned_changes_are_terraforms(workdir: Workdir, target: str) -> None:
+    workdir.write(CONFIG)
+    ours = planned(workdir.strata("plan", "-json", f"-target={target}", check=True).stdout)
+    theirs = planned(workdir.terraform("plan", "-json", f"-target={target}").stdout)
+    assert ours == theirs
+
+
+@requires_terraform
+def test_the_targeted_destroy_plan_is_terraforms(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.terraform("apply", "-auto-approve")
+    theirs = planned(workdir.terraform("plan", "-json", "-destroy", "-target=terraform_data.a[0]").stdout)
+    ours = planned(workdir.strata("plan", "-json", "-destroy", "-target=terraform_data.a[0]", check=True).stdout)
+    assert ours == theirs == ["terraform_data.a[0] delete", "terraform_data.b delete"]
