@@ -14,7 +14,8 @@ Layering (each layer imports only those above it):
     provider, framework, registry       the one provider seam, a framework for writing providers,
                                         and where providers come from
     instanceconfig                      an instance's configuration, evaluated against its schema
-    state, statecodec, statestore       state in memory, the v4 format, the one writer
+    state, statecodec, statestore,      state in memory, the v4 format, the one writer; state rm / mv
+    statemove
     plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;
     targeting                           forced create_before_destroy; what -target lets a plan touch
     refresh, planner                    upgrade and refresh; planning

@@ -10,7 +10,9 @@ import contextlib
 import errno
 import gc
 import os
+import shutil
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +21,7 @@ import orjson
 import structlog
 
 from . import events as ev
+from . import statemove
 from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
 from .cliargs import (
@@ -40,6 +43,7 @@ from .diagnostics import (
     errors_of,
     source_line,
 )
+from .goquote import go_quote
 from .number import to_string as number_to_string
 from .operations import Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
@@ -437,6 +441,8 @@ async def cmd_output(a: Args, out: Output) -> int:
 
 async def cmd_state(a: Args, out: Output) -> int:
     sub = a.command[1] if len(a.command) > 1 else ""
+    if sub in ("rm", "mv"):
+        return _edit_state(a, sub)
     state, providers = _load_state(a)
     if sub == "list":
         filters = a.positional
@@ -468,7 +474,44 @@ async def cmd_state(a: Args, out: Output) -> int:
             raise DiagnosticsError([error("No instance found for the given address", detail)])
         sys.stdout.write(_render_object(addr, obj) + "\n")
         return 0
-    raise UsageError('Usage: strata state (list [ADDR...] | show ADDR)')
+    raise UsageError('Usage: strata state (list [ADDR...] | show ADDR | rm ADDR... | mv SOURCE DESTINATION)')
+
+
+def _edit_state(a: Args, sub: str) -> int:
+    """``state rm ADDR...`` / ``state mv SOURCE DESTINATION``, under the state lock, with a backup of
+    the state as it was (``-backup=PATH``; ``-backup=-`` for none) and ``-dry-run`` to only say."""
+    args = a.positional
+    if sub == "rm" and not args:
+        raise UsageError("At least one address is required: strata state rm ADDRESS...")
+    if sub == "mv" and len(args) != 2:
+        raise UsageError("Exactly two arguments expected: strata state mv SOURCE DESTINATION")
+    opts = options_from(a)
+    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
+    dry = bool(a.flags.get("dry-run"))
+    if not dry:
+        store.lock()
+    try:
+        state = store.load()
+        if sub == "rm":
+            gone = statemove.remove(state, args)
+            lines = [f"{'Would remove' if dry else 'Removed'} {g}" for g in gone]
+            done = f"Successfully removed {len(gone)} resource instance(s)."
+        else:
+            statemove.move(state, args[0], args[1])
+            lines = [f"{'Would move' if dry else 'Move'} {go_quote(args[0].strip())} to {go_quote(args[1].strip())}"]
+            done = "Successfully moved 1 object(s)."
+        if not dry:
+            backup = a.flags.get("backup") or f"{store.path}.{int(time.time())}.backup"
+            if backup != "-" and os.path.exists(store.path):
+                shutil.copyfile(store.path, backup)
+            state.serial += 1
+            store.write_snapshot(state)
+            lines.append(done)
+    finally:
+        if not dry:
+            store.unlock()
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
 
 
 def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:

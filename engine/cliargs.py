@@ -29,6 +29,8 @@ Other commands:
   output        Show output values from the state: output [-json | -raw] [NAME]
   state list    List resources in the state
   state show    Show a resource in the state
+  state rm      Forget resource instances without destroying them: state rm ADDR...
+  state mv      Record an object under another address: state mv SOURCE DESTINATION
   import        Associate an existing object with a resource: import ADDR ID
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
@@ -46,6 +48,8 @@ Options (terraform's spelling; --flag value also works):
   -refresh=false        Skip refreshing state before planning
   -replace=ADDR         Force replacement of a resource instance
   -target=ADDR          Plan only this resource or instance and what it depends on (repeatable)
+  -dry-run              state rm / state mv: say what would change, change nothing
+  -backup=PATH          state rm / state mv: where the state as it was goes ("-": nowhere)
   -destroy              plan: plan to destroy everything
   -fail-fast            Stop starting operations after the first error
   -provider-parallelism=NAME=N   At most N operations in flight for one provider configuration
@@ -59,9 +63,10 @@ Options (terraform's spelling; --flag value also works):
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
-               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw"}
+               "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
+               "dry-run"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries", "target"}
+                "retries", "target", "backup"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
 
 
@@ -87,6 +92,8 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "target": frozenset({"plan", "apply", "destroy"}),
     "type": frozenset({"graph"}),
     "raw": frozenset({"output"}),
+    "dry-run": frozenset({"state"}),
+    "backup": frozenset({"state"}),
 }
 
 
