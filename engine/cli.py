@@ -477,6 +477,34 @@ async def cmd_state(a: Args, out: Output) -> int:
     raise UsageError('Usage: strata state (list [ADDR...] | show ADDR | rm ADDR... | mv SOURCE DESTINATION)')
 
 
+async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
+    """``taint ADDR`` / ``untaint ADDR``: terraform's, for scripts that still use them (``-replace``
+    is the way to replace one object in an apply)."""
+    if len(a.positional) != 1:
+        raise UsageError(f"Exactly one argument expected: strata {'taint' if tainted else 'untaint'} ADDRESS")
+    opts = options_from(a)
+    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
+    store.lock()
+    try:
+        state = store.load()
+        try:
+            addr = statemove.set_tainted(state, a.positional[0], tainted)
+        except DiagnosticsError as exc:
+            if tainted and a.flags.get("allow-missing") and exc.diagnostics[0].summary == "No such resource instance":
+                out.diagnostics([Diagnostic("warning", "No such resource instance",
+                                            f"Resource instance {a.positional[0]} was not found, but this is not "
+                                            "an error because -allow-missing was set.")])
+                return 0
+            raise
+        state.serial += 1
+        store.write_snapshot(state)
+    finally:
+        store.unlock()
+    sys.stdout.write(f"Resource instance {addr} has been marked as tainted.\n" if tainted else
+                     f"Resource instance {addr} has been successfully untainted.\n")
+    return 0
+
+
 def _edit_state(a: Args, sub: str) -> int:
     """``state rm ADDR...`` / ``state mv SOURCE DESTINATION``, under the state lock, with a backup of
     the state as it was (``-backup=PATH``; ``-backup=-`` for none) and ``-dry-run`` to only say."""
@@ -622,6 +650,8 @@ async def dispatch(a: Args, out: Output) -> int:
             return await cmd_output(a, out)
         if cmd == "import":
             return await cmd_import(a, out)
+        if cmd in ("taint", "untaint"):
+            return await cmd_taint(a, out, cmd == "taint")
         if cmd == "version":
             if out.json:
                 sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")

@@ -31,6 +31,7 @@ Other commands:
   state show    Show a resource in the state
   state rm      Forget resource instances without destroying them: state rm ADDR...
   state mv      Record an object under another address: state mv SOURCE DESTINATION
+  taint         Mark a resource instance for replacement: taint ADDR (untaint: undo)
   import        Associate an existing object with a resource: import ADDR ID
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
@@ -64,7 +65,7 @@ Options (terraform's spelling; --flag value also works):
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run"}
+               "dry-run", "allow-missing"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
@@ -75,7 +76,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output"})
+                             "init", "output", "taint", "untaint"})
 _APPLYING = frozenset({"apply", "destroy"})
 _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
     "auto-approve": _APPLYING,
@@ -93,6 +94,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "type": frozenset({"graph"}),
     "raw": frozenset({"output"}),
     "dry-run": frozenset({"state"}),
+    "allow-missing": frozenset({"taint"}),
     "backup": frozenset({"state"}),
 }
 

@@ -106,7 +106,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     elif c.action == Action.DELETE:
         head += " will be destroyed"
     elif c.reason == "tainted":
-        head += " is tainted, so it must be replaced"
+        head += " is tainted, so must be replaced"
     elif c.reason == "replace_by_request":
         head += " will be replaced, as requested"
     else:

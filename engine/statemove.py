@@ -1,9 +1,12 @@
-"""``state rm`` and ``state mv``: forget objects, or record them under another address, without
-touching the real objects. Pure functions on a :class:`State`; the command line locks, backs up
+"""Editing the state by hand: ``state rm`` and ``state mv`` forget objects or record them under
+another address, ``taint`` and ``untaint`` mark an object for replacement or take the mark off;
+none touches a real object. Pure functions on a :class:`State`; the command line locks, backs up
 and writes. Messages and errors are terraform's.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from .addrs import InstanceAddr, parse_instance_addr
 from .diagnostics import DiagnosticsError, error
@@ -81,3 +84,22 @@ def move(state: State, src_text: str, dst_text: str) -> None:
     if target is None:
         target = state.resources[dst.resource] = ResourceState(dst.resource, rs.provider)
     target.instances[dst.key] = inst
+
+
+def set_tainted(state: State, text: str, tainted: bool) -> InstanceAddr:
+    """Mark the object at ``text`` tainted (replaced by the next apply), or ready again."""
+    addr, _single = _parse(text, "target")
+    obj = state.object(addr)
+    if obj is None:
+        raise DiagnosticsError([error(
+            "No such resource instance",
+            f"There is no resource instance in the state with the address {addr}. If the resource "
+            'configuration has just been added, you must run "strata apply" once to create the '
+            "corresponding instance(s) before they can be tainted.")])
+    if not tainted and obj.status != "tainted":
+        raise DiagnosticsError([error("Resource instance is not tainted",
+                                      f"Resource instance {addr} is not currently tainted, and so it cannot be "
+                                      "untainted.")])
+    rs = state.resources[addr.resource]
+    state.set_object(addr, rs.provider, replace(obj, status="tainted" if tainted else "ready"))
+    return addr

@@ -1,4 +1,4 @@
-"""``strata state rm`` and ``state mv``: terraform's messages and errors, the state as it was kept in
+"""``strata state rm``, ``state mv``, ``taint`` and ``untaint``: terraform's messages and errors, the state as it was kept in
 a backup, nothing changed by ``-dry-run`` or by a mistake, and the same result as terraform 1.11's
 own commands on the same state when it is on PATH."""
 
@@ -127,3 +127,33 @@ def test_the_results_are_terraforms(applied: Workdir) -> None:
         theirs = applied.terraform("state", step[0], "-state=tf.tfstate", *step[1:])
         assert ours.stdout == theirs.stdout.replace("Terraform", "strata"), step
     assert ids(applied) == ids(applied, "tf.tfstate")
+
+
+def test_taint_marks_an_object_for_replacement_and_untaint_takes_the_mark_off(applied: Workdir) -> None:
+    res = applied.strata("taint", "terraform_data.a[1]", check=True)
+    assert res.stdout == "Resource instance terraform_data.a[1] has been marked as tainted.\n"
+    plan = applied.strata("plan", check=True).stdout
+    assert "# terraform_data.a[1] is tainted, so must be replaced" in plan
+    assert "Plan: 1 to add, 0 to change, 1 to destroy." in plan
+    res = applied.strata("untaint", "terraform_data.a[1]", check=True)
+    assert res.stdout == "Resource instance terraform_data.a[1] has been successfully untainted.\n"
+    assert "No changes." in applied.strata("plan", check=True).stdout
+
+
+def test_taint_and_untaint_mistakes(applied: Workdir) -> None:
+    old = (applied.path / "terraform.tfstate").read_bytes()
+    for args, summary in [(("taint", "terraform_data.a"), "No such resource instance"),
+                          (("taint", "terraform_data.nope"), "No such resource instance"),
+                          (("untaint", "terraform_data.b"), "Resource instance is not tainted")]:
+        res = applied.strata(*args)
+        assert res.returncode == 1 and summary in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
+    res = applied.strata("taint", "-allow-missing", "terraform_data.nope", check=True)
+    assert "Warning: No such resource instance" in res.stderr
+    assert (applied.path / "terraform.tfstate").read_bytes() == old
+
+
+@requires_terraform
+def test_terraform_reads_the_taint(applied: Workdir) -> None:
+    applied.strata("taint", "terraform_data.b", check=True)
+    plan = applied.terraform("plan", "-no-color").stdout
+    assert "# terraform_data.b is tainted, so must be replaced" in plan, plan
