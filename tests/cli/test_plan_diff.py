@@ -33,23 +33,26 @@ def _outputs(text: str) -> str:
     return text[start:end if end >= 0 else None].rstrip("\n") + "\n"
 
 
+def _plan_after(workdir: Workdir, before: str, after: str, tool: str) -> str:
+    """The plan text of ``after`` once ``before`` is applied, by strata or by terraform."""
+    def run(*args: str) -> str:
+        return (workdir.strata(*args, check=True) if tool == "strata" else workdir.terraform(*args)).stdout
+
+    workdir.write(before)
+    run("apply", "-auto-approve", "-no-color")
+    workdir.write(after)
+    return run("plan", "-no-color").replace("Terraform", "strata")
+
+
 def test_an_update_shows_terraforms_nested_diff(workdir: Workdir) -> None:
-    workdir.write(BEFORE)
-    workdir.strata("apply", "-auto-approve", check=True)
-    workdir.write(AFTER)
-    res = workdir.strata("plan", "-no-color", check=True)
-    assert _resources(res.stdout) == RESOURCES, res.stdout
-    assert _outputs(res.stdout) == OUTPUTS, res.stdout
+    text = _plan_after(workdir, BEFORE, AFTER, "strata")
+    assert _resources(text) == RESOURCES and _outputs(text) == OUTPUTS, text
 
 
 @requires_terraform
 def test_the_recorded_text_is_what_terraform_prints(workdir: Workdir) -> None:
-    workdir.write(BEFORE)
-    workdir.terraform("apply", "-auto-approve", "-no-color")
-    workdir.write(AFTER)
-    tf = workdir.terraform("plan", "-no-color")
-    assert _resources(tf.stdout) == RESOURCES, tf.stdout
-    assert _outputs(tf.stdout) == OUTPUTS, tf.stdout
+    text = _plan_after(workdir, BEFORE, AFTER, "terraform")
+    assert _resources(text) == RESOURCES and _outputs(text) == OUTPUTS, text
 
 
 @requires_reference
@@ -81,17 +84,11 @@ def _from_first_change(text: str) -> str:
 
 
 def test_a_replacement_and_output_changes_show_terraforms_diff(workdir: Workdir) -> None:
-    workdir.write(BEFORE_REPLACE)
-    workdir.strata("apply", "-auto-approve", check=True)
-    workdir.write(AFTER_REPLACE)
-    res = workdir.strata("plan", "-no-color", check=True)
-    assert _from_first_change(res.stdout) == REPLACE, res.stdout
+    text = _plan_after(workdir, BEFORE_REPLACE, AFTER_REPLACE, "strata")
+    assert _from_first_change(text) == REPLACE, text
 
 
 @requires_terraform
 def test_the_recorded_replacement_is_what_terraform_prints(workdir: Workdir) -> None:
-    workdir.write(BEFORE_REPLACE)
-    workdir.terraform("apply", "-auto-approve", "-no-color")
-    workdir.write(AFTER_REPLACE)
-    tf = workdir.terraform("plan", "-no-color")
-    assert _from_first_change(tf.stdout).replace("Terraform", "strata") == REPLACE, tf.stdout
+    text = _plan_after(workdir, BEFORE_REPLACE, AFTER_REPLACE, "terraform")
+    assert _from_first_change(text) == REPLACE, text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -18,8 +19,12 @@ native_here = pytest.mark.skipif(datasync._libc() is None, reason="no Linux AIO 
 BACKENDS = pytest.mark.parametrize("backend", ["trio", "asyncio"])
 
 
-def _open(tmp_path: Path) -> int:
-    return os.open(tmp_path / "journal", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+@pytest.fixture
+def fd(tmp_path: Path) -> Iterator[int]:
+    """A journal opened as the state writer opens it, closed after the test."""
+    fd = os.open(tmp_path / "journal", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    yield fd
+    os.close(fd)
 
 
 def _fds() -> int:
@@ -28,8 +33,7 @@ def _fds() -> int:
 
 @native_here
 @BACKENDS
-def test_syncs_through_aio_again_and_again_on_both_loops(tmp_path: Path, backend: str) -> None:
-    fd = _open(tmp_path)
+def test_syncs_through_aio_again_and_again_on_both_loops(fd: int, tmp_path: Path, backend: str) -> None:
     before = _fds()
 
     async def main() -> bool:
@@ -43,17 +47,13 @@ def test_syncs_through_aio_again_and_again_on_both_loops(tmp_path: Path, backend
         finally:
             sync.close()
 
-    try:
-        assert anyio.run(main, backend=backend) is True, "AIO was given up on an ordinary file"
-        assert _fds() == before, "the eventfd was not closed"
-    finally:
-        os.close(fd)
+    assert anyio.run(main, backend=backend) is True, "AIO was given up on an ordinary file"
+    assert _fds() == before, "the eventfd was not closed"
     assert (tmp_path / "journal").read_bytes().count(b"\n") == 20
 
 
 @BACKENDS
-def test_the_thread_does_it_where_aio_is_not_used(tmp_path: Path, backend: str) -> None:
-    fd = _open(tmp_path)
+def test_the_thread_does_it_where_aio_is_not_used(fd: int, backend: str) -> None:
 
     async def main() -> None:
         sync = DataSync(fd, native=False)
@@ -62,10 +62,7 @@ def test_the_thread_does_it_where_aio_is_not_used(tmp_path: Path, backend: str) 
         await sync()
         sync.close()
 
-    try:
-        anyio.run(main, backend=backend)
-    finally:
-        os.close(fd)
+    anyio.run(main, backend=backend)
 
 
 @BACKENDS
@@ -89,9 +86,7 @@ def test_a_descriptor_that_cannot_be_synced_raises_oserror(backend: str) -> None
 
 
 @native_here
-def test_a_failed_sync_reported_by_the_kernel_raises_its_errno(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    fd = _open(tmp_path)
+def test_a_failed_sync_reported_by_the_kernel_raises_its_errno(fd: int) -> None:
 
     async def main() -> None:
         sync = DataSync(fd)
@@ -110,17 +105,12 @@ def test_a_failed_sync_reported_by_the_kernel_raises_its_errno(tmp_path: Path,
         assert exc.value.errno == errno.EIO
         sync.close()
 
-    try:
-        anyio.run(main, backend="trio")
-    finally:
-        os.close(fd)
+    anyio.run(main, backend="trio")
 
 
 @native_here
 @BACKENDS
-def test_a_cancelled_caller_still_waits_for_the_disk_and_leaves_nothing_pending(tmp_path: Path,
-                                                                               backend: str) -> None:
-    fd = _open(tmp_path)
+def test_a_cancelled_caller_still_waits_for_the_disk_and_leaves_nothing_pending(fd: int, backend: str) -> None:
 
     async def main() -> None:
         sync = DataSync(fd)
@@ -138,10 +128,7 @@ def test_a_cancelled_caller_still_waits_for_the_disk_and_leaves_nothing_pending(
             await sync()
         sync.close()
 
-    try:
-        anyio.run(main, backend=backend)
-    finally:
-        os.close(fd)
+    anyio.run(main, backend=backend)
 
 
 def test_no_aio_where_the_system_call_numbers_are_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
