@@ -162,7 +162,9 @@ async def cmd_plan(a: Args, out: Output) -> int:
     return 0
 
 
-async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
+async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bool = False) -> int:
+    """apply and destroy; ``refresh_cmd``: terraform's ``refresh`` (apply -refresh-only
+    -auto-approve that prints only the outputs)."""
     opts = options_from(a)
     opts.on_signals = True  # Ctrl-C during the walk: finish what is in flight (terraform's graceful stop)
     if out.json and not out.quiet:
@@ -178,7 +180,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:
             out.emit(_plan_outputs_event(p))
-        if not out.json:
+        if not out.json and not refresh_cmd:
             out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
@@ -189,11 +191,12 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
                 out.text("\nDestroy complete! Resources: 0 destroyed.\n")
             else:
                 out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
-                out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
+                if not refresh_cmd:
+                    out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
                 _print_outputs(out, p.state.outputs)
             return 0
         if not a.flags.get("auto-approve"):
-            if not _confirm(destroy):
+            if not _confirm(destroy, p.plan.refresh_only):
                 p.store.unlock()
                 out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
                 return 1
@@ -217,7 +220,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False) -> int:
         c = result.counts
         if destroy:
             out.text(f"\nDestroy complete! Resources: {c['remove']} destroyed.\n")
-        else:
+        elif not refresh_cmd:
             out.text(f"\nApply complete! Resources: {c['add']} added, {c['change']} changed, "
                      f"{c['remove']} destroyed.\n")
         if not destroy:
@@ -240,8 +243,13 @@ def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:
     out.text("\n".join(lines) + "\n")
 
 
-def _confirm(destroy: bool) -> bool:
-    if destroy:
+def _confirm(destroy: bool, refresh_only: bool = False) -> bool:
+    if refresh_only:
+        sys.stdout.write("\nWould you like to update the strata state to reflect these detected changes?\n"
+                         "  strata will write these changes to the state without modifying any real "
+                         "infrastructure.\n  There is no undo. Only 'yes' will be accepted to confirm.\n\n"
+                         "  Enter a value: ")
+    elif destroy:
         sys.stdout.write("\nDo you really want to destroy all resources?\n"
                          "  strata will destroy all your managed infrastructure, as shown above.\n"
                          "  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
@@ -650,6 +658,9 @@ async def dispatch(a: Args, out: Output) -> int:
             return await cmd_output(a, out)
         if cmd == "import":
             return await cmd_import(a, out)
+        if cmd == "refresh":
+            a.flags["refresh-only"] = a.flags["auto-approve"] = True
+            return await cmd_apply(a, out, refresh_cmd=True)
         if cmd in ("taint", "untaint"):
             return await cmd_taint(a, out, cmd == "taint")
         if cmd == "version":

@@ -32,6 +32,7 @@ Other commands:
   state rm      Forget resource instances without destroying them: state rm ADDR...
   state mv      Record an object under another address: state mv SOURCE DESTINATION
   taint         Mark a resource instance for replacement: taint ADDR (untaint: undo)
+  refresh       Bring the state up to date with the real objects (apply -refresh-only -auto-approve)
   import        Associate an existing object with a resource: import ADDR ID
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
@@ -47,6 +48,7 @@ Options (terraform's spelling; --flag value also works):
   -raw                  output: the value of one string, number or bool output, as it is
   -detailed-exitcode    plan: exit 0 no changes, 1 error, 2 changes
   -refresh=false        Skip refreshing state before planning
+  -refresh-only         Only bring the state up to date with the real objects (plan, apply)
   -replace=ADDR         Force replacement of a resource instance
   -target=ADDR          Plan only this resource or instance and what it depends on (repeatable)
   -dry-run              state rm / state mv: say what would change, change nothing
@@ -65,7 +67,7 @@ Options (terraform's spelling; --flag value also works):
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing"}
+               "dry-run", "allow-missing", "refresh-only"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
@@ -76,7 +78,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint"})
+                             "init", "output", "taint", "untaint", "refresh"})
 _APPLYING = frozenset({"apply", "destroy"})
 _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
     "auto-approve": _APPLYING,
@@ -91,6 +93,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
     "target": frozenset({"plan", "apply", "destroy"}),
+    "refresh-only": frozenset({"plan", "apply"}),
     "type": frozenset({"graph"}),
     "raw": frozenset({"output"}),
     "dry-run": frozenset({"state"}),
@@ -217,6 +220,7 @@ def options_from(a: Args) -> Options:
         fsync=not a.flags.get("no-fsync", False),
         replace=tuple(a.replace),
         targets=tuple(a.targets),
+        refresh_only=bool(a.flags.get("refresh-only", False)),
     )
 
 

@@ -361,6 +361,12 @@ def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
     return Event("planned_change", msg, {"change": change})
 
 
+def resource_drift(addr: InstanceAddr, action: str) -> Event:
+    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh."""
+    return Event("resource_drift", f"{addr}: Drift detected ({action})",
+                 {"change": {"resource": resource_json(addr), "action": action}})
+
+
 def change_summary(counts: dict[str, int], operation: str) -> Event:
     if operation == "plan":
         msg = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['remove']} to destroy."

@@ -41,6 +41,7 @@ class Options:
     fsync: bool = True
     replace: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
+    refresh_only: bool = False
     limits: Limits = field(default_factory=Limits)
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
@@ -84,7 +85,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                                           'TYPE.NAME[INDEX] or TYPE.NAME["KEY"] (modules are not supported).')
                                     ]) from None
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
-                          parallelism=opts.parallelism, targets=targets)
+                          parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only)
         plan = await planner.run(destroy=destroy)
     except DiagnosticsError as exc:
         store.unlock()
@@ -178,6 +179,8 @@ async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], gra
         applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
                           resolver, local_value, limits)
         applier.record_data_reads()
+        if p.plan.refresh_only and p.plan.drift:
+            writer.changed = True  # the refreshed objects are what this apply records
         result = await applier.run(opts.parallelism, opts.fail_fast, opts.on_signals)
         outputs = _final_outputs(p, applier.resolver, local_value, result)
         if outputs != p.state.outputs:

@@ -91,6 +91,10 @@ class Plan:
     """Made with -target: some of the configuration was left out."""
     kept_outputs: set[str] = field(default_factory=set)
     """Outputs left out by -target: they keep the values they had."""
+    refresh_only: bool = False
+    """-refresh-only: no change to any object, only the state brought up to date with them."""
+    drift: list[ResourceInstanceChange] = field(default_factory=list)
+    """What refresh found changed (update) or deleted (delete) outside strata."""
 
     def counts(self) -> dict[str, int]:
         add = change = remove = 0
@@ -108,7 +112,7 @@ class Plan:
 
     def has_changes(self) -> bool:
         return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes)
-                or self.outputs_changed())
+                or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
     def outputs_changed(self) -> bool:
         if set(self.outputs) != set(self.prior_outputs):

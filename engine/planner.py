@@ -123,7 +123,7 @@ def _no_locals(name: str, line: int) -> Any:
 class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
                  emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
-                 parallelism: int = 10, targets: Targets | None = None) -> None:
+                 parallelism: int = 10, targets: Targets | None = None, refresh_only: bool = False) -> None:
         self.module = module
         self.state = state
         self.providers = providers
@@ -133,6 +133,7 @@ class Planner:
         self.replace = replace
         self.parallelism = parallelism
         self.targets = targets  # -target, widened to what the targets depend on once that is known
+        self.refresh_only = refresh_only
         self._included_locals: set[str] | None = None
         self.resolver = _PlanResolver(module)
         self.diags: list[Diagnostic] = []
@@ -157,10 +158,13 @@ class Planner:
             self.targets = (self._destroy_targets(self.targets) if graph is None
                             else self._with_dependencies(self.targets, graph))
         covers = self.targets.covers if self.targets is not None else None
-        await Refresher(self.module, self.state, self.providers, self.diags, self.emit,
-                        self.refresh, self.parallelism, only=covers).run()
+        refresher = Refresher(self.module, self.state, self.providers, self.diags, self.emit,
+                              self.refresh, self.parallelism, only=covers)
+        await refresher.run()
         self._raise_if_errors()
-        if graph is None:
+        if self.refresh_only:
+            self._plan_refresh_only(refresher.drift)
+        elif graph is None:
             self._plan_destroy()
         else:
             order = self._config_order(graph)
@@ -685,6 +689,41 @@ class Planner:
         return resp.planned_state, tuple(resp.requires_replace)
 
     # ------------------------------------------------------------------ orphans, outputs, destroy
+
+    def _plan_refresh_only(self, drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]]) -> None:
+        """No object changes: the drift refresh found, to be recorded, and the outputs as the
+        refreshed objects make them."""
+        self.plan.refresh_only = True
+        for addr, prov, before, after in sorted(drift, key=lambda d: d[0].sort_key()):
+            action = Action.UPDATE if after is not None else Action.DELETE
+            self.plan.drift.append(ResourceInstanceChange(
+                addr, action, prov, before.attributes, after.attributes if after is not None else None,
+                sensitive=self._sensitive_of(addr)))
+            self.emit(ev.resource_drift(addr, "update" if after is not None else "delete"))
+        # the objects as they now are, for the outputs (and the apply's view of them)
+        for r, rc in self.module.resources.items():
+            self.resolver.kind[r] = "count" if rc.count is not None else (
+                "for_each" if rc.for_each is not None else "single")
+            rs = self.state.resources.get(r)
+            self.resolver.values[r] = {k: inst.current.attributes for k, inst in (rs.instances.items() if rs else ())
+                                       if inst.current is not None}
+        for oc in self.module.outputs.values():
+            try:
+                self.plan.outputs[oc.name] = (evaluate(oc.expr, self.scope()), oc.sensitive)
+            except (EvalError, KeyError):
+                # refers to what does not exist yet: keeps its value
+                if oc.name in self.plan.prior_outputs:
+                    self.plan.outputs[oc.name] = self.plan.prior_outputs[oc.name]
+                self.plan.kept_outputs.add(oc.name)
+
+    def _sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
+        rc = self.module.resources.get(addr.resource)
+        pname = rc.provider_key if rc is not None else None
+        try:
+            schema = self.providers.schema(pname, addr.resource.type) if pname else None
+        except Exception:
+            schema = None
+        return self._sensitive(schema) if schema is not None else frozenset()
 
     def _plan_orphans(self) -> None:
         for addr, deposed, obj, prov in list(self.state.objects()):

@@ -37,6 +37,8 @@ class Refresher:
         self.refresh = refresh
         self.parallelism = parallelism
         self.only = only  # -target: the objects that may be refreshed
+        self.drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]] = []
+        """Objects changed (or deleted: None) outside strata: (address, provider, before, after)."""
 
     async def run(self) -> None:
         """Upgrade objects written by an older schema version, then ask providers for their
@@ -126,13 +128,15 @@ class Refresher:
                 return
         if resp.new_state is None:
             self.state.set_object(addr, prov, None)
+            self.drift.append((addr, prov, obj, None))
         elif not is_wholly_known(resp.new_state):
             self.diags.append(error("Provider produced invalid object",
                                     f"Reading {addr} returned unknown values; prior state must be wholly "
                                     "known.", address=str(addr)))
             return
         elif resp.new_state != obj.attributes:
-            self.state.set_object(addr, prov, ObjectState(
-                resp.new_state, obj.status, obj.schema_version, obj.dependencies,
-                obj.create_before_destroy, obj.sensitive_attributes))
+            new = ObjectState(resp.new_state, obj.status, obj.schema_version, obj.dependencies,
+                              obj.create_before_destroy, obj.sensitive_attributes)
+            self.state.set_object(addr, prov, new)
+            self.drift.append((addr, prov, obj, new))
         self.emit(ev.refresh_complete(addr, id_key, id_value))

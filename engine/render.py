@@ -170,8 +170,36 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     return "\n".join(lines)
 
 
+def render_drift(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None) -> str:
+    """What refresh found changed outside strata, as terraform's "Objects have changed" note."""
+    out = ["\nNote: Objects have changed outside of strata\n",
+           "strata detected the following changes made outside of strata since the\n"
+           'last "strata apply" which may have affected this plan:\n']
+    for c in plan.drift:
+        text = render_change(c, types(c.addr.resource.type) if types else None).split("\n")
+        verb = "has been deleted" if c.action == Action.DELETE else "has changed"
+        text[0] = f"  # {c.addr} {verb}"
+        out.append("\n".join(text))
+        out.append("")
+    return "\n".join(out)
+
+
 def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None) -> str:
     """The plan as ``terraform plan`` prints it; ``types``: a resource type's attribute types."""
+    if plan.refresh_only:
+        if not plan.drift and not plan.outputs_changed():
+            return ("\nNo changes. Your infrastructure still matches the configuration.\n\n"
+                    "strata has checked that the real remote objects still match the result of\n"
+                    "your most recent changes, and found no differences.\n")
+        text = render_drift(plan, types) if plan.drift else ""
+        text += ("\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
+                 "these. If you were expecting these changes then you can apply this plan to\n"
+                 "record the updated values in the strata state without changing any remote\n"
+                 "objects.\n")
+        oc = _output_changes(plan)
+        if oc:
+            text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
+        return text
     changes = [c for c in plan.changes if c.action != Action.NOOP]
     if not changes and not plan.outputs_changed():
         return ("\nNo changes. Your infrastructure matches the configuration.\n\n"

@@ -81,6 +81,25 @@ async def test_gone_objects_leave_and_drifted_ones_are_updated() -> None:
 
 
 @pytest.mark.trio
+async def test_what_changed_outside_is_kept_as_drift_and_rendered_as_terraform_does() -> None:
+    from engine.plan import Action, Plan, ResourceInstanceChange
+    from engine.render import render_drift
+
+    state = state_of(same={"id": "1", "size": 1}, drifted={"id": "2", "size": 1}, gone={"id": "3", "size": 1})
+    r = Refresher(Module("."), state, Providers({"cloud": Cloud({"1": {"id": "1", "size": 1},
+                                                                 "2": {"id": "2", "size": 5}, "3": None})}),
+                  [], lambda e: None, True, 2)
+    await r.run()
+    got = {str(a): (before.attributes, after.attributes if after else None) for a, _p, before, after in r.drift}
+    assert got == {"cloud_thing.drifted": ({"id": "2", "size": 1}, {"id": "2", "size": 5}),
+                   "cloud_thing.gone": ({"id": "3", "size": 1}, None)}
+    plan = Plan(refresh_only=True, drift=[
+        ResourceInstanceChange(addr("drifted"), Action.UPDATE, PROV, {"id": "2", "size": 1}, {"id": "2", "size": 5})])
+    assert ('  # cloud_thing.drifted has changed\n  ~ resource "cloud_thing" "drifted" {\n'
+            '        id   = "2"\n      ~ size = 1 -> 5\n    }') in render_drift(plan)
+
+
+@pytest.mark.trio
 async def test_refresh_false_reads_nothing_but_still_upgrades() -> None:
     state = state_of(old={"id": "1"})
     cloud = Cloud({"1": None}, version=1)
