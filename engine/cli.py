@@ -498,7 +498,7 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
         try:
             addr = statemove.set_tainted(state, a.positional[0], tainted)
         except DiagnosticsError as exc:
-            if tainted and a.flags.get("allow-missing") and exc.diagnostics[0].summary == "No such resource instance":
+            if a.flags.get("allow-missing") and exc.diagnostics[0].summary == "No such resource instance":
                 out.diagnostics([Diagnostic("warning", "No such resource instance",
                                             f"Resource instance {a.positional[0]} was not found, but this is not "
                                             "an error because -allow-missing was set.")])

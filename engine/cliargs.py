@@ -92,12 +92,12 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "detailed-exitcode": frozenset({"plan"}),
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
-    "target": frozenset({"plan", "apply", "destroy"}),
+    "target": frozenset({"plan", "apply", "destroy", "refresh"}),
     "refresh-only": frozenset({"plan", "apply"}),
     "type": frozenset({"graph"}),
     "raw": frozenset({"output"}),
     "dry-run": frozenset({"state"}),
-    "allow-missing": frozenset({"taint"}),
+    "allow-missing": frozenset({"taint", "untaint"}),
     "backup": frozenset({"state"}),
 }
 
@@ -110,6 +110,16 @@ def check_options_for(a: Args) -> None:
     cmd = a.command[0]
     given = (set(a.flags) | set(a.lists) | ({"replace"} if a.replace else set())
              | ({"target"} if a.targets else set()))
+    if a.flags.get("refresh-only"):  # terraform's plan modes that cannot be combined
+        if cmd == "destroy" or a.flags.get("destroy"):
+            raise UsageError("Incompatible plan mode options: the -destroy and -refresh-only options are "
+                             "mutually exclusive.")
+        if a.replace:
+            raise UsageError("Unsupported plan mode: -replace cannot be used with -refresh-only, which changes "
+                             "no object.")
+        if a.flags.get("refresh") is False:
+            raise UsageError("Incompatible refresh options: -refresh-only with -refresh=false would have "
+                             "nothing to do.")
     for name in sorted(given):
         allowed = _ONLY_FOR.get(name)
         if allowed is not None and cmd in _KNOWN_COMMANDS and cmd not in allowed:

@@ -341,19 +341,25 @@ class Planner:
         return targets.with_resources(more)
 
     def _output_included(self, expr: E.Expr) -> bool:
-        """Under -target: does the output refer only to resources and locals that were planned?"""
+        """Under -target, as terraform decides: an output is planned when it refers to a targeted
+        resource (through locals too) and to nothing that was left out."""
+        refs = self._resources_referred(expr, set())
+        return bool(refs) and self.targets is not None and all(self.targets.touches(r) for r in refs)
+
+    def _resources_referred(self, expr: E.Expr, seen: set[str]) -> set[ResourceAddr]:
+        out: set[ResourceAddr] = set()
         for ref in E.references(expr):
             node = self._ref_node(ref)
             if node is None:
                 continue
-            if node.kind == "local":
+            if node.kind == "resource":
+                out.add(node.name)
+            elif node.name not in seen:
+                seen.add(node.name)
                 lc = self.module.locals.get(node.name)
-                if self._included_locals is not None and node.name not in self._included_locals:
-                    if lc is None or not self._output_included(lc.expr):
-                        return False
-            elif self.targets is not None and node.name not in self.targets.resources:
-                return False
-        return True
+                if lc is not None:
+                    out |= self._resources_referred(lc.expr, seen)
+        return out
 
     def _config_objects(self) -> list[tuple[str, Any, list[E.Expr]]]:
         out: list[tuple[str, Any, list[E.Expr]]] = []
@@ -727,13 +733,13 @@ class Planner:
 
     def _plan_orphans(self) -> None:
         for addr, deposed, obj, prov in list(self.state.objects()):
+            if self.targets is not None and not self.targets.covers(addr):
+                continue  # not targeted: left as it is (data sources too)
             rc = self.module.resources.get(addr.resource)
             if addr.resource.mode == "data":
                 if rc is None or addr.key not in self.resolver.values.get(addr.resource, {}):
                     self.plan.forget.append(addr)
                 continue
-            if self.targets is not None and not self.targets.covers(addr):
-                continue  # not targeted: left as it is
             kind = self.resolver.kind.get(addr.resource, "single")
             if rc is not None:
                 vals = self.resolver.values.get(addr.resource, {})
@@ -768,6 +774,8 @@ class Planner:
             self.plan.outputs[oc.name] = (v, oc.sensitive)
 
     def _plan_destroy(self) -> None:
+        if self.targets is not None:
+            self.plan.outputs = dict(self.plan.prior_outputs)  # a targeted destroy keeps the outputs
         for addr, deposed, obj, prov in self.state.objects():
             if self.targets is not None and not self.targets.covers(addr):
                 continue

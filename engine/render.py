@@ -149,17 +149,19 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                 if b is not None:
                     hidden += 1
                 continue
+            dynamic = types.get(name) == "dynamic"
+            forces = " # forces replacement" if name in c.requires_replace and not dynamic else ""
             if name in c.sensitive:  # one line, whatever changed inside it
                 mark = "+" if b is None else "-" if a is None else "~"
-                shown.append((mark, name, fmt_value(a if a is not None else b, 8) + (" -> null" if a is None else "")))
+                shown.append((mark, name, fmt_value(a if a is not None else b, 8)
+                               + (" -> null" if a is None else "") + forces))
                 continue
-            dynamic = types.get(name) == "dynamic"
             node = diff(ABSENT if b is None else b, ABSENT if a is None else a, json=dynamic)
             text = node.render(8, SHOW_ALL if important else None)
-            if name in c.requires_replace and not dynamic:  # terraform does not say it of a dynamic one
+            if forces:  # (terraform does not say it of a dynamic attribute)
                 # after the value, or after the opening line of one written over several lines
                 first, nl, rest = text.partition("\n")
-                text = f"{first} # forces replacement{nl}{rest}"
+                text = f"{first}{forces}{nl}{rest}"
             shown.append((node.action, name, text))
     # names line up among the attributes that are not null (shown or hidden), as terraform's do
     width = max((len(n) for n in named), default=0) if named else max((len(n) for _, n, _ in shown), default=0)

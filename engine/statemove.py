@@ -24,19 +24,20 @@ def _parse(text: str, what: str) -> tuple[InstanceAddr, bool]:
 
 def remove(state: State, texts: list[str]) -> list[InstanceAddr]:
     """Forget every instance the addresses name (all of a resource's for ``TYPE.NAME``), deposed
-    objects included. Nothing is removed unless every address matches something."""
+    objects included. As terraform's, an address that matches nothing is an error only when none
+    of them matches anything."""
     found: dict[InstanceAddr, None] = {}  # an ordered set: one address may be named twice
     for text in texts:
         addr, single = _parse(text, "target")
         rs = state.resources.get(addr.resource)
         keys = [] if rs is None else [addr.key] if single else list(rs.instances)
-        hits = [InstanceAddr(addr.resource, k) for k in keys if rs is not None and k in rs.instances]
-        if not hits:
-            raise DiagnosticsError([error(
-                "Invalid target address",
-                'No matching objects found. To view the available instances, use "strata state list". '
-                "Please modify the address to reference a specific instance.")])
-        found.update(dict.fromkeys(hits))
+        found.update(dict.fromkeys(InstanceAddr(addr.resource, k) for k in keys
+                                   if rs is not None and k in rs.instances))
+    if not found:
+        raise DiagnosticsError([error(
+            "Invalid target address",
+            'No matching objects found. To view the available instances, use "strata state list". '
+            "Please modify the address to reference a specific instance.")])
     for ia in found:
         rs = state.resources[ia.resource]
         del rs.instances[ia.key]
@@ -89,6 +90,10 @@ def move(state: State, src_text: str, dst_text: str) -> None:
 def set_tainted(state: State, text: str, tainted: bool) -> InstanceAddr:
     """Mark the object at ``text`` tainted (replaced by the next apply), or ready again."""
     addr, _single = _parse(text, "target")
+    if addr.resource.mode == "data":
+        raise DiagnosticsError([error("Invalid resource instance address",
+                                      f"Resource instance {addr} cannot be tainted: it is a data resource, "
+                                      "read again at every plan.")])
     obj = state.object(addr)
     if obj is None:
         raise DiagnosticsError([error(

@@ -9,7 +9,7 @@ as before, then ``-> (known after apply)``.
 
 How elements of lists are paired follows terraform 1.11 (checked against it, see
 ``tests/engine/test_valuediff.py``): a tuple (an HCL ``[...]``) of unchanged length is compared
-index by index; otherwise the longest common subsequence stays, and an object that is not in it
+index by index, unless it holds the same elements in another order; otherwise the longest common subsequence stays, and an object that is not in it
 is compared with the object at the same place on the other side, where a string or number is
 removed and added.
 
@@ -263,7 +263,7 @@ def diff(before: Any, after: Any, json: bool = False) -> Node:
     if is_set:
         pairs = _set_pairs(b, a)
     elif ((json or not isinstance(sample, ListVal)) and before is not ABSENT and after is not ABSENT
-          and len(b) == len(a)):
+          and len(b) == len(a) and not _is_permutation(b, a)):
         pairs = [(i, i) for i in range(len(b))]  # a tuple of the same length: element by element
     else:
         pairs = _pair(list(b), list(a), lambda v: isinstance(v, dict))
@@ -273,6 +273,19 @@ def diff(before: Any, after: Any, json: bool = False) -> Node:
     for e in elems:
         action = _combine(action, e.action)
     return _Seq(action, elems, not is_set)
+
+
+def _is_permutation(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    """The same elements in another order (terraform then shows what moved, by common subsequence)."""
+    if before == after or len(before) > 500:
+        return False
+    left = list(after)
+    for x in before:
+        i = next((i for i, y in enumerate(left) if equal(x, y)), None)
+        if i is None:
+            return False
+        del left[i]
+    return True
 
 
 def _lcs(xs: list[Any], ys: list[Any]) -> list[Any]:

@@ -60,8 +60,8 @@ def test_rm_forgets_instances_and_keeps_the_old_state_in_a_backup(applied: Workd
     assert before  # the objects existed
 
 
-def test_rm_of_one_instance(applied: Workdir) -> None:
-    res = applied.strata("state", "rm", "terraform_data.a[1]", check=True)
+def test_rm_of_one_instance_ignores_an_address_that_matches_nothing_as_terraform_does(applied: Workdir) -> None:
+    res = applied.strata("state", "rm", "terraform_data.a[1]", "terraform_data.nope", check=True)
     assert res.stdout == "Removed terraform_data.a[1]\nSuccessfully removed 1 resource instance(s).\n"
     assert sorted(ids(applied)) == ["terraform_data.a[0]", "terraform_data.a[2]", "terraform_data.b"]
 
@@ -74,7 +74,7 @@ def test_dry_run_and_mistakes_change_nothing(applied: Workdir) -> None:
     res = applied.strata("state", "mv", "-dry-run", "terraform_data.b", "terraform_data.c", check=True)
     assert res.stdout == 'Would move "terraform_data.b" to "terraform_data.c"\n'
     for args, summary in [
-        (("rm", "terraform_data.b", "terraform_data.nope"), "Invalid target address"),
+        (("rm", "terraform_data.nope", "terraform_data.c"), "Invalid target address"),
         (("rm", "not an address"), "Invalid target address"),
         (("mv", "terraform_data.nope", "terraform_data.x"), "Invalid source address"),
         (("mv", "terraform_data.b", "terraform_data.a"), "Invalid target address"),
@@ -147,8 +147,11 @@ def test_taint_and_untaint_mistakes(applied: Workdir) -> None:
                           (("untaint", "terraform_data.b"), "Resource instance is not tainted")]:
         res = applied.strata(*args)
         assert res.returncode == 1 and summary in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
-    res = applied.strata("taint", "-allow-missing", "terraform_data.nope", check=True)
-    assert "Warning: No such resource instance" in res.stderr
+    for cmd in ("taint", "untaint"):
+        res = applied.strata(cmd, "-allow-missing", "terraform_data.nope", check=True)
+        assert "Warning: No such resource instance" in res.stderr
+    res = applied.strata("taint", "data.terraform_data.d")
+    assert res.returncode == 1 and "cannot be tainted" in res.stderr, res.stderr
     assert (applied.path / "terraform.tfstate").read_bytes() == old
 
 

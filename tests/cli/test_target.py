@@ -120,3 +120,51 @@ def test_the_targeted_destroy_plan_is_terraforms(workdir: Workdir) -> None:
     theirs = planned(workdir.terraform("plan", "-json", "-destroy", "-target=terraform_data.a[0]").stdout)
     ours = planned(workdir.strata("plan", "-json", "-destroy", "-target=terraform_data.a[0]", check=True).stdout)
     assert ours == theirs == ["terraform_data.a[0] delete", "terraform_data.b delete"]
+
+
+def test_outputs_follow_terraforms_rule_under_target(workdir: Workdir) -> None:
+    # planned when they refer to a targeted resource (one instance is enough) and to nothing left out
+    workdir.write(CONFIG + '''
+output "first" {
+  value = terraform_data.a[0].input
+}
+output "const" {
+  value = "k"
+}
+''')
+    workdir.strata("apply", "-auto-approve", "-target=terraform_data.a[0]", check=True)
+    assert set(workdir.state()["outputs"]) == {"first", "oa"}  # not "const", nor "oc" (terraform_data.c)
+
+
+def test_a_targeted_apply_leaves_untargeted_data_sources_in_the_state(workdir: Workdir) -> None:
+    (workdir.path / "src.txt").write_text("v1")
+    workdir.write('''
+data "local_file" "r" {
+  filename = "src.txt"
+}
+resource "terraform_data" "t" {
+  input = "t"
+}
+resource "terraform_data" "u" {
+  input = data.local_file.r.content
+}
+''')
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write((workdir.path / "main.tf").read_text().replace('"t"', '"t2"'))
+    workdir.strata("apply", "-auto-approve", "-target=terraform_data.t", check=True)
+    assert "data.local_file.r" in state_list(workdir)
+
+
+def test_a_targeted_destroy_plan_shows_no_output_change(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("apply", "-auto-approve", check=True)
+    res = workdir.strata("plan", "-destroy", "-target=terraform_data.a[0]", check=True)
+    assert "Changes to Outputs" not in res.stdout, res.stdout
+
+
+def test_plan_modes_that_cannot_be_combined_are_refused(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    for args in (("destroy", "-refresh-only"), ("plan", "-destroy", "-refresh-only"),
+                 ("plan", "-refresh-only", "-replace=terraform_data.b"), ("plan", "-refresh-only", "-refresh=false")):
+        res = workdir.strata(*args)
+        assert res.returncode == 1 and "Traceback" not in res.stderr and "-refresh-only" in res.stderr, (args, res.stderr)

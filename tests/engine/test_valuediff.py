@@ -150,3 +150,17 @@ def test_an_important_attribute_is_shown_whole_even_unchanged() -> None:
     node = diff(MapVal({"Name": "a"}), MapVal({"Name": "a"}))
     assert node.action == " "
     assert node.render(8, SHOW_ALL) == '{\n            "Name" = "a"\n        }'
+
+
+def test_the_same_elements_in_another_order_show_what_moved() -> None:
+    # terraform 1.11's text for [1, 2, 3, 4] -> [4, 2, 3, 1] and ["a", "b"] -> ["b", "a"]
+    assert show((1, 2, 3, 4), (4, 2, 3, 1)) == """\
+~ x = [
+      - 1,
+      + 4,
+        2,
+        3,
+      - 4,
+      + 1,
+    ]"""
+    assert show(("a", "b"), ("b", "a")) == '~ x = [\n      - "a",\n        "b",\n      + "a",\n    ]'
