@@ -121,6 +121,8 @@ def parse_instance_addr(text: str) -> InstanceAddr:
     if not m:
         raise ValueError(f'invalid resource instance address "{text}"')
     mode = "data" if m.group(1) else "managed"
+    if mode == "managed" and m.group(2) == "data":
+        raise ValueError(f'invalid resource instance address "{text}": a data resource is data.TYPE.NAME')
     res = resource_addr(m.group(2), m.group(3), mode)
     if m.group(4) is not None:
         return InstanceAddr(res, int(m.group(4)))

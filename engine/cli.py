@@ -492,6 +492,7 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
         raise UsageError(f"Exactly one argument expected: strata {'taint' if tainted else 'untaint'} ADDRESS")
     opts = options_from(a)
     store = StateStore(opts.state_file(), Providers().dynamic_attrs)
+    _require_state(store)
     store.lock()
     try:
         state = store.load()
@@ -513,6 +514,15 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
     return 0
 
 
+def _require_state(store: StateStore) -> None:
+    if not os.path.exists(store.path) and not os.path.exists(store.journal_path):
+        raise DiagnosticsError([error(
+            "No state file was found!",
+            f"State management commands require a state file, and there is none at {store.path}. Run this "
+            "command in a directory where strata has been run or use the -state flag to point the command "
+            "to another state file.")])
+
+
 def _edit_state(a: Args, sub: str) -> int:
     """``state rm ADDR...`` / ``state mv SOURCE DESTINATION``, under the state lock, with a backup of
     the state as it was (``-backup=PATH``; ``-backup=-`` for none) and ``-dry-run`` to only say."""
@@ -523,6 +533,7 @@ def _edit_state(a: Args, sub: str) -> int:
         raise UsageError("Exactly two arguments expected: strata state mv SOURCE DESTINATION")
     opts = options_from(a)
     store = StateStore(opts.state_file(), Providers().dynamic_attrs)
+    _require_state(store)
     dry = bool(a.flags.get("dry-run"))
     if not dry:
         store.lock()

@@ -213,6 +213,7 @@ class StateWriter:
         self._sync: DataSync | None = None
         self.error: StateWriteError | None = None
         self._broken = False
+        self._stopped = False  # the committer task has ended (cancelled with the apply)
 
     async def open(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
@@ -273,11 +274,33 @@ class StateWriter:
             self._broken = True
             self._idle.set()
             raise
+        finally:
+            # cancelled too (a second Ctrl-C): drain() then commits what is left itself
+            self._stopped = True
+            self._idle.set()
+
+    def _commit_now(self) -> None:
+        """What is pending, made durable here and now (blocking): the committer is gone."""
+        batch, self._pending = self._pending, []
+        callbacks, self._callbacks = self._callbacks, []
+        try:
+            if batch:
+                self._write(b"".join(batch))
+                if self.store.fsync:
+                    os.fdatasync(self._fd)
+        except OSError as exc:
+            self.error = StateWriteError(self.store.journal_path, exc)
+            return
+        for cb in callbacks:
+            cb()
 
     async def drain(self) -> None:
         """Wait until everything put so far is durable (or the writer failed)."""
         with anyio.CancelScope(shield=True):
             while (self._pending or not self._idle.is_set()) and self.error is None and not self._broken:
+                if self._stopped:
+                    self._commit_now()
+                    break
                 await self._idle.wait()
 
     def close(self) -> None:

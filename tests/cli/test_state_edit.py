@@ -160,3 +160,11 @@ def test_terraform_reads_the_taint(applied: Workdir) -> None:
     applied.strata("taint", "terraform_data.b", check=True)
     plan = applied.terraform("plan", "-no-color").stdout
     assert "# terraform_data.b is tainted, so must be replaced" in plan, plan
+
+
+def test_without_a_state_file_the_commands_say_so(workdir: Workdir) -> None:
+    for args in (("state", "rm", "terraform_data.b"), ("state", "mv", "terraform_data.b", "terraform_data.c"),
+                 ("taint", "terraform_data.b")):
+        res = workdir.strata(*args)
+        assert res.returncode == 1 and "No state file was found!" in res.stderr, (args, res.stderr)
+    assert not list(workdir.path.iterdir()), "nothing may be written"

@@ -97,9 +97,10 @@ def test_a_targeted_destroy_takes_what_depends_on_the_target(workdir: Workdir) -
 
 def test_a_target_that_is_not_an_address_is_an_error_naming_it(workdir: Workdir) -> None:
     workdir.write(CONFIG)
-    res = workdir.strata("plan", "-target=module.m.x")
-    assert res.returncode == 1 and "Traceback" not in res.stderr
-    assert "Invalid target address" in res.stderr and "module.m.x" in res.stderr, res.stderr
+    for bad in ("module.m.x", "data.local_file"):
+        res = workdir.strata("plan", f"-target={bad}")
+        assert res.returncode == 1 and "Traceback" not in res.stderr
+        assert "Invalid target address" in res.stderr and bad in res.stderr, res.stderr
     res = workdir.strata("validate", "-target=terraform_data.a")
     assert res.returncode == 1 and "-target option is not valid" in res.stderr, res.stderr
 

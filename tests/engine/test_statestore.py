@@ -536,3 +536,28 @@ def _raised_by(main: Callable[[], Awaitable[Any]]) -> BaseException:
     while isinstance(found, BaseExceptionGroup):
         found = found.exceptions[0]
     return found
+
+
+@pytest.mark.parametrize("backend", ["trio", "asyncio"])
+def test_a_writer_cancelled_before_its_committer_ran_still_records_what_was_put(state_path: Path,
+                                                                                  backend: str) -> None:
+    import anyio
+
+    store = store_at(state_path)
+    fired: list[str] = []
+
+    async def main() -> None:
+        with anyio.move_on_after(0):
+            async with store.writer(State()) as w:
+                w.put(addr("a"), PROVIDER, obj("a"), on_durable=lambda: fired.append("a"))
+                await anyio.sleep(1)
+
+    # it used to wait, shielded, for the cancelled committer for ever: a thread the test can give up on
+    import threading
+
+    t = threading.Thread(target=anyio.run, args=(main,), kwargs={"backend": backend}, daemon=True)
+    t.start()
+    t.join(20)
+    assert not t.is_alive(), "drain() waited for a committer that had been cancelled"
+    assert fired == ["a"]
+    assert store_at(state_path).load().object(addr("a")) is not None
