@@ -13,7 +13,7 @@ from . import events as ev
 from .diagnostics import Diagnostic, source_line
 from .goquote import go_quote
 from .plan import Action, Plan, ResourceInstanceChange
-from .valuediff import ABSENT, IMPORTANT, SHOW_ALL, diff
+from .valuediff import ABSENT, IMPORTANT, SHOW_ALL, diff, json_of
 from .values import UNKNOWN, MapVal, equal
 from .valuetext import scalar_text
 
@@ -63,6 +63,10 @@ def fmt_value(v: Any, col: int, mark: str = "", quote_map_keys: bool = False) ->
     prefix = mark + " " if mark else ""
     inner = col + 2 + len(prefix)  # where a nested entry's name or item starts
     if isinstance(v, str):
+        decoded = json_of(v) if mark in ("+", "-") else ABSENT
+        if decoded is not ABSENT:  # a JSON document, as terraform's plan shows one
+            return (f"jsonencode(\n{' ' * (col + 4)}{fmt_value(decoded, col + 4, mark, quote_map_keys)}"
+                    f"\n{' ' * col})")
         if "\n" in v:
             body = "\n".join(" " * inner + line for line in v.rstrip("\n").split("\n"))
             return f"<<-EOT\n{body}\n{' ' * col}EOT"

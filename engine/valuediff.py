@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import orjson
+
 from .goquote import go_quote
 from .values import UNKNOWN, ListVal, MapVal, SetVal, equal
 from .valuetext import scalar_text
@@ -66,6 +68,32 @@ def _text(v: Any) -> str:
     return s if s is not None else go_quote(v) if isinstance(v, str) else repr(v)
 
 
+def json_of(v: Any) -> Any:
+    """A string holding a JSON object or array, decoded (terraform shows it as ``jsonencode(...)``);
+    ABSENT for anything else."""
+    if isinstance(v, str) and v.lstrip()[:1] in ("{", "["):
+        try:
+            return _json_value(orjson.loads(v))
+        except orjson.JSONDecodeError:
+            return ABSENT
+    return ABSENT
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_json_value(x) for x in v)
+    if isinstance(v, dict):
+        return {k: _json_value(x) for k, x in v.items()}
+    return v
+
+
+def _jsonencode(inner: Node, col: int, opts: _Opts) -> str:
+    """``jsonencode(`` the decoded value's diff ``)``, as terraform writes a JSON string."""
+    mark = UPDATE if inner.action == UPDATE else NOOP
+    return (f"jsonencode(\n{' ' * (col + 2)}{mark} {inner.render(col + 4, replace(opts, override_null=True))}"
+            f"\n{' ' * col})")
+
+
 def _lines(s: str) -> list[str]:
     return s.rstrip("\n").split("\n")
 
@@ -86,6 +114,17 @@ class _Prim(Node):
     def render(self, col: int, opts: _Opts | None = None) -> str:
         opts = opts or _Opts()
         b, a, action = self.before, self.after, self.action
+        jb, ja = json_of(b), json_of(a)
+        if jb is not ABSENT or ja is not ABSENT:
+            if action == UPDATE and jb is not ABSENT and ja is not ABSENT:
+                return _jsonencode(diff(jb, ja, json=True), col, opts)
+            if action in (CREATE, NOOP) and ja is not ABSENT:
+                return _jsonencode(diff(ABSENT if action == CREATE else ja, ja, json=True), col, opts)
+            if action == DELETE and jb is not ABSENT:
+                return _jsonencode(diff(jb, ABSENT, json=True), col, opts) + _null_suffix(action, opts)
+            if action == UPDATE:  # JSON on one side only
+                return (f"{_Prim(DELETE, b, ABSENT).render(col, replace(opts, override_null=True))} -> "
+                        f"{_Prim(CREATE, ABSENT, a).render(col, opts)}")
         multi_b = isinstance(b, str) and "\n" in b
         multi_a = isinstance(a, str) and "\n" in a
         if not (multi_b or multi_a):

@@ -92,3 +92,31 @@ def test_a_replacement_and_output_changes_show_terraforms_diff(workdir: Workdir)
 def test_the_recorded_replacement_is_what_terraform_prints(workdir: Workdir) -> None:
     text = _plan_after(workdir, BEFORE_REPLACE, AFTER_REPLACE, "terraform")
     assert _from_first_change(text) == REPLACE, text
+
+
+# a string holding JSON is shown as jsonencode(...) of its decoded value, diffed inside
+JSON_BEFORE = 'resource "terraform_data" "x" {\n  input = jsonencode({a = 1, b = "x"})\n}\nresource "terraform_data" "y" {\n  input = jsonencode([1, 2])\n}\n'
+
+JSON_AFTER = 'resource "terraform_data" "x" {\n  input = jsonencode({a = 2, b = "x"})\n}\nresource "terraform_data" "y" {\n  input = "plain"\n}\n'
+
+JSON_CREATE = '  # terraform_data.x will be created\n  + resource "terraform_data" "x" {\n      + id     = (known after apply)\n      + input  = jsonencode(\n            {\n              + a = 1\n              + b = "x"\n            }\n        )\n      + output = (known after apply)\n    }\n\n  # terraform_data.y will be created\n  + resource "terraform_data" "y" {\n      + id     = (known after apply)\n      + input  = jsonencode(\n            [\n              + 1,\n              + 2,\n            ]\n        )\n      + output = (known after apply)\n    }\n\n'
+
+JSON_UPDATE = '  # terraform_data.x will be updated in-place\n  ~ resource "terraform_data" "x" {\n        id     = "ID"\n      ~ input  = jsonencode(\n          ~ {\n              ~ a = 1 -> 2\n                # (1 unchanged attribute hidden)\n            }\n        )\n      ~ output = jsonencode(\n            {\n              - a = 1\n              - b = "x"\n            }\n        ) -> (known after apply)\n    }\n\n  # terraform_data.y will be updated in-place\n  ~ resource "terraform_data" "y" {\n        id     = "ID"\n      ~ input  = jsonencode(\n            [\n              - 1,\n              - 2,\n            ]\n        ) -> "plain"\n      ~ output = jsonencode(\n            [\n              - 1,\n              - 2,\n            ]\n        ) -> (known after apply)\n    }\n\n'
+
+
+def _section(text: str) -> str:
+    start = text.index("  # terraform_data.x")
+    return _ID.sub('"ID"', text[start:text.index("Plan: ", start)])
+
+
+def test_json_strings_are_shown_as_jsonencode(workdir: Workdir) -> None:
+    workdir.write(JSON_BEFORE)
+    assert _section(workdir.strata("plan", "-no-color", check=True).stdout) == JSON_CREATE
+    assert _section(_plan_after(workdir, JSON_BEFORE, JSON_AFTER, "strata")) == JSON_UPDATE
+
+
+@requires_terraform
+def test_the_recorded_jsonencode_texts_are_terraforms(workdir: Workdir) -> None:
+    workdir.write(JSON_BEFORE)
+    assert _section(workdir.terraform("plan", "-no-color").stdout) == JSON_CREATE
+    assert _section(_plan_after(workdir, JSON_BEFORE, JSON_AFTER, "terraform")) == JSON_UPDATE
