@@ -163,7 +163,9 @@ class Planner:
         await refresher.run()
         self._raise_if_errors()
         if self.refresh_only:
-            self._plan_refresh_only(refresher.drift)
+            order = self._config_order(graph)
+            self._raise_if_errors()
+            await self._plan_refresh_only(refresher.drift, order)
         elif graph is None:
             self._plan_destroy()
         else:
@@ -696,7 +698,8 @@ class Planner:
 
     # ------------------------------------------------------------------ orphans, outputs, destroy
 
-    def _plan_refresh_only(self, drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]]) -> None:
+    async def _plan_refresh_only(self, drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]],
+                                 order: list[_CfgNode]) -> None:
         """No object changes: the drift refresh found, to be recorded, and the outputs as the
         refreshed objects make them."""
         self.plan.refresh_only = True
@@ -713,6 +716,11 @@ class Planner:
             rs = self.state.resources.get(r)
             self.resolver.values[r] = {k: inst.current.attributes for k, inst in (rs.instances.items() if rs else ())
                                        if inst.current is not None}
+        # data sources are read again, as in any plan: an output may show what they read
+        for node in order:
+            data = self.module.resources.get(node.name) if node.kind == "resource" else None
+            if data is not None and data.addr.mode == "data":
+                await self._plan_resource(data)
         for oc in self.module.outputs.values():
             try:
                 self.plan.outputs[oc.name] = (evaluate(oc.expr, self.scope()), oc.sensitive)

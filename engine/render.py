@@ -197,12 +197,14 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
             return ("\nNo changes. Your infrastructure still matches the configuration.\n\n"
                     "strata has checked that the real remote objects still match the result of\n"
                     "your most recent changes, and found no differences.\n")
-        text = render_drift(plan, types) if plan.drift else ""
+        oc = _output_changes(plan)
+        if not plan.drift:
+            return "\nChanges to Outputs:\n" + "\n".join(oc) + "\n" + _SAVE_OUTPUTS
+        text = render_drift(plan, types)
         text += ("\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
                  "these. If you were expecting these changes then you can apply this plan to\n"
                  "record the updated values in the strata state without changing any remote\n"
                  "objects.\n")
-        oc = _output_changes(plan)
         if oc:
             text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
         return text
@@ -228,7 +230,12 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
     if oc:
         out.append("\nChanges to Outputs:")
         out.extend(oc)
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    return text + _SAVE_OUTPUTS if oc and not changes else text
+
+
+_SAVE_OUTPUTS = ("\nYou can apply this plan to save these new output values to the strata\n"
+                 "state, without changing any real infrastructure.\n")
 
 
 def _output_changes(plan: Plan) -> list[str]:

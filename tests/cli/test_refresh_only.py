@@ -111,3 +111,35 @@ def test_the_no_drift_text_is_terraforms(workdir: Workdir) -> None:
     theirs = workdir.terraform("plan", "-refresh-only", "-no-color").stdout
     ours = workdir.strata("plan", "-refresh-only", "-no-color", check=True).stdout
     assert _no_changes(ours) == _no_changes(theirs)
+
+
+SAVE = ("\nYou can apply this plan to save these new output values to the strata\n"
+        "state, without changing any real infrastructure.\n")
+
+
+def test_refresh_only_reads_data_sources_again_for_the_outputs(workdir: Workdir) -> None:
+    (workdir.path / "src.txt").write_text("v1")
+    workdir.write('data "local_file" "r" {\n  filename = "src.txt"\n}\n'
+                  'output "r" {\n  value = data.local_file.r.content\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    (workdir.path / "src.txt").write_text("v2")
+    plan = workdir.strata("plan", "-refresh-only", "-no-color", check=True).stdout
+    assert plan.endswith('\nChanges to Outputs:\n  ~ r = "v1" -> "v2"\n' + SAVE), plan
+    workdir.strata("refresh", check=True)
+    assert workdir.state()["outputs"]["r"]["value"] == "v2"
+
+
+def test_a_plan_that_changes_only_outputs_says_so_as_terraform_does(workdir: Workdir) -> None:
+    workdir.write('variable "v" {\n  default = "a"\n}\noutput "o" {\n  value = var.v\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    for args in (("plan",), ("plan", "-refresh-only")):
+        text = workdir.strata(*args, "-no-color", "-var", "v=b", check=True).stdout
+        assert text == '\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE, (args, text)
+
+
+@requires_terraform
+def test_the_outputs_only_text_is_terraforms(workdir: Workdir) -> None:
+    workdir.write('variable "v" {\n  default = "a"\n}\noutput "o" {\n  value = var.v\n}\n')
+    workdir.terraform("apply", "-auto-approve")
+    text = workdir.terraform("plan", "-no-color", "-var", "v=b").stdout.replace("Terraform", "strata")
+    assert text.startswith('\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE), text
