@@ -40,6 +40,7 @@ from .values import (
     SetVal,
     cty_equals,
     equal,
+    from_plain_json,
     is_wholly_known,
     type_name,
     value_type,
@@ -518,14 +519,6 @@ def _json_number(s: str) -> Any:
     return n
 
 
-def _from_plain(v: Any) -> Any:
-    if isinstance(v, list):
-        return tuple(_from_plain(x) for x in v)
-    if isinstance(v, dict):
-        return {k: _from_plain(x) for k, x in v.items()}
-    return v
-
-
 def jsondecode(v: Any) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
@@ -537,7 +530,7 @@ def jsondecode(v: Any) -> Any:
         raise FunctionError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.") from None
     except (ValueError, RecursionError) as exc:
         raise FunctionError(f"invalid JSON: {exc}.") from None
-    return _from_plain(doc)
+    return from_plain_json(doc)
 
 
 # --------------------------------------------------------------------------- collections

@@ -16,7 +16,7 @@ import orjson
 from .addrs import resource_addr
 from .diagnostics import StrataError
 from .state import InstanceState, ObjectState, ResourceState, State
-from .values import cty_type, from_typed_json, to_json
+from .values import cty_type, from_plain_json, from_typed_json, to_json
 
 DynamicAttrs = Callable[[str], dict[str, Any]]
 """Given a resource type, its attributes' cty types (``"dynamic"`` ones are stored with their type)."""
@@ -63,16 +63,8 @@ def decode_attributes(raw: dict[str, Any], types: dict[str, Any]) -> dict[str, A
         elif t is not None and not isinstance(t, str):
             out[k] = from_typed_json(v, t)
         else:
-            out[k] = _plain(v)
+            out[k] = from_plain_json(v)
     return out
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, list):
-        return tuple(_plain(x) for x in v)
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    return v
 
 
 def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: str | None = None

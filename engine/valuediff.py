@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from .goquote import go_quote
-from .values import UNKNOWN, ListVal, MapVal, SetVal, equal
+from .values import UNKNOWN, ListVal, MapVal, SetVal, equal, from_plain_json
 from .valuetext import scalar_text
 
 
@@ -73,18 +73,10 @@ def json_of(v: Any) -> Any:
     ABSENT for anything else."""
     if isinstance(v, str) and v.lstrip()[:1] in ("{", "["):
         try:
-            return _json_value(orjson.loads(v))
+            return from_plain_json(orjson.loads(v))
         except orjson.JSONDecodeError:
             return ABSENT
     return ABSENT
-
-
-def _json_value(v: Any) -> Any:
-    if isinstance(v, list):
-        return tuple(_json_value(x) for x in v)
-    if isinstance(v, dict):
-        return {k: _json_value(x) for k, x in v.items()}
-    return v
 
 
 def _jsonencode(inner: Node, col: int, opts: _Opts) -> str:

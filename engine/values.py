@@ -147,6 +147,15 @@ def from_typed_json(value: Any, ty: Any) -> Any:
     return value
 
 
+def from_plain_json(v: Any) -> Any:
+    """Decoded JSON as a value: arrays become tuples (objects stay dicts, scalars as they are)."""
+    if isinstance(v, list):
+        return tuple(from_plain_json(x) for x in v)
+    if isinstance(v, dict):
+        return {k: from_plain_json(x) for k, x in v.items()}
+    return v
+
+
 def to_json(v: Any) -> Any:
     """Plain JSON form of a known value (collections become lists/objects, keys sorted as cty does)."""
     if isinstance(v, dict):
