@@ -552,8 +552,10 @@ class Planner:
 
     async def _plan_resource(self, rc: ResourceConfig) -> None:
         expanded = self._expand(rc)
+        untargeted: list[InstanceKey] = []
         if expanded is not None and self.targets is not None and rc.addr not in self.targets.resources:
-            # only some instances targeted: the others are neither planned nor referred to
+            # only some instances targeted: the others are not planned, and are seen as they are
+            untargeted = [k for k, _sc in expanded[1] if InstanceAddr(rc.addr, k) not in self.targets.instances]
             expanded = (expanded[0], [(k, sc) for k, sc in expanded[1]
                                       if InstanceAddr(rc.addr, k) in self.targets.instances])
         if expanded is None:
@@ -573,6 +575,10 @@ class Planner:
         specs, whole = self._ref_specs(rc)
         rs = self.state.resources.get(rc.addr)
         prior_instances = rs.instances if rs is not None else {}
+        for key in untargeted:  # an output over the whole resource sees them, as terraform's does
+            inst = prior_instances.get(key)
+            if inst is not None and inst.current is not None:
+                values[key] = inst.current.attributes
         cbd = rc.lifecycle.create_before_destroy
         for key, scope in instances:
             addr = InstanceAddr(rc.addr, key)

@@ -4,6 +4,8 @@ on the targets too. The planned changes are compared with terraform 1.11's own w
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 import pytest
 
@@ -169,3 +171,19 @@ def test_plan_modes_that_cannot_be_combined_are_refused(workdir: Workdir) -> Non
                  ("plan", "-refresh-only", "-replace=terraform_data.b"), ("plan", "-refresh-only", "-refresh=false")):
         res = workdir.strata(*args)
         assert res.returncode == 1 and "Traceback" not in res.stderr and "-refresh-only" in res.stderr, (args, res.stderr)
+
+
+def _oa_after_two_instance_targets(run: Any, workdir: Workdir) -> int:
+    workdir.write(CONFIG)
+    run("apply", "-auto-approve", "-target=terraform_data.a[0]")
+    run("apply", "-auto-approve", "-target=terraform_data.a[1]")
+    return len(workdir.state()["outputs"]["oa"]["value"])
+
+
+def test_an_output_over_the_resource_sees_its_untargeted_instances_in_the_state(workdir: Workdir) -> None:
+    assert _oa_after_two_instance_targets(lambda *a: workdir.strata(*a, check=True), workdir) == 2
+
+
+@requires_terraform
+def test_so_does_terraforms(workdir: Workdir) -> None:
+    assert _oa_after_two_instance_targets(workdir.terraform, workdir) == 2
