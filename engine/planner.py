@@ -741,7 +741,7 @@ class Planner:
         pname = rc.provider_key if rc is not None else None
         try:
             schema = self.providers.schema(pname, addr.resource.type) if pname else None
-        except Exception:
+        except (KeyError, ProviderError):  # a provider or type this configuration no longer has
             schema = None
         return self._sensitive(schema) if schema is not None else frozenset()
 

@@ -127,7 +127,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     after = c.after or {}
     names = sorted(set(before) | set(after))
     shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
-    named: list[str] = []  # in an update: every attribute not null on both sides
+    named: list[str] = []  # every attribute not null on both sides: shown or hidden, it takes room
     hidden = 0
     for name in names:
         b = before.get(name) if c.before is not None else None
@@ -136,6 +136,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         if name in c.sensitive:
             b = _SENSITIVE if b is not None else None
             a = _SENSITIVE if a is not None and a is not UNKNOWN else a
+        if b is not None or a is not None:
+            named.append(name)
         if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
                 continue
@@ -145,8 +147,6 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                 continue
             shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
         else:
-            if b is not None or a is not None:
-                named.append(name)
             # terraform always shows the attributes that say which object this is, in full
             important = name in IMPORTANT
             if same and not (important and b is not None):
@@ -168,7 +168,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                 text = f"{first}{forces}{nl}{rest}"
             shown.append((node.action, name, text))
     # names line up among the attributes that are not null (shown or hidden), as terraform's do
-    width = max((len(n) for n in named), default=0) if named else max((len(n) for _, n, _ in shown), default=0)
+    width = max((len(n) for n in named), default=0)
     lines.extend(f"      {mark} {name.ljust(width)} = {text}" for mark, name, text in shown)
     if hidden:
         lines.append(f"        # ({hidden} unchanged attribute{'s' if hidden != 1 else ''} hidden)")
