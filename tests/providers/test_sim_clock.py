@@ -140,3 +140,43 @@ def test_an_endless_or_enormous_wait_uses_the_loop_timer() -> None:
             assert scope.cancelled_caught  # it waited: it did not return at once
 
     anyio.run(main, backend="trio")
+
+
+@pytest.mark.skipif(clock._libc is None, reason="no timerfd on this platform")
+def test_on_trio_a_due_wait_is_woken_from_the_io_step_not_by_another_task(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the descriptor's task only installs the instrument here and never runs again: the wait must
+    # still end, woken by the instrument right after the loop's I/O step (one batch sooner)
+    import trio
+
+    async def instrument_only(timers: clock._Timers) -> None:
+        instrument = clock._FireAfterIO(timers)
+        trio.lowlevel.add_instrument(instrument)
+        try:
+            await trio.sleep_forever()
+        finally:
+            trio.lowlevel.remove_instrument(instrument)
+            os.close(timers.fd)
+
+    monkeypatch.setattr(clock, "_drive_trio", instrument_only)
+
+    async def main() -> float:
+        done = trio.Event()
+        took = [0.0]
+
+        async def sleeper() -> None:
+            t = time.monotonic()
+            await clock.precise_sleep(0.01)
+            took[0] = time.monotonic() - t
+            done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(sleeper)
+            with trio.move_on_after(2):
+                while not done.is_set():  # keeps the loop going through its I/O step
+                    await trio.sleep(0.001)
+            nursery.cancel_scope.cancel()
+        return took[0]
+
+    took = trio.run(main)
+    assert 0.01 <= took < 1.0
