@@ -17,13 +17,6 @@ read: a system call or three per simulated operation, which at thousands of
 operations a second was a tenth of the apply's CPU. Waits due together wake
 together, in deadline order.
 
-The due waits are woken straight from the loop's I/O step, so they run in the
-very next batch of tasks: on trio by an instrument's ``after_io_wait`` hook
-(the descriptor's own task stays, to keep it registered with the loop and as a
-fallback), on asyncio by a reader callback. Woken by a task that was itself
-woken by the descriptor, each wait would sit through one more batch of
-everyone else's work: on a deep chain of dependencies, at every link.
-
 Where there is no timerfd (not Linux, or out of file descriptors) or the loop
 is neither trio nor asyncio, this falls back to ``anyio.sleep``.
 """
@@ -31,7 +24,6 @@ is neither trio nor asyncio, this falls back to ``anyio.sleep``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ctypes
 import ctypes.util
 import heapq
@@ -124,59 +116,18 @@ class _Timers:
         if heap:
             _arm(self.fd, self.armed)
 
-    def fire_due(self) -> None:
-        """:meth:`fire` if a wait is due (a comparison, no system call, when none is)."""
-        heap = self.heap
-        if heap and heap[0][0] <= time.monotonic():
-            self.fire()
 
-
-def _drain(fd: int) -> None:
-    try:
-        os.read(fd, 8)  # the expiration count; reading it makes the fd unreadable
-    except BlockingIOError:
-        pass
-
-
-class _FireAfterIO(trio.abc.Instrument):
-    """Wakes the due waits right after trio's I/O step, into the batch of tasks that follows."""
-
-    def __init__(self, timers: _Timers) -> None:
-        self.timers = timers
-
-    def after_io_wait(self, timeout: float) -> None:
-        self.timers.fire_due()
-
-
-async def _drive_trio(timers: _Timers) -> None:
-    """Keep the descriptor registered with the loop (its expiry ends the loop's I/O wait) and wake
-    what is due, until the run ends; the instrument has usually woken it already."""
-    instrument = _FireAfterIO(timers)
-    trio.lowlevel.add_instrument(instrument)
+async def _drive(timers: _Timers) -> None:
+    """Wait for the descriptor, wake what is due, again; until the event loop ends."""
     try:
         while True:
-            await trio.lowlevel.wait_readable(timers.fd)
-            _drain(timers.fd)
-            timers.fire_due()
+            await anyio.wait_readable(timers.fd)
+            try:
+                os.read(timers.fd, 8)  # the expiration count; reading it makes the fd unreadable
+            except BlockingIOError:
+                continue
+            timers.fire()
     finally:
-        with contextlib.suppress(KeyError):
-            trio.lowlevel.remove_instrument(instrument)
-        os.close(timers.fd)
-
-
-def _on_readable(timers: _Timers) -> None:
-    _drain(timers.fd)
-    timers.fire_due()
-
-
-async def _drive_asyncio(timers: _Timers) -> None:
-    """Wake what is due from a reader callback, until the loop ends (this task is then cancelled)."""
-    loop = asyncio.get_running_loop()
-    loop.add_reader(timers.fd, _on_readable, timers)
-    try:
-        await loop.create_future()  # for ever
-    finally:
-        loop.remove_reader(timers.fd)
         os.close(timers.fd)
 
 
@@ -210,7 +161,7 @@ async def precise_sleep(seconds: float) -> None:
         timers = _TRIO_TIMERS.get(None)
         if timers is None and (timers := _new_timers()) is not None:
             # a system task: cancelled when the run's main task ends, like the loop's own machinery
-            trio.lowlevel.spawn_system_task(_drive_trio, timers, name="sim clock")
+            trio.lowlevel.spawn_system_task(_drive, timers, name="sim clock")
             _TRIO_TIMERS.set(timers)
         if timers is not None:
             await _wait_trio(timers, deadline)
@@ -220,7 +171,7 @@ async def precise_sleep(seconds: float) -> None:
         timers = _ASYNCIO_TIMERS.get(loop)
         if timers is None and (timers := _new_timers()) is not None:
             # asyncio.run (and anyio.run) cancel the tasks left when the main one returns
-            task = loop.create_task(_drive_asyncio(timers), name="sim clock")
+            task = loop.create_task(_drive(timers), name="sim clock")
             _KEEP.add(task)
             task.add_done_callback(_KEEP.discard)
             _ASYNCIO_TIMERS[loop] = timers
