@@ -21,8 +21,9 @@ Layering (each layer imports only those above it):
     refresh, planner                    upgrade and refresh; planning
     applygraph, walker, apply           the apply graph built from a plan; the concurrent walk;
                                         applying a plan
-    render, valuetext, valuediff        human rendering: plans, diagnostics; output values; an
-                                        in-place change of a value, as terraform's plan shows it
+    render, valuetext, valuediff,       human rendering: plans, diagnostics; output values; an
+    wordwrap                            in-place change of a value, as terraform's plan shows it;
+                                        terraform's word wrapping of diagnostic details
     operations, cliargs, cli            what a user runs; its arguments; the command
 
 Providers (``providers/``) use only the names re-exported here.

@@ -58,9 +58,10 @@ from .valuetext import output_text
 class Output:
     """Where a command's events and text go: JSON lines or human text."""
 
-    def __init__(self, json_mode: bool, quiet: bool = False) -> None:
+    def __init__(self, json_mode: bool, quiet: bool = False, plain: bool = False) -> None:
         self.json = json_mode
         self.quiet = quiet
+        self.plain = plain  # -no-color: diagnostics without the frame, as terraform prints them then
         self.sink: ev.JsonSink | HumanSink | None = None
         self._text_failed = False
         if quiet:
@@ -88,7 +89,7 @@ class Output:
                 self.emit(ev.diagnostic(d, _code(d)))
             else:
                 _flush_stdout()
-                sys.stderr.write(render_diagnostic(d) + "\n")
+                sys.stderr.write(render_diagnostic(d, self.plain) + "\n")
         _flush_stdout()
         sys.stderr.flush()
 
@@ -341,7 +342,7 @@ def _warn(out: Output, diags: list[Diagnostic]) -> None:
         if not out.quiet:
             out.diagnostics(diags)
         return
-    out.text("".join(render_diagnostic(d) + "\n" for d in diags))
+    out.text("".join(render_diagnostic(d, out.plain) + "\n" for d in diags))
 
 
 _NO_OUTPUTS = Diagnostic(
@@ -386,7 +387,7 @@ async def cmd_output(a: Args, out: Output) -> int:
     terraform prints them. Errors go to stderr in human form, with or without -json."""
 
     def fail(summary: str, detail: str) -> int:
-        sys.stderr.write(render_diagnostic(error(summary, detail)) + "\n")
+        sys.stderr.write(render_diagnostic(error(summary, detail), bool(a.flags.get("no-color"))) + "\n")
         return 1
 
     raw = bool(a.flags.get("raw"))
@@ -408,11 +409,11 @@ async def cmd_output(a: Args, out: Output) -> int:
         diags = exc.diagnostics if isinstance(exc, DiagnosticsError) else \
             (error(str(exc).split(":")[0], str(exc)),)
         for d in diags:
-            sys.stderr.write(render_diagnostic(d) + "\n")
+            sys.stderr.write(render_diagnostic(d, bool(a.flags.get("no-color"))) + "\n")
         return 1
     outputs = state.outputs
     if not outputs and not as_json:
-        sys.stdout.write(render_diagnostic(_NO_OUTPUTS) + "\n")
+        sys.stdout.write(render_diagnostic(_NO_OUTPUTS, bool(a.flags.get("no-color"))) + "\n")
         return 0
     if name is None:
         if as_json:
@@ -638,7 +639,7 @@ async def run(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         # no command at all: the usage and terraform's exit status for it (127)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 127
-    out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")))
+    out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")), bool(a.flags.get("no-color")))
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
@@ -725,8 +726,8 @@ def main(argv: list[str] | None = None) -> int:
         _stdout_to_devnull()
         return 1
     except UsageError as exc:
-        sys.stderr.write(render_diagnostic(error(str(exc).split("\n")[0], "\n".join(str(exc).split("\n")[1:])))
-                         + "\n")
+        lines = str(exc).split("\n")
+        sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
     except BaseException as exc:
         if not _interrupted(exc):

@@ -60,7 +60,7 @@ Options (terraform's spelling; --flag value also works):
   -rate-limit=NAME=R             At most R operations started per second for one provider
   -type-rate-limit=TYPE=R        At most R operations started per second for one resource type
   -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
-  -no-color             Accepted for compatibility (output is never colored)
+  -no-color             Diagnostics without their frame, as terraform prints them (output is never colored)
   -quiet                No event output at all (diagnostics still go to stderr)
   -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
 """

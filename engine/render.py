@@ -16,6 +16,7 @@ from .plan import Action, Plan, ResourceInstanceChange
 from .valuediff import ABSENT, IMPORTANT, SHOW_ALL, diff, json_of
 from .values import UNKNOWN, MapVal, equal
 from .valuetext import scalar_text
+from .wordwrap import wrap
 
 _SYMBOL = {
     Action.READ: "<=",
@@ -259,28 +260,38 @@ def _output_changes(plan: Plan) -> list[str]:
     return [f"  {mark} {name.ljust(width)} = {text}" for mark, name, text in shown]
 
 
-def render_diagnostic(d: Diagnostic) -> str:
+DIAGNOSTIC_WIDTH = 78  # terraform's width when its output is not a terminal
+
+
+def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
     """A diagnostic as terraform prints it: what, where (``with`` the address, ``on`` the file and
-    line, ``in`` the enclosing block, and that line of the file), then the detail."""
-    lines = ["╷", f"│ {d.severity.capitalize()}: {d.summary}", "│"]
+    line, ``in`` the enclosing block, and that line of the file), then the detail, its paragraphs
+    wrapped to terraform's width (a line that starts with a space is left as it is).
+
+    Framed by a rule on the left (``╷ │ ╵``), or, ``plain`` (``-no-color``), after an empty line
+    and without the rule; no newline at the end."""
+    body = [f"{d.severity.capitalize()}: {d.summary}", ""]
     if d.address:
-        lines.append(f"│   with {d.address}," if d.subject is not None else f"│   with {d.address}")
+        body.append(f"  with {d.address}," if d.subject is not None else f"  with {d.address}")
     if d.subject is not None:
-        where = f"│   on {d.subject.filename} line {d.subject.line}"
+        where = f"  on {d.subject.filename} line {d.subject.line}"
         block = d.block()
         if block:
             where += f", in {block}"
-        lines.append(where + ":")
+        body.append(where + ":")
         text = source_line(d.subject.filename, d.subject.line)
         if text is not None:
-            lines.append(f"│ {d.subject.line:>4}: {text}")
+            body.append(f"{d.subject.line:>4}: {text}")
     if d.address or d.subject is not None:
-        lines.append("│")
+        body.append("")
     if d.detail:
-        for dl in d.detail.split("\n"):
-            lines.append(f"│ {dl}".rstrip())
-    lines.append("╵")
-    return "\n".join(lines)
+        # the rule takes two columns, and terraform leaves one free
+        limit = DIAGNOSTIC_WIDTH - 1 if plain else DIAGNOSTIC_WIDTH - 3
+        for para in d.detail.split("\n"):
+            body.extend(line.rstrip() for line in (para if para.startswith(" ") else wrap(para, limit)).split("\n"))
+    if plain:
+        return "\n" + "\n".join(body)
+    return "\n".join(["╷", *(f"│ {line}" if line else "│" for line in body), "╵"])
 
 
 class HumanSink:
