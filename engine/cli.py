@@ -38,6 +38,7 @@ from .diagnostics import (
     CycleError,
     Diagnostic,
     DiagnosticsError,
+    PlanningFailed,
     StrataError,
     error,
     errors_of,
@@ -45,10 +46,10 @@ from .diagnostics import (
 )
 from .goquote import go_quote
 from .number import to_string as number_to_string
-from .operations import Planned, apply_planned, import_resource, make_plan
+from .operations import Options, Planned, apply_planned, import_resource, make_plan
 from .planner import Planner
 from .registry import Providers
-from .render import HumanSink, fmt_value, render_diagnostic, render_plan
+from .render import HumanSink, fmt_value, render_diagnostic, render_failed_plan, render_plan
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
@@ -144,12 +145,23 @@ def _sensitive_names(obj: Any) -> set[str]:
     return out
 
 
+async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lock: bool = False) -> Planned:
+    """:func:`make_plan`; when planning stops at errors, what terraform prints before them."""
+    try:
+        return await make_plan(opts, out.emit, destroy=destroy, lock=lock)
+    except PlanningFailed as exc:
+        if not out.json:
+            types = Providers().dynamic_attrs if exc.partial is not None else None
+            out.text(render_failed_plan(exc.partial, types, command))
+        raise
+
+
 async def cmd_plan(a: Args, out: Output) -> int:
     opts = options_from(a)
     destroy = bool(a.flags.get("destroy"))
     if out.json:
         out.emit(ev.version())
-    p = await make_plan(opts, out.emit, destroy=destroy)
+    p = await _make_plan(opts, out, destroy=destroy, command="plan")
     p.store.unlock()
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
@@ -176,7 +188,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                                "strata cannot ask for interactive approval when -json or -quiet is set. "
                                "Enable the -auto-approve option.")])
         return 1
-    p = await make_plan(opts, out.emit, destroy=destroy, lock=True)
+    p = await _make_plan(opts, out, destroy=destroy, command="apply", lock=True)
     try:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:

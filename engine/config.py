@@ -500,6 +500,27 @@ def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
     return out
 
 
+def self_references(rc: ResourceConfig, exprs: list[E.Expr]) -> list[int]:
+    """The lines where ``exprs`` refer to ``rc``'s own resource (an instance of it, or all of it),
+    in order, each once: terraform's "Self-referential block"."""
+    addr = rc.addr
+    lines: dict[int, None] = {}
+    for e in exprs:
+        for ref in E.references(e):
+            if addr.mode == "data":
+                found = ref.root == "data" and ref.step_name(0) == addr.type and ref.step_name(1) == addr.name
+            else:
+                found = ref.root == addr.type and ref.step_name(0) == addr.name
+            if found:
+                lines[ref.line] = None
+    return sorted(lines)
+
+
+def self_reference_error(rc: ResourceConfig, line: int, addr: str) -> Diagnostic:
+    return error("Self-referential block", f"Configuration for {addr} may not refer to itself.",
+                 SourceRange(rc.range.filename, line))
+
+
 def validate_references(module: Module) -> list[Diagnostic]:
     """Check every static reference points at something declared, with file:line for each mistake."""
     diags: list[Diagnostic] = []

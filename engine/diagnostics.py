@@ -132,6 +132,15 @@ class DiagnosticsError(StrataError):
         super().__init__("\n".join(str(d) for d in self.diagnostics))
 
 
+class PlanningFailed(DiagnosticsError):
+    """Errors found while planning (after the configuration loaded), as terraform's plan walk
+    finds them: the changes planned before them (``partial``, a Plan) are still shown."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], partial: Any = None) -> None:
+        super().__init__(diagnostics)
+        self.partial = partial
+
+
 @dataclass
 class CycleError(StrataError):
     """The graph has at least one cycle. ``cycles`` lists each, nodes in a deterministic order."""

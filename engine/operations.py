@@ -16,7 +16,15 @@ from .addrs import InstanceAddr, InstanceKey, ResourceAddr
 from .apply import Applier, ApplyResolver, ApplyResult
 from .applygraph import build_apply_graph
 from .config import Module, load_module
-from .diagnostics import DiagnosticsError, ProviderError, SourceRange, StrataError, error, errors_of
+from .diagnostics import (
+    DiagnosticsError,
+    PlanningFailed,
+    ProviderError,
+    SourceRange,
+    StrataError,
+    error,
+    errors_of,
+)
 from .evaluate import EvalError, Scope, evaluate
 from .limits import Limits
 from .plan import Plan
@@ -75,8 +83,8 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         state = store.load()
         _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
-        if errors_of(diags):
-            raise DiagnosticsError(errors_of(diags))
+        if errors_of(diags):  # terraform finds these in its plan walk too
+            raise PlanningFailed(errors_of(diags))
         replace = frozenset(_parse_replace(opts.replace))
         try:
             targets = parse_targets(opts.targets)
@@ -86,10 +94,16 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                                     ]) from None
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only)
-        plan = await planner.run(destroy=destroy)
+        try:
+            plan = await planner.run(destroy=destroy)
+        except DiagnosticsError as exc:
+            raise PlanningFailed(exc.diagnostics, planner.plan) from None
     except DiagnosticsError as exc:
         store.unlock()
-        raise DiagnosticsError(module.with_context(list(exc.diagnostics))) from None
+        diags = module.with_context(list(exc.diagnostics))
+        if isinstance(exc, PlanningFailed):
+            raise PlanningFailed(diags, exc.partial) from None
+        raise DiagnosticsError(diags) from None
     except BaseException:
         store.unlock()
         raise

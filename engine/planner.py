@@ -25,7 +25,14 @@ from .addrs import (
     parse_resource_addr,
     resource_addr,
 )
-from .config import Module, ResourceConfig, _NoResources, expressions_of
+from .config import (
+    Module,
+    ResourceConfig,
+    _NoResources,
+    expressions_of,
+    self_reference_error,
+    self_references,
+)
 from .contracts import check_planned_state
 from .diagnostics import (
     Diagnostic,
@@ -435,6 +442,13 @@ class Planner:
 
     # ------------------------------------------------------------------ resources
 
+    def _refers_to_itself(self, rc: ResourceConfig, lines: list[int], addr: str) -> bool:
+        """terraform's "Self-referential block" for each of ``lines`` (where ``addr``'s
+        configuration refers to its own resource); whether there was any."""
+        for line in lines:
+            self.diags.append(self_reference_error(rc, line, addr))
+        return bool(lines)
+
     def _expand(self, rc: ResourceConfig) -> tuple[str, list[tuple[InstanceKey, Scope]]] | None:
         fn = rc.range.filename
         if rc.count is not None:
@@ -551,7 +565,8 @@ class Planner:
         return frozenset(insts), frozenset(res)
 
     async def _plan_resource(self, rc: ResourceConfig) -> None:
-        expanded = self._expand(rc)
+        meta = self_references(rc, [m.expr for m in (rc.count, rc.for_each) if m is not None])
+        expanded = None if self._refers_to_itself(rc, meta, str(rc.addr)) else self._expand(rc)
         untargeted: list[InstanceKey] = []
         if expanded is not None and self.targets is not None and rc.addr not in self.targets.resources:
             # only some instances targeted: the others are not planned, and are seen as they are
@@ -580,8 +595,12 @@ class Planner:
             if inst is not None and inst.current is not None:
                 values[key] = inst.current.attributes
         cbd = rc.lifecycle.create_before_destroy
+        own = self_references(rc, expressions_of(rc))
         for key, scope in instances:
             addr = InstanceAddr(rc.addr, key)
+            if own:  # per instance, as terraform's: "Configuration for terraform_data.a[0] ..."
+                self._refers_to_itself(rc, own, str(addr))
+                continue
             # a mistake in an expression names its block, as terraform's does (no instance address)
             config, cdiags = evaluate_instance_config(rc, schema, scope)
             if not cdiags:

@@ -191,8 +191,22 @@ def render_drift(plan: Plan, types: Callable[[str], dict[str, Any]] | None = Non
     return "\n".join(out)
 
 
-def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None) -> str:
-    """The plan as ``terraform plan`` prints it; ``types``: a resource type's attribute types."""
+PLANNING_FAILED = "\nPlanning failed. strata encountered an error while generating this plan.\n\n"
+
+
+def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]] | None = None,
+                       command: str = "plan") -> str:
+    """What terraform prints when planning stopped at errors: the changes planned before them, or
+    (``plan`` only) that planning failed."""
+    if plan is not None and any(c.action != Action.NOOP for c in plan.changes) and not plan.refresh_only:
+        return render_plan(plan, types, errored=True)
+    return PLANNING_FAILED if command == "plan" else ""
+
+
+def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None,
+                errored: bool = False) -> str:
+    """The plan as ``terraform plan`` prints it; ``types``: a resource type's attribute types.
+    ``errored``: the changes planned before planning stopped at an error."""
     if plan.refresh_only:
         if not plan.drift and not plan.outputs_changed():
             return ("\nNo changes. Your infrastructure still matches the configuration.\n\n"
@@ -220,7 +234,8 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         out.append("\nstrata used the selected providers to generate the following execution\n"
                    "plan. Resource actions are indicated with the following symbols:")
         out.extend(_LEGEND[a] for a in used)
-        out.append("\nstrata will perform the following actions:\n")
+        out.append("\nstrata planned the following actions, but then encountered a problem:\n" if errored
+                   else "\nstrata will perform the following actions:\n")
         for c in sorted(changes, key=lambda c: (c.addr.sort_key(), c.deposed or "")):
             out.append(render_change(c, types(c.addr.resource.type) if types else None))
             out.append("")

@@ -71,3 +71,77 @@ def test_wrapped_diagnostics_equal_terraform_s(workdir: Workdir) -> None:
         # line with a space after the colour codes
         want = re.sub(r"\x1b\[[0-9;]*m", "", tf.stderr).replace("│ \n", "│\n")
         assert ours.stderr == want, f"{flags}\n--- terraform\n{want}\n--- strata\n{ours.stderr}"
+
+
+SELF = """\
+resource "terraform_data" "a" {
+  input = terraform_data.a.id
+}
+"""
+
+SELF_COUNTED = """\
+resource "terraform_data" "a" {
+  count = 2
+  input = terraform_data.a[0].id
+}
+
+resource "terraform_data" "b" {
+  count = length(terraform_data.b)
+}
+"""
+
+PARTIAL = """\
+resource "terraform_data" "x" {
+  input = "a"
+}
+
+resource "terraform_data" "y" {
+  input = terraform_data.y.output
+}
+"""
+
+
+def test_a_resource_that_refers_to_itself_is_an_error_not_a_traceback(workdir: Workdir) -> None:
+    workdir.write(SELF)
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert res.stdout == "\nPlanning failed. strata encountered an error while generating this plan.\n\n"
+    assert res.stderr == ('\nError: Self-referential block\n\n  on main.tf line 2, in resource "terraform_data" '
+                          '"a":\n   2:   input = terraform_data.a.id\n\nConfiguration for terraform_data.a may '
+                          "not refer to itself.\n")
+    applied = workdir.strata("apply", "-auto-approve", "-no-color")
+    assert applied.returncode == 1 and applied.stdout == "" and "Self-referential block" in applied.stderr
+
+
+def test_each_instance_that_refers_to_its_own_resource_is_named(workdir: Workdir) -> None:
+    workdir.write(SELF_COUNTED)
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    for addr in ("terraform_data.a[0]", "terraform_data.a[1]", "terraform_data.b"):
+        assert f"Configuration for {addr} may not refer to itself." in res.stderr, res.stderr
+
+
+def test_changes_planned_before_an_error_are_shown_as_terraform_shows_them(workdir: Workdir) -> None:
+    workdir.write(PARTIAL)
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1
+    assert "strata planned the following actions, but then encountered a problem:" in res.stdout
+    assert "# terraform_data.x will be created" in res.stdout and "terraform_data.y will" not in res.stdout
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in res.stdout
+    assert "Planning failed" not in res.stdout
+    assert res.stderr.startswith("\nError: Self-referential block\n")
+
+
+@requires_terraform
+def test_self_references_and_partial_plans_equal_terraform_s(workdir: Workdir) -> None:
+    for text in (SELF, PARTIAL):
+        workdir.write(text)
+        for cmd in ("plan", "apply"):
+            tf = workdir.terraform(cmd, "-no-color", "-input=false", *(["-auto-approve"] if cmd == "apply" else []))
+            ours = workdir.strata(cmd, "-no-color", "-input=false", *(["-auto-approve"] if cmd == "apply" else []))
+            assert tf.returncode == ours.returncode == 1
+            assert ours.stdout == tf.stdout.replace("Terraform", "strata"), cmd
+            # terraform reports a self-reference twice (validation, then the plan walk)
+            want = tf.stderr.split("\nError:")
+            assert ours.stderr == "\nError:".join(want[:2]) + ("\n" if not want[1].endswith("\n") else ""), \
+                f"{cmd}\n--- terraform\n{tf.stderr}\n--- strata\n{ours.stderr}"
