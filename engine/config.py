@@ -12,7 +12,15 @@ from typing import Any
 
 from . import expr as E
 from .addrs import ResourceAddr, resource_addr
-from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error, errors_of
+from .diagnostics import (
+    Diagnostic,
+    DiagnosticsError,
+    SourceRange,
+    attribute_range,
+    decl_range,
+    error,
+    errors_of,
+)
 from .hcl import Attribute, Block, parse_hcl
 from .hcljson import parse_json
 from .limits import Limits
@@ -124,7 +132,8 @@ class Module:
 
     def with_context(self, diags: list[Diagnostic]) -> list[Diagnostic]:
         """``diags`` with the block each one points into, where it names no resource of its own."""
-        return [d if d.context or d.address or (ctx := self.context_of(d.subject)) is None
+        return [d if d.context or d.address or (d.subject is not None and d.subject.decl)
+                or (ctx := self.context_of(d.subject)) is None
                 else replace(d, context=ctx) for d in diags]
 
 
@@ -189,11 +198,11 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         mode = "managed" if b.type == "resource" else "data"
         addr = resource_addr(b.labels[0], b.labels[1], mode)
         if addr in module.resources:
-            prev = module.resources[addr].range
-            what = "resource" if mode == "managed" else "data"
+            prev = decl_range(module.resources[addr].range)
+            what, kind = ("resource", "resource") if mode == "managed" else ("data", "data resource")
             return [error(f'Duplicate {what} "{addr.type}" configuration',
-                          f'A {addr.type} {what} named "{addr.name}" was already declared at {prev}. '
-                          "Names must be unique per type in each module.", b.range)]
+                          f'A {addr.type} {kind} named "{addr.name}" was already declared at {prev}. '
+                          "Resource names must be unique per type in each module.", b.range.header())]
         lifecycle = Lifecycle()
         other_blocks = []
         for nb in b.blocks:
@@ -208,8 +217,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         for_each = b.attributes.get("for_each")
         if count is not None and for_each is not None:
             diags.append(error('Invalid combination of "count" and "for_each"',
-                               'The "count" and "for_each" meta-arguments are mutually-exclusive; only one '
-                               "may be used to be explicit about the number of resources to be created.",
+                               'The "count" and "for_each" meta-arguments are mutually-exclusive, only one '
+                               "should be used to be explicit about the number of resources to be created.",
                                for_each.range))
         depends: list[tuple[ResourceAddr, E.Expr | None, int]] = []
         dep_attr = b.attributes.get("depends_on")
@@ -233,8 +242,9 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         name = b.labels[0]
         if name in module.variables:
             return [error("Duplicate variable declaration",
-                          f'A variable named "{name}" was already declared at {module.variables[name].range}.',
-                          b.range)]
+                          f'A variable named "{name}" was already declared at '
+                          f"{decl_range(module.variables[name].range)}. Variable names must be unique within "
+                          "a module.", b.range.header())]
         ty: Any = "dynamic"
         if "type" in b.attributes:
             try:
@@ -255,7 +265,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             except ConversionError as exc:
                 diags.append(error("Invalid default value for variable",
                                    f"This default value is not compatible with the variable's type "
-                                   f"constraint: {exc}", b.attributes["default"].range))
+                                   f"constraint: {exc.cty_text}", b.attributes["default"].range))
         for nb in b.blocks:
             diags.append(error(f'Unsupported block type "{nb.type}"',
                                f"{nb.type} blocks in variables are not supported by strata yet.", nb.range))
@@ -274,7 +284,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             if name in module.locals:
                 diags.append(error("Duplicate local value definition",
                                    f'A local value named "{name}" was already defined at '
-                                   f"{module.locals[name].range}.", a.range))
+                                   f"{attribute_range(module.locals[name].range)}. Local value names must be "
+                                   "unique within a module.", a.range))
                 continue
             module.locals[name] = LocalConfig(name, a.expr, a.range)
     elif b.type == "output":
@@ -283,8 +294,9 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         name = b.labels[0]
         if name in module.outputs:
             return [error("Duplicate output definition",
-                          f'An output named "{name}" was already defined at {module.outputs[name].range}.',
-                          b.range)]
+                          f'An output named "{name}" was already defined at '
+                          f"{decl_range(module.outputs[name].range)}. Output names must be unique within a "
+                          "module.", b.range.header())]
         value = b.attributes.get("value")
         if value is None:
             return [error("Missing required argument", 'The argument "value" is required in an output block.',

@@ -16,10 +16,18 @@ from .values import UNKNOWN, ListVal, MapVal, SetVal, type_name
 
 
 class ConversionError(Exception):
-    def __init__(self, path: str, message: str) -> None:
+    """``message`` says what was given as well (``string required, but have bool.``); ``cty_text``
+    is cty's own wording, which terraform uses for variables (``string required.``)."""
+
+    def __init__(self, path: str, message: str, short: str | None = None) -> None:
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
+        self.short = short if short is not None else message.split(", but ", 1)[0].rstrip(".") + "."
+
+    @property
+    def cty_text(self) -> str:
+        return f"{self.path}: {self.short}" if self.path else self.short
 
 
 def _type_label(ty: Any) -> str:
@@ -50,14 +58,16 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             try:
                 return to_number(value)
             except FunctionError:
-                raise ConversionError(path, f'a number is required, but "{value}" is not a number.') from None
+                raise ConversionError(path, f'a number is required, but "{value}" is not a number.',
+                                      "a number is required.") from None
         raise ConversionError(path, f"number required, but have {type_name(value)}.")
     if ty == "bool":
         if isinstance(value, bool):
             return value
         if value in ("true", "false"):
             return value == "true"
-        raise ConversionError(path, f"bool required, but have {type_name(value)}.")
+        raise ConversionError(path, f"bool required, but have {type_name(value)}.",
+                              "a bool is required." if isinstance(value, str) else None)
     kind = ty[0]
     if kind in ("list", "set"):
         if not isinstance(value, tuple) or isinstance(value, dict):

@@ -14,6 +14,7 @@ Errors::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +28,60 @@ class SourceRange:
     line: int
     column: int = 0
     byte: int = 0
+    decl: bool = False
+    """The range is a block's declaration (its header): terraform then names no enclosing block."""
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}"
+
+    def header(self) -> SourceRange:
+        """This line as a block's declaration."""
+        return SourceRange(self.filename, self.line, self.column, self.byte, decl=True)
+
+
+def decl_range(r: SourceRange) -> str:
+    """A block's declaration as terraform cites it, ``main.tf:1,1-13``: from the block's type to
+    its last label (``variable "v"``). Just ``main.tf:1`` when the line cannot be read."""
+    text = source_line(r.filename, r.line)
+    if text is None:
+        return str(r)
+    start = len(text) - len(text.lstrip())
+    head = text[start:].split("{", 1)[0].rstrip()
+    return f"{r.filename}:{r.line},{start + 1}-{start + 1 + len(head)}"
+
+
+_HEADER = re.compile(r'([A-Za-z_][\w-]*)((?:\s+"(?:[^"\\]|\\.)*"|\s+[A-Za-z_][\w-]*)*)\s*\{')
+
+
+def enclosing_block(filename: str, line: int) -> str | None:
+    """The top-level block around ``line``, read from the file's text (for a file that did not
+    parse): the nearest header above it at the start of a line (``resource "T" "N" {``), unless
+    a closing brace at the start of a line ends it first."""
+    try:
+        with open(filename, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for text in reversed(lines[:line]):
+        if text.startswith("}"):
+            return None
+        m = _HEADER.match(text)
+        if m:
+            return " ".join([m.group(1), *m.group(2).split()])
+    return None
+
+
+def attribute_range(r: SourceRange, name_only: bool = False) -> str:
+    """An argument as terraform cites it, ``main.tf:2,3-8``: the whole ``name = value`` on its
+    line, or (``name_only``) the name."""
+    text = source_line(r.filename, r.line)
+    if text is None:
+        return str(r)
+    start = len(text) - len(text.lstrip())
+    body = text[start:].rstrip()
+    if name_only:
+        body = body.split("=", 1)[0].rstrip()
+    return f"{r.filename}:{r.line},{start + 1}-{start + 1 + len(body)}"
 
 
 def source_line(filename: str, line: int) -> str | None:
@@ -69,6 +121,8 @@ class Diagnostic:
     def block(self) -> str | None:
         """The top-level block the diagnostic is in, as terraform names it: its ``context``, or
         the resource its address names (``resource "T" "N"``)."""
+        if self.subject is not None and self.subject.decl:
+            return None
         if self.context or not self.address:
             return self.context
         try:

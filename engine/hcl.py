@@ -17,7 +17,14 @@ from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import expr as E
-from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .diagnostics import (
+    Diagnostic,
+    DiagnosticsError,
+    SourceRange,
+    attribute_range,
+    enclosing_block,
+    error,
+)
 from .goquote import go_quote
 from .number import parse_number
 
@@ -83,7 +90,8 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
         attrs, blocks = conv.body(body)
     except _SyntaxFail as exc:
         raise DiagnosticsError(
-            [error(exc.summary, exc.detail, SourceRange(filename, exc.line))]
+            [error(exc.summary, exc.detail, SourceRange(filename, exc.line),
+                   context=enclosing_block(filename, exc.line))]
         ) from None
     diags: list[Diagnostic] = []
     for a in attrs.values():
@@ -107,11 +115,19 @@ def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
             return error("Unterminated template string",
                          "No closing marker was found for the string: a quote is missing at the end of "
                          "this line.", SourceRange(filename, opened_at, 1))
-        what = "block" if char == "{" else "bracket"
-        return error(f"Unclosed configuration {what}",
-                     f"There is no closing {'brace' if char == '{' else 'bracket'} for this {char} before "
-                     "the end of the file. This may be caused by incorrect nesting elsewhere in the file.",
-                     SourceRange(filename, opened_at, 1))
+        where = SourceRange(filename, opened_at, 1)
+        context = enclosing_block(filename, opened_at)
+        if char == "[":
+            return error("Unterminated tuple constructor expression",
+                         "There is no corresponding closing bracket before the end of the file. This may be "
+                         "caused by incorrect bracket nesting elsewhere in this file.", where, context=context)
+        if char == "{":
+            return error("Unclosed configuration block",
+                         "There is no closing brace for this block before the end of the file. This may be "
+                         "caused by incorrect brace nesting elsewhere in this file.", where, context=context)
+        return error("Unclosed configuration bracket",
+                     f"There is no closing bracket for this {char} before the end of the file. This may be "
+                     "caused by incorrect bracket nesting elsewhere in this file.", where, context=context)
     assert isinstance(line, int)
     src_line = text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else ""
     what = ""
@@ -120,7 +136,7 @@ def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
     elif isinstance(exc, UnexpectedCharacters):
         what = f"unexpected character {getattr(exc, 'char', '')!r}"
     return error("Invalid syntax", f"{what} in: {src_line.strip()}",
-                 SourceRange(filename, line, col))
+                 SourceRange(filename, line, col), context=enclosing_block(filename, line))
 
 
 def _join_interpolation_lines(text: str) -> tuple[str, list[int]]:
@@ -320,8 +336,9 @@ class _Converter:
                 ex = self.expr(child.children[-1])
                 if name in attrs:
                     raise _SyntaxFail("Attribute redefined", self.line(child),
-                                      f'The argument "{name}" was already set at line '
-                                      f"{attrs[name].range.line}. Each argument may be set only once.")
+                                      f'The argument "{name}" was already set at '
+                                      f"{attribute_range(attrs[name].range, name_only=True)}. Each argument "
+                                      "may be set only once.")
                 attrs[name] = Attribute(name, ex, self.rng(child))
             elif child.data == "block":
                 blocks.append(self.block(child))

@@ -83,7 +83,12 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         state = store.load()
         _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
-        if errors_of(diags):  # terraform finds these in its plan walk too
+        if errors_of(diags):
+            # terraform stops at a missing or undeclared value before planning; a value of the wrong
+            # type it finds in its plan walk
+            early = [d for d in errors_of(diags) if d.summary != "Invalid value for input variable"]
+            if early:
+                raise DiagnosticsError(early)
             raise PlanningFailed(errors_of(diags))
         replace = frozenset(_parse_replace(opts.replace))
         try:
@@ -97,6 +102,8 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         try:
             plan = await planner.run(destroy=destroy)
         except DiagnosticsError as exc:
+            if not any(any(d is w for w in planner.walk_errors) for d in exc.diagnostics):
+                raise  # what terraform finds when it validates the configuration, before planning
             raise PlanningFailed(exc.diagnostics, planner.plan) from None
     except DiagnosticsError as exc:
         store.unlock()

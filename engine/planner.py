@@ -34,6 +34,7 @@ from .config import (
     self_references,
 )
 from .contracts import check_planned_state
+from .convert import ConversionError, convert
 from .diagnostics import (
     Diagnostic,
     DiagnosticsError,
@@ -148,6 +149,9 @@ class Planner:
         self._locals_busy: set[str] = set()
         self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
         self.plan = Plan(variables=variables)
+        # what terraform finds only in its plan walk, not when it validates the configuration first:
+        # it then says "Planning failed" (or shows the changes planned before them)
+        self.walk_errors: list[Diagnostic] = []
         self._sensitive_cache: dict[int, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ entry points
@@ -446,8 +450,22 @@ class Planner:
         """terraform's "Self-referential block" for each of ``lines`` (where ``addr``'s
         configuration refers to its own resource); whether there was any."""
         for line in lines:
-            self.diags.append(self_reference_error(rc, line, addr))
+            d = self_reference_error(rc, line, addr)
+            self.diags.append(d)
+            self.walk_errors.append(d)
         return bool(lines)
+
+    def _walk_error(self, d: Diagnostic) -> None:
+        self.diags.append(d)
+        self.walk_errors.append(d)
+
+    def _expansion_error(self, rc: ResourceConfig, d: Diagnostic) -> None:
+        """A mistake in ``count`` or ``for_each``. Terraform's validation, before it plans, finds
+        one in a constant expression; one that needs other values, its plan walk."""
+        self.diags.append(d)
+        meta = rc.count if rc.count is not None else rc.for_each
+        if meta is not None and next(iter(E.references(meta.expr)), None) is not None:
+            self.walk_errors.append(d)
 
     def _expand(self, rc: ResourceConfig) -> tuple[str, list[tuple[InstanceKey, Scope]]] | None:
         fn = rc.range.filename
@@ -455,32 +473,34 @@ class Planner:
             try:
                 n = evaluate(rc.count.expr, self.scope())
             except EvalError as exc:
-                self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(rc.addr)))
+                self._expansion_error(rc, error(exc.summary, exc.detail, SourceRange(fn, exc.line)))
                 return None
             where = rc.count.range
             if n is UNKNOWN:
-                self.diags.append(error("Invalid count argument",
+                self._expansion_error(rc, error("Invalid count argument",
                                         'The "count" value depends on resource attributes that cannot be '
                                         "determined until apply, so strata cannot predict how many instances "
-                                        "will be created.", where, str(rc.addr)))
+                                        "will be created. To work around this, use the -target argument to "
+                                        "first apply only the resources that the count depends on.", where))
                 return None
-            if isinstance(n, str):
+            if n is not None and not isinstance(n, (int, float)) or isinstance(n, bool):
                 try:
-                    n = int(n)
-                except ValueError:
-                    n = None
+                    n = convert(n, "number")
+                except ConversionError as exc:  # as terraform: cty's words, a string that is no number
+                    self._expansion_error(rc, error("Incorrect value type", f"Invalid expression value: {exc.cty_text}",
+                                            where))
+                    return None
             if isinstance(n, float) and n.is_integer():
                 n = int(n)
-            if isinstance(n, bool) or not isinstance(n, int):
-                self.diags.append(error("Invalid count argument",
-                                        f'The given "count" argument value is unsuitable: a whole number is '
-                                        f"required, not {type_name(n) if n is not None else 'this string'}.",
-                                        where, str(rc.addr)))
+            if not isinstance(n, int):
+                self._expansion_error(rc, error("Invalid count argument",
+                                        'The given "count" argument value is unsuitable: a whole number is '
+                                        "required.", where))
                 return None
             if n < 0:
-                self.diags.append(error("Invalid count argument",
+                self._expansion_error(rc, error("Invalid count argument",
                                         'The given "count" argument value is unsuitable: must be greater than '
-                                        "or equal to zero.", where, str(rc.addr)))
+                                        "or equal to zero.", where))
                 return None
             variables, locals_, resolver = self.variables, self.local_value, self.resolver
             return "count", [(i, Scope(variables, locals_, resolver, i)) for i in range(n)]
@@ -488,32 +508,41 @@ class Planner:
             try:
                 fe = evaluate(rc.for_each.expr, self.scope())
             except EvalError as exc:
-                self.diags.append(error(exc.summary, exc.detail, SourceRange(fn, exc.line), str(rc.addr)))
+                self._expansion_error(rc, error(exc.summary, exc.detail, SourceRange(fn, exc.line)))
                 return None
             where = rc.for_each.range
             if fe is UNKNOWN or not is_wholly_known(fe) and not isinstance(fe, dict):
-                self.diags.append(error("Invalid for_each argument",
-                                        'The "for_each" value depends on resource attributes that cannot be '
-                                        "determined until apply, so strata cannot predict how many instances "
-                                        "will be created.", where, str(rc.addr)))
+                self._expansion_error(rc, error("Invalid for_each argument",
+                                        'The "for_each" set includes values derived from resource attributes '
+                                        "that cannot be determined until apply, and so strata cannot determine "
+                                        "the full set of keys that will identify the instances of this "
+                                        "resource.\n\nWhen working with unknown values in for_each, it's better "
+                                        "to use a map value where the keys are defined statically in your "
+                                        "configuration and where only the values contain apply-time results."
+                                        "\n\nAlternatively, you could use the -target planning option to first "
+                                        "apply only the resources that the for_each value depends on, and then "
+                                        "apply a second time to fully converge.", where))
                 return None
             if isinstance(fe, dict):
                 items = sorted(fe.items())
             elif isinstance(fe, SetVal):
+                if any(x is None for x in fe):
+                    self._expansion_error(rc, error("Invalid for_each set argument",
+                                            'The given "for_each" argument value is unsuitable: "for_each" sets '
+                                            "must not contain null values.", where))
+                    return None
                 if not all(isinstance(x, str) for x in fe):
-                    self.diags.append(error("Invalid for_each set argument",
+                    self._expansion_error(rc, error("Invalid for_each set argument",
                                             "The given \"for_each\" argument value is unsuitable: "
                                             "\"for_each\" supports sets of strings, but you have provided a "
-                                            "set containing other types.", where, str(rc.addr)))
+                                            "set containing other types.", where))
                     return None
                 items = [(x, x) for x in sorted(fe)]
             else:
-                hint = (" Convert a list with toset() to use its elements as keys."
-                        if isinstance(fe, tuple) else "")
-                self.diags.append(error("Invalid for_each argument",
+                self._expansion_error(rc, error("Invalid for_each argument",
                                         'The given "for_each" argument value is unsuitable: the "for_each" '
                                         "argument must be a map, or set of strings, and you have provided a "
-                                        f"value of type {type_name(fe)}.{hint}", where, str(rc.addr)))
+                                        f"value of type {type_name(fe)}.", where))
                 return None
             return "for_each", [(k, self.scope(None, (k, v))) for k, v in items]
         return "single", [(None, self.scope())]
@@ -711,14 +740,17 @@ class Planner:
         except Exception as exc:
             raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_key,
                                 detail=repr(exc)) from exc
+        found: list[Diagnostic] = []
         if resp.diagnostics:
-            self.diags.extend(addressed(resp.diagnostics, str(addr), rc.range))
+            found.extend(addressed(resp.diagnostics, str(addr), rc.range))
         problem = check_planned_state(schema, config, prior, resp.planned_state)
         if problem:
-            self.diags.append(error("Provider produced invalid plan",
-                                    f'Provider "{rc.provider_key}" planned an invalid value for {addr}{problem}. '
-                                    "This is a bug in the provider, which should be reported in the "
-                                    "provider's own issue tracker.", rc.range, str(addr)))
+            found.append(error("Provider produced invalid plan",
+                               f'Provider "{rc.provider_key}" planned an invalid value for {addr}{problem}. '
+                               "This is a bug in the provider, which should be reported in the "
+                               "provider's own issue tracker.", rc.range, str(addr)))
+        self.diags.extend(found)
+        self.walk_errors.extend(found)
         return resp.planned_state, tuple(resp.requires_replace)
 
     # ------------------------------------------------------------------ orphans, outputs, destroy
@@ -828,12 +860,12 @@ class Planner:
             rc = self.module.resources.get(c.addr.resource)
             if rc is None or not rc.lifecycle.prevent_destroy:
                 continue
-            self.diags.append(error(
+            self._walk_error(error(
                 "Instance cannot be destroyed",
                 f"Resource {c.addr} has lifecycle.prevent_destroy set, but the plan calls for this "
                 "resource to be destroyed. To avoid this error and continue with the plan, either "
-                "disable lifecycle.prevent_destroy or change the configuration so the object is kept.",
-                rc.range, str(c.addr)))
+                "disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target "
+                "option.", rc.range.header()))
 
 
 def _builtin_names(providers: Providers) -> list[str]:

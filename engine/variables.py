@@ -20,7 +20,7 @@ from typing import Any
 
 from .config import NO_DEFAULT, Module, VariableConfig, _constant_scope
 from .convert import ConversionError, convert
-from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, decl_range, error
 from .evaluate import EvalError, evaluate
 from .hcl import parse_expression, parse_hcl
 from .hcljson import parse_json
@@ -172,13 +172,16 @@ def resolve(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] |
             else:
                 diags.append(error("No value for required variable",
                                    f'The root module input variable "{name}" is not set, and has no default '
-                                   f"value. Use a -var or -var-file command line argument, a terraform.tfvars "
-                                   f"file or TF_VAR_{name} to provide a value.", vc.range))
+                                   "value. Use a -var or -var-file command line argument to provide a value "
+                                   "for this variable.", vc.range.header()))
             continue
         v = got
         try:
             out[name] = _value(vc, v)
-        except (ConversionError, DiagnosticsError, EvalError) as exc:
+        except ConversionError as exc:
+            diags.append(_unsuitable(vc, v, exc))
+            continue
+        except (DiagnosticsError, EvalError) as exc:
             diags.append(error("Invalid value for input variable",
                                f"The value given for var.{name} in {v.where} is not suitable for its type "
                                f"{type_text(vc.type)}: {exc}", v.range or vc.range))
@@ -187,6 +190,21 @@ def resolve(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] |
             diags.append(error("Required variable not set", f'The variable "{name}" is not nullable, but '
                                f"{v.where} sets it to null.", v.range or vc.range))
     return out, diags
+
+
+def _unsuitable(vc: VariableConfig, v: RawValue, exc: ConversionError) -> Diagnostic:
+    """terraform's words for a value of the wrong type, by where it was set."""
+    name = vc.name
+    if v.range is not None:  # a variables file: the line that sets it
+        return error("Invalid value for input variable",
+                     f"The given value is not suitable for var.{name} declared at {decl_range(vc.range)}: "
+                     f"{exc.cty_text}", v.range)
+    if v.where.startswith("the environment variable "):
+        how = f"the {v.where.rsplit(' ', 1)[1]} environment variable"
+    else:
+        how = f'-var="{name}=..."'
+    return error("Invalid value for input variable",
+                 f"Unsuitable value for var.{name} set using {how}: {exc.cty_text}", vc.range.header())
 
 
 def _value(vc: VariableConfig, v: RawValue) -> Any:
