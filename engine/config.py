@@ -7,6 +7,7 @@ raising, so a user sees all their mistakes at once, each with ``file:line``.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -197,6 +198,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                           f'as in {b.type} "terraform_data" "example".', b.range)]
         mode = "managed" if b.type == "resource" else "data"
         addr = resource_addr(b.labels[0], b.labels[1], mode)
+        if not _VALID_NAME.match(b.labels[1]):
+            return [_invalid_name("resource", b)]
         if addr in module.resources:
             prev = decl_range(module.resources[addr].range)
             what, kind = ("resource", "resource") if mode == "managed" else ("data", "data resource")
@@ -240,6 +243,12 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if len(b.labels) != 1:
             return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]
         name = b.labels[0]
+        if not _VALID_NAME.match(name):
+            return [_invalid_name("variable", b)]
+        if name in _RESERVED_VARIABLE_NAMES:
+            return [error("Invalid variable name",
+                          f'The variable name "{name}" is reserved due to its special meaning inside module '
+                          "blocks.", b.range)]
         if name in module.variables:
             return [error("Duplicate variable declaration",
                           f'A variable named "{name}" was already declared at '
@@ -276,6 +285,10 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         desc = b.attributes.get("description")
         sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
         nullable = True if "nullable" not in b.attributes else _literal_bool(b.attributes["nullable"], diags)
+        if not nullable and default is None:
+            diags.append(error("Invalid default value for variable",
+                               "A null default value is not valid when nullable=false.",
+                               b.attributes["default"].range))
         module.variables[name] = VariableConfig(
             name, b.range, default,
             desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive, ty, nullable)
@@ -292,6 +305,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if len(b.labels) != 1:
             return [error("Missing name for output", "An output block needs one label: its name.", b.range)]
         name = b.labels[0]
+        if not _VALID_NAME.match(name):
+            return [_invalid_name("output", b)]
         if name in module.outputs:
             return [error("Duplicate output definition",
                           f'An output named "{name}" was already defined at '
@@ -301,6 +316,10 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if value is None:
             return [error("Missing required argument", 'The argument "value" is required in an output block.',
                           b.range)]
+        for an, a in b.attributes.items():
+            if an not in ("value", "description", "sensitive", "depends_on", "ephemeral"):
+                diags.append(error("Unsupported argument", f'An argument named "{an}" is not expected here.',
+                                   a.range))
         sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
         module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive)
     elif b.type == "provider":
@@ -326,7 +345,10 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                                    '(only "strata" for concurrency settings).', nb.range))
         module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits)
     elif b.type == "terraform":
-        # required_version / required_providers are accepted: strata's providers are built in or installed
+        # required_providers is accepted: strata's providers are built in or installed
+        rv = b.attributes.get("required_version")
+        if rv is not None:
+            diags.extend(_check_required_version(rv))
         for nb in b.blocks:
             if (nb.type == "backend" and nb.labels[:1] != ("local",)) or nb.type == "cloud":
                 what = f'backend "{nb.labels[0]}"' if nb.type == "backend" and nb.labels else nb.type
@@ -448,6 +470,68 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
     return Lifecycle(cbd, prevent, tuple(ignore), ignore_all)
 
 
+_VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+# terraform's: what a module block's arguments are called
+_RESERVED_VARIABLE_NAMES = frozenset({"count", "depends_on", "for_each", "lifecycle", "locals", "providers",
+                                      "source", "version"})
+
+
+def _invalid_name(kind: str, b: Block) -> Diagnostic:
+    return error(f"Invalid {kind} name", "A name must start with a letter or underscore and may contain only "
+                 "letters, digits, underscores, and dashes.", b.range)
+
+
+def _check_required_version(a: Attribute) -> list[Diagnostic]:
+    """``required_version``: the constraint must admit the terraform whose semantics strata has."""
+    from .events import TERRAFORM_COMPAT
+
+    text = a.expr.value if isinstance(a.expr, E.Literal) else None
+    if not isinstance(text, str):
+        return [error("Invalid required_version", "required_version must be a string of version constraints, "
+                      'like ">= 1.5, < 2.0".', a.range)]
+    try:
+        ok = version_admits(text, TERRAFORM_COMPAT)
+    except ValueError as exc:
+        return [error("Invalid required_version constraint", f"{exc}.", a.range)]
+    if ok:
+        return []
+    return [error("Unsupported Terraform Core version",
+                  f"This configuration does not support Terraform version {TERRAFORM_COMPAT}. To proceed, either "
+                  "choose another supported Terraform version or update this version constraint. Version "
+                  "constraints are normally set for good reason, so updating the constraint may lead to other "
+                  "errors or unexpected behavior.", a.range)]
+
+
+def _version(text: str) -> tuple[int, int, int, str]:
+    m = re.fullmatch(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?", text.strip())
+    if m is None:
+        raise ValueError(f'"{text.strip()}" is not a version number')
+    return int(m[1]), int(m[2] or 0), int(m[3] or 0), m[4] or ""
+
+
+def version_admits(constraints: str, version: str) -> bool:
+    """Does ``version`` meet every comma-separated constraint (terraform's syntax: ``=``, ``!=``,
+    ``>``, ``>=``, ``<``, ``<=``, ``~>``; no operator means ``=``)?"""
+    v = _version(version)
+    for part in constraints.split(","):
+        m = re.fullmatch(r"\s*(=|!=|>=|<=|>|<|~>)?\s*(\S+)\s*", part)
+        if m is None:
+            raise ValueError(f'"{part.strip()}" is not a version constraint')
+        op, want_text = m[1] or "=", m[2]
+        want = _version(want_text)
+        if op == "~>":  # up to the last given part: ~> 1.2 allows 1.x from 1.2; ~> 1.2.3, 1.2.x from 1.2.3
+            parts = len(want_text.lstrip("v").split("-")[0].split("."))
+            upper = (want[0] + 1, 0, 0) if parts <= 2 else (want[0], want[1] + 1, 0)
+            ok = want[:3] <= v[:3] < upper
+        else:
+            key, wkey = (v[:3], v[3] == ""), (want[:3], want[3] == "")
+            ok = {"=": key == wkey and v[3] == want[3], "!=": not (key == wkey and v[3] == want[3]),
+                  ">": key > wkey, ">=": key >= wkey, "<": key < wkey, "<=": key <= wkey}[op]
+        if not ok:
+            return False
+    return True
+
+
 def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAddr, E.Expr | None, int]]:
     out: list[tuple[ResourceAddr, E.Expr | None, int]] = []
     if not isinstance(a.expr, E.TupleExpr):
@@ -462,6 +546,8 @@ def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAdd
                                "like terraform_data.a or terraform_data.a[0].", where))
             continue
         root, steps = t
+        if root in ("var", "local"):
+            continue  # accepted, as terraform accepts it: no resource to wait for
         mode = "managed"
         if root == "data":
             if len(steps) < 2 or not isinstance(steps[1], str):

@@ -81,7 +81,49 @@ CASES: dict[str, tuple[dict[str, str], list[str], dict[str, str], str, str]] = {
         '\nError: Invalid for_each argument\n\n  on main.tf line 2, in resource "terraform_data" "a":\n'
         '   2:   for_each = ["a", "b"]\n\nThe given "for_each" argument value is unsuitable: the "for_each" '
         "argument\nmust be a map, or set of strings, and you have provided a value of type\ntuple.\n"),
+    "invalid resource name": (
+        {"main.tf": 'resource "terraform_data" "1bad" {\n}\n'}, [], {}, "",
+        '\nError: Invalid resource name\n\n  on main.tf line 1, in resource "terraform_data" "1bad":\n'
+        '   1: resource "terraform_data" "1bad" {\n\nA name must start with a letter or underscore and may '
+        "contain only letters,\ndigits, underscores, and dashes.\n"),
+    "reserved variable name": (
+        {"main.tf": 'variable "count" {\n}\n'}, [], {}, "",
+        '\nError: Invalid variable name\n\n  on main.tf line 1, in variable "count":\n   1: variable "count" {'
+        '\n\nThe variable name "count" is reserved due to its special meaning inside\nmodule blocks.\n'),
+    "unsupported argument in an output": (
+        {"main.tf": 'output "o" {\n  value = 1\n  foo   = 2\n}\n'}, [], {}, "",
+        '\nError: Unsupported argument\n\n  on main.tf line 3, in output "o":\n   3:   foo   = 2\n\n'
+        'An argument named "foo" is not expected here.\n'),
+    "null default of a variable that is not nullable": (
+        {"main.tf": 'variable "v" {\n  type     = string\n  nullable = false\n  default  = null\n}\n'}, [], {},
+        "",
+        '\nError: Invalid default value for variable\n\n  on main.tf line 4, in variable "v":\n'
+        "   4:   default  = null\n\nA null default value is not valid when nullable=false.\n"),
+    "required_version not met": (
+        {"main.tf": 'terraform {\n  required_version = ">= 99.0"\n}\n'}, [], {}, "",
+        '\nError: Unsupported Terraform Core version\n\n  on main.tf line 2, in terraform:\n'
+        '   2:   required_version = ">= 99.0"\n\nThis configuration does not support Terraform version 1.11.4. '
+        "To proceed,\neither choose another supported Terraform version or update this version\nconstraint. "
+        "Version constraints are normally set for good reason, so updating\nthe constraint may lead to other "
+        "errors or unexpected behavior.\n"),
 }
+
+
+def test_depends_on_a_variable_is_accepted_as_terraform_accepts_it(workdir: Workdir) -> None:
+    workdir.write('variable "v" {\n  default = "x"\n}\nresource "terraform_data" "a" {\n  depends_on = [var.v]\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 0 and "terraform_data.a will be created" in res.stdout, res
+
+
+@pytest.mark.parametrize(("constraint", "ok"), [
+    (">= 1.5", True), (">= 1.5, < 2.0", True), ("~> 1.11", True), ("~> 1.11.0", True), ("~> 1.10.0", False),
+    ("= 1.11.4", True), ("1.11.4", True), ("!= 1.11.4", False), ("< 1.11.4", False), ("<= 1.11.4", True),
+    ("> 1.11.3", True), (">= 99.0", False), ("~> 1.2", True), ("~> 0.12", False), (">= 1.12.0-beta1", False),
+])
+def test_required_version_constraints(constraint: str, ok: bool) -> None:
+    from engine.config import version_admits
+
+    assert version_admits(constraint, "1.11.4") is ok
 
 
 def _run(workdir: Workdir, files: dict[str, str], args: list[str], env: dict[str, str]) -> tuple[str, str]:
