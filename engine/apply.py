@@ -69,6 +69,9 @@ class ApplyResolver:
     def is_expanded(self, addr: ResourceAddr) -> bool:
         return self.kinds.get(addr, "single") != "single"
 
+    def expansion(self, addr: ResourceAddr) -> str:
+        return self.kinds.get(addr, "single")
+
     def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
         obj = self.state.object_at(addr, key)
         if obj is None:

@@ -22,6 +22,7 @@ from .diagnostics import (
     error,
     errors_of,
 )
+from .evaluate import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
 from .hcl import Attribute, Block, parse_hcl
 from .hcljson import parse_json
 from .limits import Limits
@@ -571,6 +572,9 @@ class _NoResources:
     def is_expanded(self, addr: ResourceAddr) -> bool:
         return False
 
+    def expansion(self, addr: ResourceAddr) -> str:
+        return "single"
+
     def instance_value(self, addr: ResourceAddr, key: Any) -> Any:
         raise KeyError(addr)
 
@@ -639,14 +643,10 @@ def validate_references(module: Module) -> list[Diagnostic]:
                                        f'A local value with the name "{name}" has not been declared.', where))
             elif ref.root == "count":
                 if not has_count:
-                    diags.append(error('Reference to "count" in non-counted context',
-                                       'The "count" object can only be used in "resource" blocks when the '
-                                       '"count" argument is set.', where))
+                    diags.append(error('Reference to "count" in non-counted context', COUNT_OUTSIDE, where))
             elif ref.root == "each":
                 if not has_each:
-                    diags.append(error('Reference to "each" in context without for_each',
-                                       'The "each" object can be used only in "resource" blocks when the '
-                                       '"for_each" argument is set.', where))
+                    diags.append(error('Reference to "each" in context without for_each', EACH_OUTSIDE, where))
             elif ref.root in ("path", "terraform", "self"):
                 if ref.root != "path":
                     diags.append(error(f'Unsupported reference "{ref.root}"',
@@ -666,10 +666,7 @@ def validate_references(module: Module) -> list[Diagnostic]:
                                    f'No module call named "{name}" is declared in the root module.', where))
             else:
                 if name is None:
-                    diags.append(error("Invalid reference",
-                                       f'A reference to a resource type must be followed by at least one '
-                                       f"attribute access, specifying the resource name ({ref.root}.NAME).",
-                                       where))
+                    diags.append(error("Invalid reference", BARE_TYPE, where))
                 elif ResourceAddr(ref.root, name) not in module.resources:
                     diags.append(error("Reference to undeclared resource",
                                        f'A managed resource "{ref.root}" "{name}" has not been declared in '

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from . import expr as E
 from .addrs import InstanceKey, ResourceAddr, resource_addr
+from .convert import ConversionError, convert
 from .diagnostics import FunctionArityError, FunctionError
 from .functions import FUNCTIONS
 from .number import (
@@ -37,6 +38,15 @@ class EvalError(Exception):
         self.line = line
 
 
+COUNT_OUTSIDE = ('The "count" object can only be used in "module", "resource", and "data" blocks, and only '
+                 'when the "count" argument is set.')
+EACH_OUTSIDE = ('The "each" object can be used only in "module" or "resource" blocks, and only when the '
+                '"for_each" argument is set.')
+NO_ELEMENT = "The given key does not identify an element in this collection value."
+BARE_TYPE = ("A reference to a resource type must be followed by at least one attribute access, specifying "
+             "the resource name.")
+
+
 class ResourceResolver(Protocol):
     """What the evaluator needs to know about resources (plan-time or apply-time values)."""
 
@@ -44,6 +54,10 @@ class ResourceResolver(Protocol):
 
     def is_expanded(self, addr: ResourceAddr) -> bool:
         """True when the resource has ``count`` or ``for_each``."""
+        ...
+
+    def expansion(self, addr: ResourceAddr) -> str:
+        """``"count"``, ``"for_each"`` or ``"single"``."""
         ...
 
     def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
@@ -103,8 +117,7 @@ def _materialize(v: Any, scope: Scope, line: int) -> Any:
     if isinstance(v, _ResourceRef):
         return scope.resources.resource_value(v.addr)
     if isinstance(v, _ResourceType):
-        raise EvalError("Invalid reference", f"A reference to a resource type must be followed by "
-                        f"at least one attribute access, specifying the resource name ({v.type}.NAME).", line)
+        raise EvalError("Invalid reference", BARE_TYPE, line)
     return v
 
 
@@ -185,8 +198,8 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
             if c == "true" or c == "false":
                 c = c == "true"
             else:
-                raise EvalError("Incorrect condition type",
-                                f"The condition expression must be of type bool, not {type_name(c)}.", e.line)
+                raise EvalError("Incorrect condition type", "The condition expression must be of type bool.",
+                                e.line)
         return _val(e.true if c else e.false, scope)
     if t is E.Splat:
         assert isinstance(e, E.Splat)
@@ -243,10 +256,17 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
         return _ResourceRef(addr)
     if isinstance(obj, _ResourceRef):
         if scope.resources.is_expanded(obj.addr):
+            kind = scope.resources.expansion(obj.addr)
+            key = "count.index" if kind == "count" else "each.key"
             raise EvalError("Missing resource instance key",
-                            f'Because {obj.addr} has "count" or "for_each" set, its attributes must be '
-                            f"accessed on specific instances, like {obj.addr}[0].{name}.", line)
-        return _get_attr(scope.resources.instance_value(obj.addr, None), name, scope, line)
+                            f'Because {obj.addr} has "{kind}" set, its attributes must be accessed on specific '
+                            "instances.\n\nFor example, to correlate with indices of a referring resource, use:"
+                            f"\n    {obj.addr}[{key}]", line)
+        value = scope.resources.instance_value(obj.addr, None)
+        if type(value) is dict and name not in value:  # terraform's words for a resource's schema
+            raise EvalError("Unsupported attribute", "This object has no argument, nested block, or exported "
+                            f'attribute named "{name}".', line)
+        return _get_attr(value, name, scope, line)
     if obj is UNKNOWN:
         return UNKNOWN
     if isinstance(obj, dict):  # MapVal
@@ -256,6 +276,9 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
     if obj is None:
         raise EvalError("Attempt to get attribute from null value",
                         "This value is null, so it does not have any attributes.", line)
+    if isinstance(obj, (str, int, float, bool)):
+        raise EvalError("Unsupported attribute",
+                        f"Can't access attributes on a primitive-typed value ({type_name(obj)}).", line)
     raise EvalError("Unsupported attribute", f"Can't access attributes on a value of type {type_name(obj)}.", line)
 
 
@@ -272,15 +295,11 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
             raise EvalError("Invalid \"count\" attribute", f'The "count" object has no attribute "{name}"; '
                             'only "count.index" exists.', line)
         if scope.count_index is None:
-            raise EvalError("Reference to \"count\" in non-counted context",
-                            'The "count" object can only be used in "resource" blocks when the "count" '
-                            "argument is set.", line)
+            raise EvalError("Reference to \"count\" in non-counted context", COUNT_OUTSIDE, line)
         return scope.count_index
     if ns == "each":
         if scope.each is None:
-            raise EvalError("Reference to \"each\" in context without for_each",
-                            'The "each" object can be used only in "resource" blocks when the '
-                            '"for_each" argument is set.', line)
+            raise EvalError("Reference to \"each\" in context without for_each", EACH_OUTSIDE, line)
         if name == "key":
             return scope.each[0]
         if name == "value":
@@ -298,7 +317,10 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
 def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
     if isinstance(obj, _ResourceRef):
         if not scope.resources.is_expanded(obj.addr):
-            return _index(scope.resources.instance_value(obj.addr, None), key, scope, line)
+            raise EvalError("Unexpected resource instance key",
+                            f'Because {obj.addr} does not have "count" or "for_each" set, references to it must '
+                            "not include an index key. Remove the bracketed index to refer to the single "
+                            "instance of this resource.", line)
         if key is UNKNOWN:
             return UNKNOWN
         if isinstance(key, float) and key.is_integer():
@@ -306,8 +328,7 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
         try:
             return scope.resources.instance_value(obj.addr, key)
         except KeyError:
-            raise EvalError("Invalid index", f"The given key does not identify an element in "
-                            f"this collection value: {obj.addr} has no instance {key!r}.", line) from None
+            raise EvalError("Invalid index", NO_ELEMENT, line) from None
     obj = _materialize(obj, scope, line)
     if obj is UNKNOWN or key is UNKNOWN:
         return UNKNOWN
@@ -318,8 +339,7 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
         k = to_string(key) if not isinstance(key, str) else key
         if k in obj:
             return obj[k]
-        raise EvalError("Invalid index", f'The given key does not identify an element in this collection '
-                        f'value: no key "{k}".', line)
+        raise EvalError("Invalid index", NO_ELEMENT, line)
     if isinstance(obj, SetVal):
         raise EvalError("Invalid index", "Elements of a set are identified only by their value and don't "
                         "have any separate index or key to select with, so it's only possible to perform "
@@ -340,8 +360,7 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
                             "fractional part.", line)
         if 0 <= i < len(obj):
             return obj[i]
-        raise EvalError("Invalid index", f"The given key does not identify an element in this collection "
-                        f"value: index {i} out of range for {type_name(obj)} of length {len(obj)}.", line)
+        raise EvalError("Invalid index", NO_ELEMENT, line)
     raise EvalError("Invalid index", f"This value does not have any indices ({type_name(obj)}).", line)
 
 
@@ -420,10 +439,16 @@ def _for(e: E.ForExpr, scope: Scope) -> Any:
     return obj
 
 
-def _num(v: Any, line: int) -> Any:
+def _num(v: Any, line: int, operand: str = "") -> Any:
     try:
         return to_number(v)
     except FunctionError as exc:
+        if operand:  # terraform's words: the value is converted as cty converts it
+            try:
+                convert(v, "number")
+            except ConversionError as cexc:
+                raise EvalError("Invalid operand", f"Unsuitable value for {operand}: {cexc.cty_text}",
+                                line) from None
         raise EvalError("Invalid operand", str(exc), line) from None
 
 
@@ -461,7 +486,7 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
             if eq is UNKNOWN:
                 return UNKNOWN
         return eq if op == "==" else not eq
-    a, b = _num(left, e.line), _num(right, e.line)
+    a, b = _num(left, e.line, "left operand"), _num(right, e.line, "right operand")
     if op in _ARITH:
         if type(a) is int and type(b) is int:
             if op == "+":

@@ -98,6 +98,9 @@ class _PlanResolver:
     def is_expanded(self, addr: ResourceAddr) -> bool:
         return self.kind.get(addr, "single") != "single"
 
+    def expansion(self, addr: ResourceAddr) -> str:
+        return self.kind.get(addr, "single")
+
     def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
         vals = self.values.get(addr)
         if vals is None:
@@ -236,11 +239,8 @@ class Planner:
             assert schema is not None
             for name, a in rc.attributes.items():
                 if name not in schema.attributes:
-                    settable = sorted(n for n, x in schema.attributes.items() if x.required or x.optional)
                     self.diags.append(error("Unsupported argument",
-                                            f'An argument named "{name}" is not expected here '
-                                            f"({rc.addr.type} takes: {', '.join(settable) or 'no arguments'}).",
-                                            a.range, str(rc.addr)))
+                                            f'An argument named "{name}" is not expected here.', a.range))
                 elif schema.attributes[name].computed and not schema.attributes[name].optional:
                     self.diags.append(error("Invalid or unknown key",
                                             f'The attribute "{name}" of {rc.addr.type} is computed by the '
@@ -250,7 +250,7 @@ class Planner:
                 if a_s.required and name not in rc.attributes:
                     self.diags.append(error("Missing required argument",
                                             f'The argument "{name}" is required, but no definition was found.',
-                                            rc.range, str(rc.addr)))
+                                            rc.range))
 
     async def _configure_providers(self) -> None:
         """Call configure() on every provider configuration in use, with its evaluated arguments."""
@@ -418,7 +418,11 @@ class Planner:
         try:
             v = evaluate(lc.expr, self.scope())
         except EvalError as exc:
-            self.diags.append(error(exc.summary, exc.detail, SourceRange(lc.range.filename, exc.line)))
+            d = error(exc.summary, exc.detail, SourceRange(lc.range.filename, exc.line))
+            if self._refers_to_resources([lc.expr]) and _needs_values(d):
+                self._walk_error(d)
+            else:
+                self.diags.append(d)
             v = UNKNOWN
         finally:
             self._locals_busy.discard(name)
@@ -454,6 +458,22 @@ class Planner:
             self.diags.append(d)
             self.walk_errors.append(d)
         return bool(lines)
+
+    def _refers_to_resources(self, exprs: list[E.Expr]) -> bool:
+        """Do ``exprs`` refer to a resource, directly or through locals? An error in evaluating them
+        needs values terraform's validation does not have: its plan walk finds it."""
+        locals_ = self.module.locals
+        stack, seen = list(exprs), set()
+        while stack:
+            for ref in E.references(stack.pop()):
+                if ref.root == "local":
+                    name = ref.step_name(0)
+                    if name in locals_ and name not in seen:
+                        seen.add(name)
+                        stack.append(locals_[name].expr)
+                elif ref.root not in ("var", "count", "each", "path", "terraform", "self", "module"):
+                    return True
+        return False
 
     def _walk_error(self, d: Diagnostic) -> None:
         self.diags.append(d)
@@ -632,6 +652,8 @@ class Planner:
                 continue
             # a mistake in an expression names its block, as terraform's does (no instance address)
             config, cdiags = evaluate_instance_config(rc, schema, scope)
+            if cdiags and self._refers_to_resources(expressions_of(rc)):
+                self.walk_errors.extend(d for d in cdiags if d.severity == "error" and _needs_values(d))
             if not cdiags:
                 validate = (provider.validate_resource_config if rc.addr.mode == "managed"
                             else provider.validate_data_resource_config)
@@ -834,7 +856,11 @@ class Planner:
             try:
                 v = evaluate(oc.expr, self.scope())
             except EvalError as exc:
-                self.diags.append(error(exc.summary, exc.detail, SourceRange(oc.range.filename, exc.line)))
+                d = error(exc.summary, exc.detail, SourceRange(oc.range.filename, exc.line))
+                if self._refers_to_resources([oc.expr]) and _needs_values(d):
+                    self._walk_error(d)
+                else:
+                    self.diags.append(d)
                 continue
             self.plan.outputs[oc.name] = (v, oc.sensitive)
 
@@ -866,6 +892,22 @@ class Planner:
                 "resource to be destroyed. To avoid this error and continue with the plan, either "
                 "disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target "
                 "option.", rc.range.header()))
+
+
+# mistakes terraform's validation finds from the configuration and schemas alone, before planning
+_STATIC_SUMMARIES = frozenset({
+    "Missing resource instance key", "Unexpected resource instance key", "Invalid reference",
+    "Reference to undeclared resource", "Reference to undeclared input variable",
+    "Reference to undeclared local value", 'Reference to "count" in non-counted context',
+    'Reference to "each" in context without for_each', "Call to unknown function",
+})
+
+
+def _needs_values(d: Diagnostic) -> bool:
+    """Is ``d`` something only values show (terraform's plan walk), not the configuration?"""
+    if d.summary in _STATIC_SUMMARIES:
+        return False
+    return not (d.summary == "Unsupported attribute" and d.detail.startswith("This object has no argument"))
 
 
 def _builtin_names(providers: Providers) -> list[str]:

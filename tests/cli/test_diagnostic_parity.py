@@ -106,6 +106,42 @@ CASES: dict[str, tuple[dict[str, str], list[str], dict[str, str], str, str]] = {
         "To proceed,\neither choose another supported Terraform version or update this version\nconstraint. "
         "Version constraints are normally set for good reason, so updating\nthe constraint may lead to other "
         "errors or unexpected behavior.\n"),
+    'unsupported attribute of a resource': (
+        {'main.tf': 'resource "terraform_data" "b" {\n  input = "x"\n}\nresource "terraform_data" "a" {\n  input = terraform_data.b.nope\n}\n'}, [], {},
+        '',
+        '\nError: Unsupported attribute\n\n  on main.tf line 5, in resource "terraform_data" "a":\n   5:   input = terraform_data.b.nope\n\nThis object has no argument, nested block, or exported attribute named\n"nope".\n'),
+    'unsupported argument': (
+        {'main.tf': 'resource "terraform_data" "a" {\n  foo = 1\n}\n'}, [], {},
+        '',
+        '\nError: Unsupported argument\n\n  on main.tf line 2, in resource "terraform_data" "a":\n   2:   foo = 1\n\nAn argument named "foo" is not expected here.\n'),
+    'missing instance key': (
+        {'main.tf': 'resource "terraform_data" "a" {\n  count = 2\n}\noutput "o" {\n  value = terraform_data.a.id\n}\n'}, [], {},
+        '',
+        '\nError: Missing resource instance key\n\n  on main.tf line 5, in output "o":\n   5:   value = terraform_data.a.id\n\nBecause terraform_data.a has "count" set, its attributes must be accessed on\nspecific instances.\n\nFor example, to correlate with indices of a referring resource, use:\n    terraform_data.a[count.index]\n'),
+    'unexpected instance key': (
+        {'main.tf': 'resource "terraform_data" "a" {\n}\noutput "o" {\n  value = terraform_data.a[0].id\n}\n'}, [], {},
+        '',
+        '\nError: Unexpected resource instance key\n\n  on main.tf line 4, in output "o":\n   4:   value = terraform_data.a[0].id\n\nBecause terraform_data.a does not have "count" or "for_each" set, references\nto it must not include an index key. Remove the bracketed index to refer to\nthe single instance of this resource.\n'),
+    'operand of the wrong type': (
+        {'main.tf': 'output "o" {\n  value = "a" + 1\n}\n'}, [], {},
+        '',
+        '\nError: Invalid operand\n\n  on main.tf line 2, in output "o":\n   2:   value = "a" + 1\n\nUnsuitable value for left operand: a number is required.\n'),
+    'count.index without count': (
+        {'main.tf': 'resource "terraform_data" "a" {\n  input = count.index\n}\n'}, [], {},
+        '',
+        '\nError: Reference to "count" in non-counted context\n\n  on main.tf line 2, in resource "terraform_data" "a":\n   2:   input = count.index\n\nThe "count" object can only be used in "module", "resource", and "data"\nblocks, and only when the "count" argument is set.\n'),
+    'each.key without for_each': (
+        {'main.tf': 'resource "terraform_data" "a" {\n  input = each.key\n}\n'}, [], {},
+        '',
+        '\nError: Reference to "each" in context without for_each\n\n  on main.tf line 2, in resource "terraform_data" "a":\n   2:   input = each.key\n\nThe "each" object can be used only in "module" or "resource" blocks, and only\nwhen the "for_each" argument is set.\n'),
+    'condition not a bool': (
+        {'main.tf': 'output "o" {\n  value = "x" ? 1 : 2\n}\n'}, [], {},
+        '',
+        '\nError: Incorrect condition type\n\n  on main.tf line 2, in output "o":\n   2:   value = "x" ? 1 : 2\n\nThe condition expression must be of type bool.\n'),
+    'bare resource type': (
+        {'main.tf': 'output "o" {\n  value = hello\n}\n'}, [], {},
+        '',
+        '\nError: Invalid reference\n\n  on main.tf line 2, in output "o":\n   2:   value = hello\n\nA reference to a resource type must be followed by at least one attribute\naccess, specifying the resource name.\n'),
 }
 
 

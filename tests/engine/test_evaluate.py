@@ -38,6 +38,9 @@ class FakeResources:
     def is_expanded(self, addr: ResourceAddr) -> bool:
         return self.kinds[addr] != "single"
 
+    def expansion(self, addr: ResourceAddr) -> str:
+        return self.kinds[addr]
+
     def instance_value(self, addr: ResourceAddr, key: Any) -> Any:
         self.calls.append(("instance", str(addr), key))
         return self.values[addr][key]
@@ -520,6 +523,13 @@ def test_length_of_counted_resource():
 def test_attribute_of_expanded_resource_without_key_is_an_error():
     err = ev_error("terraform_data.a.id")
     assert err.summary == "Missing resource instance key"
+    assert err.detail.endswith("use:\n    terraform_data.a[count.index]"), err.detail
+    assert ev_error("terraform_data.b.id").detail.endswith("[each.key]")
+
+
+def test_an_index_on_a_resource_without_count_or_for_each_is_an_error():
+    err = ev_error("terraform_data.s[0]")
+    assert err.summary == "Unexpected resource instance key"
 
 
 def test_missing_instance_is_an_invalid_index():
