@@ -170,6 +170,8 @@ async def cmd_plan(a: Args, out: Output) -> int:
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if p.plan.targeted:
         _warn(out, [_TARGETING])
+    if p.warnings:
+        _warn(out, p.warnings)
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -197,6 +199,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
             out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
+            _warn(out, p.warnings)
             if p.plan.targeted:
                 _warn(out, [_TARGETING])
             if destroy:
@@ -213,13 +216,14 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                 p.store.unlock()
                 out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
                 return 1
-        out.text("\n")
+            out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
     except BaseException:
         p.store.unlock()
         raise
     result = await apply_planned(p, opts, out.emit)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
+    _warn(out, p.warnings)  # terraform's: after the operations, before the summary
     if p.plan.targeted:
         _warn(out, [_TARGETING, _INCOMPLETE])
     if result.interrupted:

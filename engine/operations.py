@@ -17,6 +17,7 @@ from .apply import Applier, ApplyResolver, ApplyResult
 from .applygraph import build_apply_graph
 from .config import Module, load_module
 from .diagnostics import (
+    Diagnostic,
     DiagnosticsError,
     PlanningFailed,
     ProviderError,
@@ -69,6 +70,8 @@ class Planned:
     planner: Planner
     store: StateStore
     providers: Providers
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """What the plan found worth saying that stopped nothing (values for undeclared variables)."""
 
 
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
@@ -114,7 +117,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     except BaseException:
         store.unlock()
         raise
-    return Planned(module, state, plan, planner, store, providers)
+    return Planned(module, state, plan, planner, store, providers, [d for d in diags if d.severity != "error"])
 
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:

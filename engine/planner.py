@@ -295,7 +295,9 @@ class Planner:
         cycles = g.cycles()
         if cycles:
             for cyc in cycles:
-                self.diags.append(error("Cycle in configuration", "Cycle: " + ", ".join(cyc)))
+                # terraform's: the cycle is the summary; locals and outputs are its "expand" nodes
+                names = [f"{n} (expand)" if n.startswith(("local.", "output.")) else n for n in cyc]
+                self.diags.append(error("Cycle: " + ", ".join(names)))
             return []
         return g.topological_order()
 

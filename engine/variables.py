@@ -147,12 +147,24 @@ def gather(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] | 
                                    f'a "variable" block to the configuration.'))
                 continue
             values.append(RawValue(name, "the command line", text=text))
-    for v in values:
-        if v.text is None and v.name not in module.variables:
-            diags.append(Diagnostic("warning", "Value for undeclared variable",
-                                    f'The variables file sets "{v.name}", but the root module does not declare '
-                                    "a variable of that name.", v.range))
+    undeclared = [v for v in values if v.text is None and v.name not in module.variables]
+    for v in undeclared[:_UNDECLARED_SHOWN]:
+        diags.append(Diagnostic("warning", "Value for undeclared variable",
+                                f'The root module does not declare a variable named "{v.name}" but a value was '
+                                f'found in file "{v.where}". If you meant to use this value, add a "variable" '
+                                "block to the configuration.\n\nTo silence these warnings, use TF_VAR_... "
+                                'environment variables to provide certain "global" settings to all '
+                                "configurations in your organization. To reduce the verbosity of these "
+                                "warnings, use the -compact-warnings option."))
+    if len(undeclared) > _UNDECLARED_SHOWN:
+        diags.append(Diagnostic("warning", "Values for undeclared variables",
+                                "In addition to the other similar warnings shown, "
+                                f"{len(undeclared) - _UNDECLARED_SHOWN} other variable(s) defined without being "
+                                "declared."))
     return values, diags
+
+
+_UNDECLARED_SHOWN = 2  # terraform's: the rest are counted in one more warning
 
 
 def resolve(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] | None = None,

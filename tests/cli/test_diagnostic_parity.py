@@ -196,3 +196,47 @@ def test_the_same_as_terraform_here(workdir: Workdir, name: str) -> None:
                         capture_output=True, text=True, timeout=300)
     assert tf.returncode == 1
     assert ours == (tf.stdout.replace("Terraform", "strata"), tf.stderr)
+
+
+UNDECLARED_WARNING = (
+    '\nWarning: Value for undeclared variable\n\nThe root module does not declare a variable named "{name}" but a '
+    'value was found\nin file "terraform.tfvars". If you meant to use this value, add a "variable"\nblock to the '
+    'configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide\ncertain '
+    '"global" settings to all configurations in your organization. To\nreduce the verbosity of these warnings, '
+    "use the -compact-warnings option.\n")
+
+
+def test_values_for_undeclared_variables_are_warned_about_two_at_most(workdir: Workdir) -> None:
+    workdir.write('output "o" {\n  value = 1\n}\n')
+    (workdir.path / "terraform.tfvars").write_text("a = 1\nb = 2\nc = 3\nd = 4\n")
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 0, res
+    assert res.stdout.endswith(UNDECLARED_WARNING.format(name="a") + UNDECLARED_WARNING.format(name="b")
+                               + "\nWarning: Values for undeclared variables\n\nIn addition to the other similar "
+                               "warnings shown, 2 other variable(s) defined\nwithout being declared.\n"), res.stdout
+
+
+def test_a_cycle_is_named_in_the_summary_as_terraform_names_it(workdir: Workdir) -> None:
+    workdir.write('locals {\n  a = local.b\n  b = local.a\n}\noutput "o" {\n  value = local.a\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr == "\nError: Cycle: local.a (expand), local.b (expand)\n\n", res.stderr
+
+
+@requires_terraform
+def test_an_apply_with_a_warning_prints_what_terraform_prints(workdir: Workdir) -> None:
+    import re
+
+    workdir.write('output "o" {\n  value = 1\n}\nresource "terraform_data" "a" {\n}\n')
+    (workdir.path / "terraform.tfvars").write_text("foo = 1\n")
+    tf = subprocess.run(["terraform", "apply", "-auto-approve", "-no-color", "-input=false"], cwd=workdir.path,
+                        env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1"),
+                        capture_output=True, text=True, timeout=300)
+    (workdir.path / "terraform.tfstate").unlink()
+    ours = workdir.strata("apply", "-auto-approve", "-no-color", "-input=false")
+    assert tf.returncode == ours.returncode == 0
+
+    def masked(text: str) -> str:
+        return re.sub(r"\[id=[^\]]*\]", "[id=X]", text.replace("Terraform", "strata"))
+
+    assert masked(ours.stdout) == masked(tf.stdout)
