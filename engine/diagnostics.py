@@ -117,6 +117,9 @@ class Diagnostic:
     context: str | None = None
     """The top-level block ``subject`` is in, as terraform names it: ``resource "T" "N"``,
     ``output "o"``, ``locals``."""
+    values: tuple[str, ...] = ()
+    """What terraform shows under the source line about the expression (``while calling
+    upper(str)``)."""
 
     def block(self) -> str | None:
         """The top-level block the diagnostic is in, as terraform names it: its ``context``, or
@@ -158,8 +161,9 @@ class Diagnostic:
 
 
 def error(summary: str, detail: str = "", subject: SourceRange | None = None,
-          address: str | None = None, retryable: bool = False, context: str | None = None) -> Diagnostic:
-    return Diagnostic("error", summary, detail, subject, address, retryable, context)
+          address: str | None = None, retryable: bool = False, context: str | None = None,
+          values: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic("error", summary, detail, subject, address, retryable, context, values)
 
 
 def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -234,4 +238,8 @@ class FunctionError(Exception):
 
 
 class FunctionArityError(FunctionError):
-    """A function was called with the wrong number of arguments."""
+    """A function was called with the wrong number of arguments (``summary``: terraform's words)."""
+
+    def __init__(self, message: str, summary: str = "Invalid function arguments") -> None:
+        super().__init__(message)
+        self.summary = summary

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 from . import expr as E
 from .addrs import InstanceKey, ResourceAddr, resource_addr
 from .convert import ConversionError, convert
-from .diagnostics import FunctionArityError, FunctionError
-from .functions import FUNCTIONS
+from .diagnostics import Diagnostic, FunctionArityError, FunctionError, SourceRange, error
+from .functions import FUNCTIONS, PARAMS, signature
 from .number import (
     DECIMAL_CONTEXT,
     exact_decimal,
@@ -31,17 +31,26 @@ from .values import UNKNOWN, ListVal, MapVal, SetVal, cty_equals, type_name
 class EvalError(Exception):
     """An evaluation failure at a line; the caller adds the filename and address."""
 
-    def __init__(self, summary: str, detail: str, line: int) -> None:
+    def __init__(self, summary: str, detail: str, line: int, values: tuple[str, ...] = ()) -> None:
         super().__init__(f"{summary}: {detail}")
         self.summary = summary
         self.detail = detail
         self.line = line
+        self.values = values  # terraform's lines about the expression, under the source line
+
+    def error(self, subject: SourceRange | None = None, address: str | None = None,
+              context: str | None = None) -> Diagnostic:
+        """This failure as a diagnostic at ``subject``."""
+        return error(self.summary, self.detail, subject, address, context=context, values=self.values)
 
 
 COUNT_OUTSIDE = ('The "count" object can only be used in "module", "resource", and "data" blocks, and only '
                  'when the "count" argument is set.')
 EACH_OUTSIDE = ('The "each" object can be used only in "module" or "resource" blocks, and only when the '
                 '"for_each" argument is set.')
+# functions whose failures terraform reports as an unsuitable value for their first parameter
+_ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "lookup", "file",
+                              "filebase64", "filemd5", "filesha1", "filesha256", "filesha512"})
 NO_ELEMENT = "The given key does not identify an element in this collection value."
 BARE_TYPE = ("A reference to a resource type must be followed by at least one attribute access, specifying "
              "the resource name.")
@@ -584,9 +593,15 @@ def _call(e: E.Call, scope: Scope) -> Any:
     try:
         return fn(*args)
     except FunctionArityError as exc:
-        raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
+        raise EvalError(exc.summary, str(exc), e.line, (f"while calling {signature(e.name)}",)) from None
     except FunctionError as exc:
-        raise EvalError("Invalid function argument", f"{e.name}: {exc}", e.line) from None
+        calling = (f"while calling {signature(e.name)}",)
+        message = str(exc).rstrip(".")
+        if e.name in _ARGUMENT_ERRORS:  # terraform's: the value given for its first parameter is unsuitable
+            raise EvalError("Invalid function argument", f'Invalid value for "{PARAMS[e.name][0][0]}" '
+                            f"parameter: {message[:1].lower()}{message[1:]}.", e.line, calling) from None
+        raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
+                        calling) from None
     except TypeError as exc:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
 

@@ -838,6 +838,46 @@ def coalesce(*args: Any) -> Any:
 # --------------------------------------------------------------------------- registry
 
 
+# terraform's parameters of each function, as its diagnostics name them ("..." marks the variadic one)
+_TERRAFORM_PARAMS = (
+    "abs(num) abspath(path) base64decode(str) base64encode(str) basename(path) ceil(num) chomp(str) "
+    "coalesce(vals...) concat(seqs...) contains(list, value) dirname(path) distinct(list) element(list, index) "
+    "endswith(str, suffix) file(path) filebase64(path) fileexists(path) filemd5(path) filesha1(path) "
+    "filesha256(path) filesha512(path) flatten(list) floor(num) format(format, args...) "
+    "join(separator, lists...) jsondecode(str) jsonencode(val) keys(inputMap) length(value) "
+    "lookup(inputMap, key, default...) lower(str) max(numbers...) md5(str) merge(maps...) min(numbers...) "
+    "pathexpand(path) range(params...) replace(str, substr, replace) sha1(str) sha256(str) sha512(str) "
+    "sort(list) split(separator, str) startswith(str, prefix) substr(str, offset, length) tobool(v) tolist(v) "
+    "tomap(v) tonumber(v) toset(v) tostring(v) trim(str, cutset) trimprefix(str, prefix) trimspace(str) "
+    "trimsuffix(str, suffix) upper(str) values(mapping) zipmap(keys, values)")
+PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {}
+for _sig in re.findall(r"(\w+)\(([^)]*)\)", _TERRAFORM_PARAMS):
+    _names = [p.strip() for p in _sig[1].split(",") if p.strip()]
+    _var = _names.pop()[:-3] if _names and _names[-1].endswith("...") else None
+    PARAMS[_sig[0]] = (tuple(_names), _var)
+
+
+def signature(name: str) -> str:
+    """``join(separator, lists...)``: how terraform shows a function being called."""
+    params, variadic = PARAMS.get(name, ((), None))
+    return f"{name}({', '.join([*params, *([variadic + '...'] if variadic else [])])})"
+
+
+def _arity(name: str, n: int) -> None:
+    """terraform's errors for too few or too many arguments."""
+    spec = PARAMS.get(name)
+    if spec is None:
+        return
+    params, variadic = spec
+    if n < len(params):
+        least = " at least" if variadic else ""
+        raise FunctionArityError(f'Function "{name}" expects{least} {len(params)} argument(s). Missing value '
+                                 f'for "{params[n]}".', "Not enough function arguments")
+    if variadic is None and n > len(params):
+        raise FunctionArityError(f'Function "{name}" expects only {len(params)} argument(s).',
+                                 "Too many function arguments")
+
+
 def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` checked for its argument count and with every failure a :class:`FunctionError`."""
     params = inspect.signature(fn).parameters.values()
@@ -846,6 +886,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def call(*args: Any) -> Any:
         n = len(args)
+        _arity(name, n)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if hi == lo else f"at least {lo}" if hi is None else f"{lo} to {hi}"
             raise FunctionArityError(f"Function {name!r} expects {want} argument(s), got {n}.")

@@ -39,7 +39,7 @@ def _attributes(attrs: dict[str, Attribute], schema: dict[str, AttributeSchema],
         try:
             v = evaluate(attr.expr, scope)
         except EvalError as exc:
-            diags.append(error(exc.summary, exc.detail, SourceRange(filename, exc.line), context=ctx))
+            diags.append(exc.error(SourceRange(filename, exc.line), context=ctx))
             continue
         if a is not None and a.type != "dynamic" and not (type(v) is str and a.type == "string"):
             try:

@@ -249,7 +249,7 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver))
         except EvalError as exc:
             if result.ok:
-                result.diagnostics.append(error(exc.summary, exc.detail,
+                result.diagnostics.append(exc.error(
                                                 SourceRange(oc.range.filename, exc.line)))
             continue
         from .values import is_wholly_known

@@ -273,7 +273,7 @@ class Planner:
                         config[name] = evaluate(attr.expr, Scope(self.variables, self.local_value,
                                                                  _NoResources()))
                     except EvalError as exc:
-                        self.diags.append(error(exc.summary, exc.detail,
+                        self.diags.append(exc.error(
                                                 SourceRange(attr.range.filename, exc.line)))
                 for name, a in allowed.items():
                     if a.required and name not in pc.attributes:
@@ -420,7 +420,7 @@ class Planner:
         try:
             v = evaluate(lc.expr, self.scope())
         except EvalError as exc:
-            d = error(exc.summary, exc.detail, SourceRange(lc.range.filename, exc.line))
+            d = exc.error(SourceRange(lc.range.filename, exc.line))
             if self._refers_to_resources([lc.expr]) and _needs_values(d):
                 self._walk_error(d)
             else:
@@ -495,7 +495,7 @@ class Planner:
             try:
                 n = evaluate(rc.count.expr, self.scope())
             except EvalError as exc:
-                self._expansion_error(rc, error(exc.summary, exc.detail, SourceRange(fn, exc.line)))
+                self._expansion_error(rc, exc.error(SourceRange(fn, exc.line)))
                 return None
             where = rc.count.range
             if n is UNKNOWN:
@@ -530,7 +530,7 @@ class Planner:
             try:
                 fe = evaluate(rc.for_each.expr, self.scope())
             except EvalError as exc:
-                self._expansion_error(rc, error(exc.summary, exc.detail, SourceRange(fn, exc.line)))
+                self._expansion_error(rc, exc.error(SourceRange(fn, exc.line)))
                 return None
             where = rc.for_each.range
             if fe is UNKNOWN or not is_wholly_known(fe) and not isinstance(fe, dict):
@@ -858,7 +858,7 @@ class Planner:
             try:
                 v = evaluate(oc.expr, self.scope())
             except EvalError as exc:
-                d = error(exc.summary, exc.detail, SourceRange(oc.range.filename, exc.line))
+                d = exc.error(SourceRange(oc.range.filename, exc.line))
                 if self._refers_to_resources([oc.expr]) and _needs_values(d):
                     self._walk_error(d)
                 else:

@@ -297,6 +297,9 @@ def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
         text = source_line(d.subject.filename, d.subject.line)
         if text is not None:
             body.append(f"{d.subject.line:>4}: {text}")
+        if d.values:
+            body.append("    ├────────────────")
+            body.extend(f"    │ {v}" for v in d.values)
     if d.address or d.subject is not None:
         body.append("")
     if d.detail:

@@ -142,6 +142,22 @@ CASES: dict[str, tuple[dict[str, str], list[str], dict[str, str], str, str]] = {
         {'main.tf': 'output "o" {\n  value = hello\n}\n'}, [], {},
         '',
         '\nError: Invalid reference\n\n  on main.tf line 2, in output "o":\n   2:   value = hello\n\nA reference to a resource type must be followed by at least one attribute\naccess, specifying the resource name.\n'),
+    'too many function arguments': (
+        {'main.tf': 'locals {\n  x = upper("a", "b")\n}\noutput "o" {\n  value = local.x\n}\n'}, [], {},
+        '',
+        '\nError: Too many function arguments\n\n  on main.tf line 2, in locals:\n   2:   x = upper("a", "b")\n    ├────────────────\n    │ while calling upper(str)\n\nFunction "upper" expects only 1 argument(s).\n'),
+    'not enough function arguments': (
+        {'main.tf': 'output "o" {\n  value = upper()\n}\n'}, [], {},
+        '',
+        '\nError: Not enough function arguments\n\n  on main.tf line 2, in output "o":\n   2:   value = upper()\n    ├────────────────\n    │ while calling upper(str)\n\nFunction "upper" expects 1 argument(s). Missing value for "str".\n'),
+    'error in a function call': (
+        {'main.tf': 'output "o" {\n  value = join(",")\n}\n'}, [], {},
+        '',
+        '\nError: Error in function call\n\n  on main.tf line 2, in output "o":\n   2:   value = join(",")\n    ├────────────────\n    │ while calling join(separator, lists...)\n\nCall to function "join" failed: at least one list is required.\n'),
+    'element of an empty list': (
+        {'main.tf': 'output "o" {\n  value = element([], 0)\n}\n'}, [], {},
+        '',
+        '\nError: Error in function call\n\n  on main.tf line 2, in output "o":\n   2:   value = element([], 0)\n    ├────────────────\n    │ while calling element(list, index)\n\nCall to function "element" failed: cannot use element function with an empty\nlist.\n'),
 }
 
 

@@ -462,13 +462,21 @@ def test_unknown_function_is_an_error():
 
 
 def test_wrong_argument_count_is_an_error():
-    assert ev_error("jsonencode()").summary == "Invalid function arguments"
-    assert ev_error('upper("a", "b")').summary == "Invalid function arguments"
+    err = ev_error("jsonencode()")
+    assert (err.summary, err.detail) == ("Not enough function arguments",
+                                         'Function "jsonencode" expects 1 argument(s). Missing value for "val".')
+    err = ev_error('upper("a", "b")')
+    assert (err.summary, err.detail) == ("Too many function arguments", 'Function "upper" expects only 1 argument(s).')
+    assert err.values == ("while calling upper(str)",)
 
 
 def test_function_error_becomes_eval_error():
     err = ev_error('tonumber("abc")')
-    assert err.summary == "Invalid function argument" and "tonumber" in err.detail
+    assert err.summary == "Invalid function argument"
+    assert err.detail.startswith('Invalid value for "v" parameter: cannot convert "abc" to number'), err.detail
+    err = ev_error('join(",")')
+    assert (err.summary, err.detail) == ("Error in function call",
+                                         'Call to function "join" failed: at least one list is required.')
 
 
 def test_expansion_of_non_sequence_is_an_error():
