@@ -18,12 +18,7 @@ def wrap(text: str, limit: int) -> str:
     space: list[str] = []  # the whitespace before it, not written yet
     for ch in text:
         if ch == "\n":
-            if not word:
-                if current + len(space) <= limit:
-                    out.extend(space)
-            else:
-                out.extend(space)
-                out.extend(word)
+            _flush(out, current, space, word, limit)
             out.append("\n")
             current, word, space = 0, [], []
         elif ch.isspace() and ch != _NBSP:
@@ -38,10 +33,15 @@ def wrap(text: str, limit: int) -> str:
             if current + len(space) + len(word) > limit and len(word) < limit:
                 out.append("\n")
                 current, space = 0, []
-    if not word:
-        if current + len(space) <= limit:
-            out.extend(space)
-    else:
+    _flush(out, current, space, word, limit)
+    return "".join(out)
+
+
+def _flush(out: list[str], current: int, space: list[str], word: list[str], limit: int) -> None:
+    """What is pending at the end of a line or of the text: the word with the whitespace before it,
+    or, with no word, the whitespace if it fits."""
+    if word:
         out.extend(space)
         out.extend(word)
-    return "".join(out)
+    elif current + len(space) <= limit:
+        out.extend(space)
