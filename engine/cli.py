@@ -151,8 +151,7 @@ async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lo
         return await make_plan(opts, out.emit, destroy=destroy, lock=lock)
     except PlanningFailed as exc:
         if not out.json:
-            types = Providers().dynamic_attrs if exc.partial is not None else None
-            out.text(render_failed_plan(exc.partial, types, command))
+            out.text(render_failed_plan(exc.partial, exc.types, command))
         raise
 
 
@@ -170,8 +169,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if p.plan.targeted:
         _warn(out, [_TARGETING])
-    if p.warnings:
-        _warn(out, p.warnings)
+    _warn(out, p.warnings)
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -403,7 +401,7 @@ async def cmd_output(a: Args, out: Output) -> int:
     terraform prints them. Errors go to stderr in human form, with or without -json."""
 
     def fail(summary: str, detail: str) -> int:
-        sys.stderr.write(render_diagnostic(error(summary, detail), bool(a.flags.get("no-color"))) + "\n")
+        sys.stderr.write(render_diagnostic(error(summary, detail), out.plain) + "\n")
         return 1
 
     raw = bool(a.flags.get("raw"))
@@ -425,11 +423,11 @@ async def cmd_output(a: Args, out: Output) -> int:
         diags = exc.diagnostics if isinstance(exc, DiagnosticsError) else \
             (error(str(exc).split(":")[0], str(exc)),)
         for d in diags:
-            sys.stderr.write(render_diagnostic(d, bool(a.flags.get("no-color"))) + "\n")
+            sys.stderr.write(render_diagnostic(d, out.plain) + "\n")
         return 1
     outputs = state.outputs
     if not outputs and not as_json:
-        sys.stdout.write(render_diagnostic(_NO_OUTPUTS, bool(a.flags.get("no-color"))) + "\n")
+        sys.stdout.write(render_diagnostic(_NO_OUTPUTS, out.plain) + "\n")
         return 0
     if name is None:
         if as_json:

@@ -107,12 +107,12 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         except DiagnosticsError as exc:
             if not any(any(d is w for w in planner.walk_errors) for d in exc.diagnostics):
                 raise  # what terraform finds when it validates the configuration, before planning
-            raise PlanningFailed(exc.diagnostics, planner.plan) from None
+            raise PlanningFailed(exc.diagnostics, planner.plan, providers.dynamic_attrs) from None
     except DiagnosticsError as exc:
         store.unlock()
         diags = module.with_context(list(exc.diagnostics))
         if isinstance(exc, PlanningFailed):
-            raise PlanningFailed(diags, exc.partial) from None
+            raise PlanningFailed(diags, exc.partial, exc.types) from None
         raise DiagnosticsError(diags) from None
     except BaseException:
         store.unlock()
