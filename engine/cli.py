@@ -149,9 +149,10 @@ async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lo
     """:func:`make_plan`; when planning stops at errors, what terraform prints before them."""
     try:
         return await make_plan(opts, out.emit, destroy=destroy, lock=lock)
-    except PlanningFailed as exc:
-        if not out.json:
+    except DiagnosticsError as exc:
+        if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
+        _warn(out, list(exc.warnings))
         raise
 
 

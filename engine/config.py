@@ -471,7 +471,7 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
     return Lifecycle(cbd, prevent, tuple(ignore), ignore_all)
 
 
-_VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_VALID_NAME = re.compile(r"[^\W\d][\w-]*\Z")  # HCL's identifiers: letters (any script), digits, _ and -
 # terraform's: what a module block's arguments are called
 _RESERVED_VARIABLE_NAMES = frozenset({"count", "depends_on", "for_each", "lifecycle", "locals", "providers",
                                       "source", "version"})
@@ -490,6 +490,12 @@ def _check_required_version(a: Attribute) -> list[Diagnostic]:
     if not isinstance(text, str):
         return [error("Invalid required_version", "required_version must be a string of version constraints, "
                       'like ">= 1.5, < 2.0".', a.range)]
+    for part in text.split(","):
+        if "-" in part.split("+")[0].strip().lstrip("=<>!~ v"):
+            return [error("Invalid required_version constraint",
+                          f"Prerelease version constraints are not supported: {part.strip()}. Remove the "
+                          "prerelease information from the constraint. Prerelease versions of terraform will "
+                          "match constraints using their version core only.", a.range)]
     try:
         ok = version_admits(text, TERRAFORM_COMPAT)
     except ValueError as exc:
@@ -503,31 +509,37 @@ def _check_required_version(a: Attribute) -> list[Diagnostic]:
                   "errors or unexpected behavior.", a.range)]
 
 
-def _version(text: str) -> tuple[int, int, int, str]:
-    m = re.fullmatch(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?", text.strip())
-    if m is None:
+_SEGMENTS = 6  # versions compare segment by segment, the missing ones 0 (go-version takes more than three)
+
+
+def _version(text: str) -> tuple[tuple[int, ...], str, int]:
+    """The segments (padded), the prerelease, and how many segments were given."""
+    m = re.fullmatch(r"v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?", text.strip())
+    if m is None or m[1].count(".") >= _SEGMENTS:
         raise ValueError(f'"{text.strip()}" is not a version number')
-    return int(m[1]), int(m[2] or 0), int(m[3] or 0), m[4] or ""
+    parts = [int(x) for x in m[1].split(".")]
+    return tuple(parts + [0] * (_SEGMENTS - len(parts))), m[2] or "", len(parts)
 
 
 def version_admits(constraints: str, version: str) -> bool:
     """Does ``version`` meet every comma-separated constraint (terraform's syntax: ``=``, ``!=``,
     ``>``, ``>=``, ``<``, ``<=``, ``~>``; no operator means ``=``)?"""
-    v = _version(version)
+    v, v_pre, _ = _version(version)
     for part in constraints.split(","):
         m = re.fullmatch(r"\s*(=|!=|>=|<=|>|<|~>)?\s*(\S+)\s*", part)
         if m is None:
             raise ValueError(f'"{part.strip()}" is not a version constraint')
-        op, want_text = m[1] or "=", m[2]
-        want = _version(want_text)
-        if op == "~>":  # up to the last given part: ~> 1.2 allows 1.x from 1.2; ~> 1.2.3, 1.2.x from 1.2.3
-            parts = len(want_text.lstrip("v").split("-")[0].split("."))
-            upper = (want[0] + 1, 0, 0) if parts <= 2 else (want[0], want[1] + 1, 0)
-            ok = want[:3] <= v[:3] < upper
+        op = m[1] or "="
+        want, want_pre, given = _version(m[2])
+        if op == "~>":  # the last given segment may grow: ~> 1.2 is 1.x from 1.2, ~> 1.2.3 is 1.2.x from 1.2.3
+            i = max(given - 2, 0)
+            upper = tuple(list(want[:i]) + [want[i] + 1] + [0] * (_SEGMENTS - i - 1))
+            ok = want <= v < upper
         else:
-            key, wkey = (v[:3], v[3] == ""), (want[:3], want[3] == "")
-            ok = {"=": key == wkey and v[3] == want[3], "!=": not (key == wkey and v[3] == want[3]),
-                  ">": key > wkey, ">=": key >= wkey, "<": key < wkey, "<=": key <= wkey}[op]
+            key, wkey = (v, v_pre == ""), (want, want_pre == "")
+            same = key == wkey and v_pre == want_pre
+            ok = {"=": same, "!=": not same, ">": key > wkey, ">=": key >= wkey, "<": key < wkey,
+                  "<=": key <= wkey}[op]
         if not ok:
             return False
     return True
@@ -602,17 +614,26 @@ def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
     return out
 
 
-def self_references(rc: ResourceConfig, exprs: list[E.Expr]) -> list[int]:
-    """The lines where ``exprs`` refer to ``rc``'s own resource (an instance of it, or all of it),
-    in order, each once: terraform's "Self-referential block"."""
+_ANY_KEY = object()
+
+
+def self_references(rc: ResourceConfig, exprs: list[E.Expr], key: Any = _ANY_KEY) -> list[int]:
+    """The lines where ``exprs`` refer to ``rc``'s own resource, in order, each once: terraform's
+    "Self-referential block". For the instance ``key``, a reference to another instance by a
+    constant key (``a[1]`` from ``a[0]``) is not one; to the whole resource, or by a key known only
+    when evaluated, it is."""
     addr = rc.addr
     lines: dict[int, None] = {}
     for e in exprs:
         for ref in E.references(e):
             if addr.mode == "data":
                 found = ref.root == "data" and ref.step_name(0) == addr.type and ref.step_name(1) == addr.name
+                rest = ref.steps[2:]
             else:
                 found = ref.root == addr.type and ref.step_name(0) == addr.name
+                rest = ref.steps[1:]
+            if found and key is not _ANY_KEY and rest and isinstance(rest[0], E.Literal):
+                found = rest[0].value == key or (isinstance(key, int) and rest[0].value == float(key))
             if found:
                 lines[ref.line] = None
     return sorted(lines)

@@ -187,6 +187,7 @@ class DiagnosticsError(StrataError):
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
         self.diagnostics = tuple(diagnostics)
+        self.warnings: tuple[Diagnostic, ...] = ()  # found before the errors stopped everything
         super().__init__("\n".join(str(d) for d in self.diagnostics))
 
 

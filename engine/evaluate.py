@@ -271,7 +271,10 @@ def _get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
                             f'Because {obj.addr} has "{kind}" set, its attributes must be accessed on specific '
                             "instances.\n\nFor example, to correlate with indices of a referring resource, use:"
                             f"\n    {obj.addr}[{key}]", line)
-        value = scope.resources.instance_value(obj.addr, None)
+        try:
+            value = scope.resources.instance_value(obj.addr, None)
+        except KeyError:  # it could not be planned (an error says why): nothing about it is known
+            return UNKNOWN
         if type(value) is dict and name not in value:  # terraform's words for a resource's schema
             raise EvalError("Unsupported attribute", "This object has no argument, nested block, or exported "
                             f'attribute named "{name}".', line)

@@ -82,10 +82,12 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
     if lock:
         store.lock()
+    warnings: list[Diagnostic] = []
     try:
         state = store.load()
         _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
+        warnings = [d for d in diags if d.severity != "error"]
         if errors_of(diags):
             # terraform stops at a missing or undeclared value before planning; a value of the wrong
             # type it finds in its plan walk
@@ -105,19 +107,21 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         try:
             plan = await planner.run(destroy=destroy)
         except DiagnosticsError as exc:
-            if not any(any(d is w for w in planner.walk_errors) for d in exc.diagnostics):
-                raise  # what terraform finds when it validates the configuration, before planning
+            static = [d for d in exc.diagnostics if not any(d is w for w in planner.walk_errors)]
+            if static:  # what terraform finds when it validates the configuration: it stops there
+                raise DiagnosticsError(static) from None
             raise PlanningFailed(exc.diagnostics, planner.plan, providers.dynamic_attrs) from None
     except DiagnosticsError as exc:
         store.unlock()
         diags = module.with_context(list(exc.diagnostics))
-        if isinstance(exc, PlanningFailed):
-            raise PlanningFailed(diags, exc.partial, exc.types) from None
-        raise DiagnosticsError(diags) from None
+        again = (PlanningFailed(diags, exc.partial, exc.types) if isinstance(exc, PlanningFailed)
+                 else DiagnosticsError(diags))
+        again.warnings = tuple(warnings)
+        raise again from None
     except BaseException:
         store.unlock()
         raise
-    return Planned(module, state, plan, planner, store, providers, [d for d in diags if d.severity != "error"])
+    return Planned(module, state, plan, planner, store, providers, warnings)
 
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:

@@ -155,6 +155,7 @@ class Planner:
         # what terraform finds only in its plan walk, not when it validates the configuration first:
         # it then says "Planning failed" (or shows the changes planned before them)
         self.walk_errors: list[Diagnostic] = []
+        self._failed: set[ResourceAddr] = set()  # resources that could not be planned
         self._sensitive_cache: dict[int, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ entry points
@@ -421,7 +422,7 @@ class Planner:
             v = evaluate(lc.expr, self.scope())
         except EvalError as exc:
             d = exc.error(SourceRange(lc.range.filename, exc.line))
-            if self._refers_to_resources([lc.expr]) and _needs_values(d):
+            if self._needs_plan_values([lc.expr]) and _needs_values(d):
                 self._walk_error(d)
             else:
                 self.diags.append(d)
@@ -461,9 +462,32 @@ class Planner:
             self.walk_errors.append(d)
         return bool(lines)
 
-    def _refers_to_resources(self, exprs: list[E.Expr]) -> bool:
-        """Do ``exprs`` refer to a resource, directly or through locals? An error in evaluating them
-        needs values terraform's validation does not have: its plan walk finds it."""
+    def _uses_failed(self, exprs: list[E.Expr], also: set[ResourceAddr]) -> bool:
+        """Do ``exprs`` (or the resources in ``also``) refer, directly or through locals, to a
+        resource that could not be planned?"""
+        if also & self._failed:
+            return True
+        locals_ = self.module.locals
+        stack, seen = list(exprs), set()
+        while stack:
+            for ref in E.references(stack.pop()):
+                name = ref.step_name(0)
+                if name is None:
+                    continue
+                if ref.root == "local":
+                    if name in locals_ and name not in seen:
+                        seen.add(name)
+                        stack.append(locals_[name].expr)
+                elif ref.root == "data":
+                    if ref.step_name(1) and resource_addr(name, str(ref.step_name(1)), "data") in self._failed:
+                        return True
+                elif resource_addr(ref.root, name) in self._failed:
+                    return True
+        return False
+
+    def _needs_plan_values(self, exprs: list[E.Expr]) -> bool:
+        """Do ``exprs`` refer to a resource or a variable, directly or through locals? Terraform
+        validates with those unknown: an error in evaluating them, its plan walk finds."""
         locals_ = self.module.locals
         stack, seen = list(exprs), set()
         while stack:
@@ -473,7 +497,7 @@ class Planner:
                     if name in locals_ and name not in seen:
                         seen.add(name)
                         stack.append(locals_[name].expr)
-                elif ref.root not in ("var", "count", "each", "path", "terraform", "self", "module"):
+                elif ref.root not in ("count", "each", "path", "terraform", "self", "module"):
                     return True
         return False
 
@@ -486,7 +510,7 @@ class Planner:
         one in a constant expression; one that needs other values, its plan walk."""
         self.diags.append(d)
         meta = rc.count if rc.count is not None else rc.for_each
-        if meta is not None and next(iter(E.references(meta.expr)), None) is not None:
+        if meta is not None and self._needs_plan_values([meta.expr]):
             self.walk_errors.append(d)
 
     def _expand(self, rc: ResourceConfig) -> tuple[str, list[tuple[InstanceKey, Scope]]] | None:
@@ -616,7 +640,15 @@ class Planner:
         return frozenset(insts), frozenset(res)
 
     async def _plan_resource(self, rc: ResourceConfig) -> None:
-        meta = self_references(rc, [m.expr for m in (rc.count, rc.for_each) if m is not None])
+        metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+        if self._failed and self._uses_failed([*expressions_of(rc), *metas], {a for a, _k, _l in rc.depends_on}):
+            # as terraform's plan walk: what depends on a resource that could not be planned is not
+            self._failed.add(rc.addr)
+            self.resolver.kind[rc.addr] = "count" if rc.count is not None else (
+                "for_each" if rc.for_each is not None else "single")
+            self.resolver.values[rc.addr] = {}
+            return
+        meta = self_references(rc, metas)
         expanded = None if self._refers_to_itself(rc, meta, str(rc.addr)) else self._expand(rc)
         untargeted: list[InstanceKey] = []
         if expanded is not None and self.targets is not None and rc.addr not in self.targets.resources:
@@ -625,6 +657,7 @@ class Planner:
             expanded = (expanded[0], [(k, sc) for k, sc in expanded[1]
                                       if InstanceAddr(rc.addr, k) in self.targets.instances])
         if expanded is None:
+            self._failed.add(rc.addr)
             self.resolver.kind[rc.addr] = "count" if rc.count is not None else (
                 "for_each" if rc.for_each is not None else "single")
             self.resolver.values[rc.addr] = {}
@@ -646,16 +679,23 @@ class Planner:
             if inst is not None and inst.current is not None:
                 values[key] = inst.current.attributes
         cbd = rc.lifecycle.create_before_destroy
-        own = self_references(rc, expressions_of(rc))
+        exprs = expressions_of(rc)
+        for key, _scope in instances:  # an instance that refers to a later one sees it unknown
+            values.setdefault(key, UNKNOWN)
         for key, scope in instances:
             addr = InstanceAddr(rc.addr, key)
-            if own:  # per instance, as terraform's: "Configuration for terraform_data.a[0] ..."
-                self._refers_to_itself(rc, own, str(addr))
+            # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
+            if self._refers_to_itself(rc, self_references(rc, exprs, key), str(addr)):
+                self._failed.add(rc.addr)
+                values[key] = UNKNOWN
                 continue
             # a mistake in an expression names its block, as terraform's does (no instance address)
             config, cdiags = evaluate_instance_config(rc, schema, scope)
-            if cdiags and self._refers_to_resources(expressions_of(rc)):
-                self.walk_errors.extend(d for d in cdiags if d.severity == "error" and _needs_values(d))
+            for d in cdiags:
+                # the expression on the line the error names (all of them when none is there)
+                failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
+                if d.severity == "error" and _needs_values(d) and self._needs_plan_values(failed):
+                    self.walk_errors.append(d)
             if not cdiags:
                 validate = (provider.validate_resource_config if rc.addr.mode == "managed"
                             else provider.validate_data_resource_config)
@@ -670,6 +710,7 @@ class Planner:
             if cdiags:
                 self.diags.extend(_unseen(cdiags, self.diags))
                 if errors_of(cdiags):
+                    self._failed.add(rc.addr)
                     values[key] = UNKNOWN
                     continue
             inst = prior_instances.get(key)
@@ -855,11 +896,13 @@ class Planner:
                     self.plan.outputs[oc.name] = self.plan.prior_outputs[oc.name]
                 self.plan.kept_outputs.add(oc.name)
                 continue
+            if self._failed and self._uses_failed([oc.expr], set()):
+                continue  # refers to what could not be planned: neither planned nor an error of its own
             try:
                 v = evaluate(oc.expr, self.scope())
             except EvalError as exc:
                 d = exc.error(SourceRange(oc.range.filename, exc.line))
-                if self._refers_to_resources([oc.expr]) and _needs_values(d):
+                if self._needs_plan_values([oc.expr]) and _needs_values(d):
                     self._walk_error(d)
                 else:
                     self.diags.append(d)
@@ -898,6 +941,7 @@ class Planner:
 
 # mistakes terraform's validation finds from the configuration and schemas alone, before planning
 _STATIC_SUMMARIES = frozenset({
+    "Too many function arguments", "Not enough function arguments",
     "Missing resource instance key", "Unexpected resource instance key", "Invalid reference",
     "Reference to undeclared resource", "Reference to undeclared input variable",
     "Reference to undeclared local value", 'Reference to "count" in non-counted context',

@@ -198,7 +198,8 @@ def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]]
                        command: str = "plan") -> str:
     """What terraform prints when planning stopped at errors: the changes planned before them, or
     (``plan`` only) that planning failed."""
-    if plan is not None and any(c.action != Action.NOOP for c in plan.changes) and not plan.refresh_only:
+    if plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
+                                                        or plan.outputs_changed()):
         return render_plan(plan, types, errored=True)
     return PLANNING_FAILED if command == "plan" else ""
 

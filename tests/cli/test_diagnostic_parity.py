@@ -256,3 +256,59 @@ def test_an_apply_with_a_warning_prints_what_terraform_prints(workdir: Workdir) 
         return re.sub(r"\[id=[^\]]*\]", "[id=X]", text.replace("Terraform", "strata"))
 
     assert masked(ours.stdout) == masked(tf.stdout)
+
+
+def test_what_refers_to_a_self_referring_resource_is_not_planned_and_nothing_crashes(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  input = terraform_data.a.id\n}\n'
+                  'resource "terraform_data" "c" {\n  input = terraform_data.a.output\n}\n'
+                  'resource "terraform_data" "d" {\n}\noutput "o" {\n  value = terraform_data.a.id\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res
+    assert "# terraform_data.d will be created" in res.stdout and "terraform_data.c" not in res.stdout, res.stdout
+    assert "Changes to Outputs" not in res.stdout
+    assert res.stderr.count("Error:") == 1 and "Configuration for terraform_data.a may not" in res.stderr
+
+
+def test_only_the_instance_that_refers_to_itself_is_named(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  count = 2\n  input = terraform_data.a[1].id\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1
+    assert "terraform_data.a[1] may not refer to itself" in res.stderr
+    assert "terraform_data.a[0] may not" not in res.stderr and "Invalid index" not in res.stderr, res.stderr
+
+
+def test_a_mistake_validation_finds_is_shown_alone_without_a_partial_plan(workdir: Workdir) -> None:
+    workdir.write('variable "n" {\n  default = -1\n}\nresource "terraform_data" "a" {\n  count = var.n\n}\n'
+                  'resource "terraform_data" "b" {\n}\noutput "o" {\n  value = "abc" + 1\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and res.stdout == "", res.stdout
+    assert res.stderr.count("Error:") == 1 and "Invalid operand" in res.stderr, res.stderr
+
+
+def test_names_in_any_script_are_valid(workdir: Workdir) -> None:
+    # (as labels: the expression parser does not take identifiers beyond ASCII yet)
+    workdir.write('resource "terraform_data" "naïve" {\n}\nvariable "café" {\n  default = 1\n}\n'
+                  'output "ñ" {\n  value = 1\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 0, res
+
+
+@pytest.mark.parametrize(("constraint", "error"), [
+    (">= 1.0.0.0", None), ("= 1.11.4+build", None), ("~> 1.11.0.0", "Unsupported Terraform Core version"),
+    ("< 1.12.0-alpha1", "Invalid required_version constraint"),
+])
+def test_required_version_forms(workdir: Workdir, constraint: str, error: str | None) -> None:
+    workdir.write(f'terraform {{\n  required_version = "{constraint}"\n}}\n')
+    res = workdir.strata("plan", "-no-color")
+    if error is None:
+        assert res.returncode == 0, res
+    else:
+        assert res.returncode == 1 and f"Error: {error}" in res.stderr, res.stderr
+
+
+def test_warnings_found_before_an_error_are_still_printed(workdir: Workdir) -> None:
+    workdir.write('variable "x" {\n  type = number\n}\noutput "o" {\n  value = var.x\n}\n')
+    (workdir.path / "terraform.tfvars").write_text("foo = 1\n")
+    res = workdir.strata("plan", "-no-color", "-var", "x=abc")
+    assert res.returncode == 1
+    assert "Warning: Value for undeclared variable" in res.stdout and "Unsuitable value for var.x" in res.stderr
