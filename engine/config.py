@@ -200,7 +200,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         mode = "managed" if b.type == "resource" else "data"
         addr = resource_addr(b.labels[0], b.labels[1], mode)
         if not _VALID_NAME.match(b.labels[1]):
-            return [_invalid_name("resource", b)]
+            return [_invalid_name("resource" if mode == "managed" else "data resource", b)]
         if addr in module.resources:
             prev = decl_range(module.resources[addr].range)
             what, kind = ("resource", "resource") if mode == "managed" else ("data", "data resource")

@@ -539,9 +539,8 @@ class Planner:
             if isinstance(n, float) and n.is_integer():
                 n = int(n)
             if not isinstance(n, int):
-                self._expansion_error(rc, error("Invalid count argument",
-                                        'The given "count" argument value is unsuitable: a whole number is '
-                                        "required.", where))
+                self._expansion_error(rc, error("Invalid count argument", _COUNT_NULL if n is None else
+                                                _COUNT_WHOLE, where))
                 return None
             if n < 0:
                 self._expansion_error(rc, error("Invalid count argument",
@@ -938,6 +937,10 @@ class Planner:
                 "disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target "
                 "option.", rc.range.header()))
 
+
+_COUNT_NULL = 'The given "count" argument value is null. An integer is required.'
+_COUNT_WHOLE = ('The given "count" argument value is unsuitable: value must be a whole number, between '
+                "-9223372036854775808 and 9223372036854775807.")
 
 # mistakes terraform's validation finds from the configuration and schemas alone, before planning
 _STATIC_SUMMARIES = frozenset({

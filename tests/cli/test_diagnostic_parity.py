@@ -312,3 +312,21 @@ def test_warnings_found_before_an_error_are_still_printed(workdir: Workdir) -> N
     res = workdir.strata("plan", "-no-color", "-var", "x=abc")
     assert res.returncode == 1
     assert "Warning: Value for undeclared variable" in res.stdout and "Unsuitable value for var.x" in res.stderr
+
+
+@pytest.mark.parametrize(("body", "detail"), [
+    ("count = null", 'The given "count" argument value is null. An integer is required.\n'),
+    ("count = 2.5", 'The given "count" argument value is unsuitable: value must be a whole number,\n'
+                    "between -9223372036854775808 and 9223372036854775807.\n"),
+])
+def test_count_values_that_are_no_whole_number(workdir: Workdir, body: str, detail: str) -> None:
+    workdir.write(f'resource "terraform_data" "a" {{\n  {body}\n}}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.startswith("\nError: Invalid count argument\n") and res.stderr.endswith("\n\n" + detail)
+
+
+def test_a_data_block_s_invalid_name_says_data_resource(workdir: Workdir) -> None:
+    workdir.write('data "terraform_remote_state" "1x" {\n}\n')
+    res = workdir.strata("validate", "-no-color")
+    assert res.returncode == 1 and "\nError: Invalid data resource name\n" in res.stderr, res.stderr
