@@ -12,7 +12,7 @@ makes instance ``b[i]`` depend on ``a[i]`` alone, not on every instance of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -467,39 +467,36 @@ class Planner:
         resource that could not be planned?"""
         if also & self._failed:
             return True
-        locals_ = self.module.locals
-        stack, seen = list(exprs), set()
-        while stack:
-            for ref in E.references(stack.pop()):
-                name = ref.step_name(0)
-                if name is None:
-                    continue
-                if ref.root == "local":
-                    if name in locals_ and name not in seen:
-                        seen.add(name)
-                        stack.append(locals_[name].expr)
-                elif ref.root == "data":
-                    if ref.step_name(1) and resource_addr(name, str(ref.step_name(1)), "data") in self._failed:
-                        return True
-                elif resource_addr(ref.root, name) in self._failed:
+        for ref in self._references_through_locals(exprs):
+            name = ref.step_name(0)
+            if name is None:
+                continue
+            if ref.root == "data":
+                if ref.step_name(1) and resource_addr(name, str(ref.step_name(1)), "data") in self._failed:
                     return True
+            elif resource_addr(ref.root, name) in self._failed:
+                return True
         return False
 
     def _needs_plan_values(self, exprs: list[E.Expr]) -> bool:
         """Do ``exprs`` refer to a resource or a variable, directly or through locals? Terraform
         validates with those unknown: an error in evaluating them, its plan walk finds."""
+        return any(ref.root not in ("count", "each", "path", "terraform", "self", "module")
+                   for ref in self._references_through_locals(exprs))
+
+    def _references_through_locals(self, exprs: list[E.Expr]) -> Iterator[E.Reference]:
+        """The references in ``exprs`` and in the locals they use, the locals' own left out."""
         locals_ = self.module.locals
         stack, seen = list(exprs), set()
         while stack:
             for ref in E.references(stack.pop()):
-                if ref.root == "local":
-                    name = ref.step_name(0)
-                    if name in locals_ and name not in seen:
-                        seen.add(name)
-                        stack.append(locals_[name].expr)
-                elif ref.root not in ("count", "each", "path", "terraform", "self", "module"):
-                    return True
-        return False
+                if ref.root != "local":
+                    yield ref
+                    continue
+                name = ref.step_name(0)
+                if name in locals_ and name not in seen:
+                    seen.add(name)
+                    stack.append(locals_[name].expr)
 
     def _walk_error(self, d: Diagnostic) -> None:
         self.diags.append(d)

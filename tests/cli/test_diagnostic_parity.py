@@ -178,34 +178,28 @@ def test_required_version_constraints(constraint: str, ok: bool) -> None:
     assert version_admits(constraint, "1.11.4") is ok
 
 
-def _run(workdir: Workdir, files: dict[str, str], args: list[str], env: dict[str, str]) -> tuple[str, str]:
+def _run(workdir: Workdir, files: dict[str, str], args: list[str], env: dict[str, str],
+         monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     for name, text in files.items():
         (workdir.path / name).write_text(text)
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        res = workdir.strata("plan", "-no-color", "-input=false", *args)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    res = workdir.strata("plan", "-no-color", "-input=false", *args)
     assert res.returncode == 1, res
     return res.stdout, res.stderr
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_terraform_s_words(workdir: Workdir, name: str) -> None:
+def test_terraform_s_words(workdir: Workdir, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     files, args, env, stdout, stderr = CASES[name]
-    assert _run(workdir, files, args, env) == (stdout, stderr)
+    assert _run(workdir, files, args, env, monkeypatch) == (stdout, stderr)
 
 
 @requires_terraform
 @pytest.mark.parametrize("name", list(CASES))
-def test_the_same_as_terraform_here(workdir: Workdir, name: str) -> None:
+def test_the_same_as_terraform_here(workdir: Workdir, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     files, args, env, _, _ = CASES[name]
-    ours = _run(workdir, files, args, env)
+    ours = _run(workdir, files, args, env, monkeypatch)
     # no init: it fails on a configuration with mistakes, and terraform_data needs none
     tf = subprocess.run(["terraform", "plan", "-no-color", "-input=false", *args], cwd=workdir.path,
                         env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1", **env),
