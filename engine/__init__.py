@@ -7,8 +7,9 @@ Layering (each layer imports only those above it):
                                         fdatasync awaited without a thread
     events                              events as data (terraform's UI shapes) and their sinks
     number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
-    convert, functions, evaluate        .tf.json, type conversion, built-in functions (with
-                                        functions_text, which builds on them), evaluation
+    convert, functions, exprvalues,     .tf.json, type conversion, built-in functions (with
+    evaluate                            functions_text, which builds on them), what a diagnostic
+                                        states about a failed expression's values, evaluation
     graph                               a domain-free DAG
     config, variables                   the root module, loaded from .tf / .tf.json; input variables
     provider, framework, registry       the one provider seam, a framework for writing providers,

@@ -26,6 +26,7 @@ from .config import Module
 from .contracts import check_final_plan, check_new_state
 from .diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from .evaluate import EvalError, Scope, evaluate
+from .exprvalues import module_sensitivity
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
 from .limits import Limits
@@ -121,6 +122,7 @@ class Applier:
         self._local_value = local_value
         self.limits = limits or Limits()
         self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
+        self._hidden = module_sensitivity(module, providers) if module is not None else None
 
     # ------------------------------------------------------------------ walk
 
@@ -213,7 +215,7 @@ class Applier:
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None
         each = (key, key) if isinstance(key, str) else None
-        return Scope(self.variables, self._locals, self.resolver, count_index, each)
+        return Scope(self.variables, self._locals, self.resolver, count_index, each, hidden=self._hidden)
 
     def _locals(self, name: str, line: int) -> Any:
         if self._local_value is None:

@@ -47,9 +47,17 @@ from .diagnostics import (
 from .goquote import go_quote
 from .number import to_string as number_to_string
 from .operations import Options, Planned, apply_planned, import_resource, make_plan
+from .plan import Action, Plan
 from .planner import Planner
 from .registry import Providers
-from .render import HumanSink, fmt_value, render_diagnostic, render_failed_plan, render_plan
+from .render import (
+    HumanSink,
+    fmt_value,
+    partial_plan_shown,
+    render_diagnostic,
+    render_failed_plan,
+    render_plan,
+)
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
@@ -85,6 +93,8 @@ class Output:
                 ev.stream_failed(exc, "output")
 
     def diagnostics(self, diags: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+        if not self.json or self.quiet:
+            diags = sorted(diags, key=_diagnostic_order)  # as terraform's human view sorts them
         for d in diags:
             if self.json and not self.quiet:
                 self.emit(ev.diagnostic(d, _code(d)))
@@ -93,6 +103,14 @@ class Output:
                 sys.stderr.write(render_diagnostic(d, self.plain) + "\n")
         _flush_stdout()
         sys.stderr.flush()
+
+
+def _diagnostic_order(d: Diagnostic) -> tuple[Any, ...]:
+    """terraform's order for printing diagnostics (a stable sort): warnings first, then those that
+    point at no source, then by file (fewer path segments first) and position."""
+    s = d.subject
+    where = (0,) if s is None else (1, s.filename.count(os.sep), s.filename, s.line, s.column)
+    return (d.severity == "error", where)
 
 
 def _code(d: Diagnostic) -> str | None:
@@ -105,11 +123,11 @@ def _flush_stdout() -> None:
         sys.stdout.flush()
 
 
-def _plan_outputs_event(p: Planned) -> ev.Event:
+def _plan_outputs_event(plan: Plan) -> ev.Event:
     outs: dict[str, Any] = {}
-    for name in sorted(set(p.plan.outputs) | set(p.plan.prior_outputs)):
-        new = p.plan.outputs.get(name)
-        old = p.plan.prior_outputs.get(name)
+    for name in sorted(set(plan.outputs) | set(plan.prior_outputs)):
+        new = plan.outputs.get(name)
+        old = plan.prior_outputs.get(name)
         if new is None:
             action = "delete"
         elif old is None:
@@ -152,6 +170,15 @@ async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lo
     except DiagnosticsError as exc:
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
+        elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
+            assert exc.partial is not None
+            # terraform's stream: what was planned before the error, then the diagnostics
+            for c in exc.partial.changes:
+                if c.action != Action.NOOP:
+                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+            out.emit(ev.change_summary(exc.partial.counts(), "plan"))
+            if exc.partial.outputs or exc.partial.prior_outputs:
+                out.emit(_plan_outputs_event(exc.partial))
         _warn(out, list(exc.warnings))
         raise
 
@@ -165,7 +192,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
     p.store.unlock()
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
-        out.emit(_plan_outputs_event(p))
+        out.emit(_plan_outputs_event(p.plan))
     if not out.json:
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if p.plan.targeted:
@@ -193,7 +220,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
     try:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:
-            out.emit(_plan_outputs_event(p))
+            out.emit(_plan_outputs_event(p.plan))
         if not out.json and not refresh_cmd:
             out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:

@@ -120,6 +120,9 @@ class Diagnostic:
     values: tuple[str, ...] = ()
     """What terraform shows under the source line about the expression (``while calling
     upper(str)``)."""
+    expr_values: tuple[tuple[str, str], ...] = ()
+    """terraform's statements about the values of the references in the expression that failed,
+    sorted: ``("local.l", "is tuple with 2 elements")``."""
 
     def block(self) -> str | None:
         """The top-level block the diagnostic is in, as terraform names it: its ``context``, or
@@ -148,7 +151,8 @@ class Diagnostic:
                 start = self.subject.column - 1 if self.subject.column else _expression_start(code)
                 start = min(max(start, 0), len(code))
                 d["snippet"] = {"context": self.block(), "code": code, "start_line": self.subject.line,
-                                "highlight_start_offset": start, "highlight_end_offset": len(code), "values": []}
+                                "highlight_start_offset": start, "highlight_end_offset": len(code),
+                                "values": [{"traversal": t, "statement": st} for t, st in self.expr_values]}
         return d
 
     def __str__(self) -> str:
@@ -162,8 +166,8 @@ class Diagnostic:
 
 def error(summary: str, detail: str = "", subject: SourceRange | None = None,
           address: str | None = None, retryable: bool = False, context: str | None = None,
-          values: tuple[str, ...] = ()) -> Diagnostic:
-    return Diagnostic("error", summary, detail, subject, address, retryable, context, values)
+          values: tuple[str, ...] = (), expr_values: tuple[tuple[str, str], ...] = ()) -> Diagnostic:
+    return Diagnostic("error", summary, detail, subject, address, retryable, context, values, expr_values)
 
 
 def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:

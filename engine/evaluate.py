@@ -16,6 +16,7 @@ from . import expr as E
 from .addrs import InstanceKey, ResourceAddr, resource_addr
 from .convert import ConversionError, convert
 from .diagnostics import Diagnostic, FunctionArityError, FunctionError, SourceRange, error
+from .exprvalues import Hidden, statements
 from .functions import FUNCTIONS, PARAMS, signature
 from .number import (
     DECIMAL_CONTEXT,
@@ -37,11 +38,25 @@ class EvalError(Exception):
         self.detail = detail
         self.line = line
         self.values = values  # terraform's lines about the expression, under the source line
+        self.expr: E.Expr | None = None  # the expression that failed, and where (terraform's FromExpr)
+        self.scope: Scope | None = None
+
+    def blame(self, e: E.Expr, scope: Scope) -> EvalError:
+        """Name ``e`` (evaluated in ``scope``) as the expression that failed, unless an inner one is."""
+        if self.expr is None:
+            self.expr, self.scope = e, scope
+        return self
 
     def error(self, subject: SourceRange | None = None, address: str | None = None,
               context: str | None = None) -> Diagnostic:
-        """This failure as a diagnostic at ``subject``."""
-        return error(self.summary, self.detail, subject, address, context=context, values=self.values)
+        """This failure as a diagnostic at ``subject``, with terraform's statements about the values
+        of the references in the expression that failed."""
+        said: tuple[tuple[str, str], ...] = ()
+        scope = self.scope
+        if self.expr is not None and scope is not None and scope.hidden is not None:
+            said = statements(self.expr, lambda x: _val(x, scope), scope.hidden)
+        return error(self.summary, self.detail, subject, address, context=context, values=self.values,
+                     expr_values=said)
 
 
 COUNT_OUTSIDE = ('The "count" object can only be used in "module", "resource", and "data" blocks, and only '
@@ -86,10 +101,12 @@ class Scope:
     count_index: int | None = None
     each: tuple[Any, Any] | None = None  # (key, value)
     for_vars: dict[str, Any] = field(default_factory=dict)
+    hidden: Hidden | None = None
+    """What may hold a sensitive value, so a diagnostic must not state it (None: state nothing)."""
 
     def child(self, names: dict[str, Any]) -> Scope:
         return Scope(self.variables, self.local_value, self.resources, self.count_index,
-                     self.each, {**self.for_vars, **names})
+                     self.each, {**self.for_vars, **names}, self.hidden)
 
 
 class _ResourceType:
@@ -136,10 +153,22 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
         return e.value  # type: ignore[attr-defined]
     if t is E.GetAttr:
         assert isinstance(e, E.GetAttr)
-        return _get_attr(_eval(e.obj, scope), e.name, scope, e.line)
+        base = _eval(e.obj, scope)
+        try:
+            return _get_attr(base, e.name, scope, e.line)
+        except EvalError as exc:
+            if not isinstance(base, (_Namespace, _ResourceType, _ResourceRef)):  # a value's, not a name's
+                exc.blame(e, scope)
+            raise
     if t is E.Index:
         assert isinstance(e, E.Index)
-        return _index(_eval(e.obj, scope), _val(e.key, scope), scope, e.line)
+        base = _eval(e.obj, scope)
+        try:
+            return _index(base, _val(e.key, scope), scope, e.line)
+        except EvalError as exc:
+            if exc.summary != "Unexpected resource instance key":
+                exc.blame(e, scope)
+            raise
     if t is E.Var:
         assert isinstance(e, E.Var)
         return _var(e, scope)
@@ -161,11 +190,12 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
             if v is None:
                 raise EvalError("Invalid template interpolation value",
                                 "The expression result is null. Cannot include a null value "
-                                "in a string template.", p.line)
-            try:
-                out.append(to_string(v))
-            except FunctionError as exc:
-                raise EvalError("Invalid template interpolation value", str(exc), p.line) from None
+                                "in a string template.", p.line).blame(p, scope)
+            if not isinstance(v, (int, float)):  # a bool; anything else cty cannot make a string of
+                if not isinstance(v, bool):
+                    raise EvalError("Invalid template interpolation value", "Cannot include the given value "
+                                    "in a string template: string required.", p.line).blame(p, scope)
+            out.append(to_string(v))
         return UNKNOWN if unknown else "".join(out)
     if t is E.TupleExpr:
         assert isinstance(e, E.TupleExpr)
@@ -193,11 +223,14 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
         v = _val(e.operand, scope)
         if v is UNKNOWN:
             return UNKNOWN
-        if e.op == "!":
-            if v is True or v is False:
-                return not v
-            return not _bool(v, "unary operand", e.line)
-        return -_num(v, e.line)
+        try:
+            if e.op == "!":
+                if v is True or v is False:
+                    return not v
+                return not _bool(v, "unary operand", e.line)
+            return -_num(v, e.line)
+        except EvalError as exc:
+            raise exc.blame(e.operand, scope) from None
     if t is E.Conditional:
         assert isinstance(e, E.Conditional)
         c = _val(e.cond, scope)
@@ -208,7 +241,7 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
                 c = c == "true"
             else:
                 raise EvalError("Incorrect condition type", "The condition expression must be of type bool.",
-                                e.line)
+                                e.line).blame(e.cond, scope)
         return _val(e.true if c else e.false, scope)
     if t is E.Splat:
         assert isinstance(e, E.Splat)
@@ -469,8 +502,11 @@ def _bool(v: Any, what: str, line: int) -> bool:
         return v
     if v == "true" or v == "false":  # strings convert, as cty converts operands
         return v == "true"
-    raise EvalError("Invalid operand", f"Unsuitable value for {what}: a bool is required, "
-                    f"not {type_name(v)}.", line)
+    try:
+        convert(v, "bool")
+    except ConversionError as exc:  # terraform's words: what cty says converting it
+        raise EvalError("Invalid operand", f"Unsuitable value for {what}: {exc.cty_text}", line) from None
+    raise EvalError("Invalid operand", f"Unsuitable value for {what}: bool required.", line)
 
 
 _SCALARS = (str, int, bool)
@@ -484,7 +520,8 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
         if not (left is True or left is False) or not (right is True or right is False):
-            left, right = _bool(left, f"{op} operand", e.line), _bool(right, f"{op} operand", e.line)
+            left = _operand(_bool, left, "left operand", e.line, e.left, scope)
+            right = _operand(_bool, right, "right operand", e.line, e.right, scope)
         return (left and right) if op == "&&" else (left or right)
     right = _val(e.right, scope)
     if left is UNKNOWN or right is UNKNOWN:
@@ -498,7 +535,8 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
             if eq is UNKNOWN:
                 return UNKNOWN
         return eq if op == "==" else not eq
-    a, b = _num(left, e.line, "left operand"), _num(right, e.line, "right operand")
+    a = _operand(_num, left, "left operand", e.line, e.left, scope)
+    b = _operand(_num, right, "right operand", e.line, e.right, scope)
     if op in _ARITH:
         if type(a) is int and type(b) is int:
             if op == "+":
@@ -518,6 +556,16 @@ def _binary(e: E.Binary, scope: Scope) -> Any:
 
 
 _ARITH = frozenset(("+", "-", "*", "/", "%"))
+
+
+def _operand(check: Callable[..., Any], v: Any, what: str, line: int, e: E.Expr, scope: Scope) -> Any:
+    """``check`` (:func:`_num` or :func:`_bool`) of an operand's value; a failure blames the operand."""
+    if type(v) is int and check is _num:
+        return v
+    try:
+        return check(v, line, what) if check is _num else check(v, what, line)
+    except EvalError as exc:
+        raise exc.blame(e, scope) from None
 
 
 def _arith(op: str, a: Any, b: Any, line: int) -> Any:
@@ -596,15 +644,17 @@ def _call(e: E.Call, scope: Scope) -> Any:
     try:
         return fn(*args)
     except FunctionArityError as exc:
-        raise EvalError(exc.summary, str(exc), e.line, (f"while calling {signature(e.name)}",)) from None
+        raise EvalError(exc.summary, str(exc), e.line,
+                        (f"while calling {signature(e.name)}",)).blame(e, scope) from None
     except FunctionError as exc:
         calling = (f"while calling {signature(e.name)}",)
         message = str(exc).rstrip(".")
         if e.name in _ARGUMENT_ERRORS:  # terraform's: the value given for its first parameter is unsuitable
             raise EvalError("Invalid function argument", f'Invalid value for "{PARAMS[e.name][0][0]}" '
-                            f"parameter: {message[:1].lower()}{message[1:]}.", e.line, calling) from None
+                            f"parameter: {message[:1].lower()}{message[1:]}.", e.line,
+                            calling).blame(e.args[0] if e.args else e, scope) from None
         raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
-                        calling) from None
+                        calling).blame(e, scope) from None
     except TypeError as exc:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from . import convert as _convert
 from .diagnostics import FunctionArityError, FunctionError
+from .goquote import go_quote
 from .number import (
     DECIMAL_CONTEXT,
     number_from_decimal,
@@ -101,10 +102,17 @@ def _graphemes(s: str) -> list[str]:
 # --------------------------------------------------------------------------- type conversions
 
 
+def _to_collection(v: Any, kind: str) -> tuple[Any, ...]:
+    """The elements of ``v`` for tolist/toset, or terraform's error for what is not a sequence."""
+    if not isinstance(v, tuple):
+        raise FunctionError(f"cannot convert {type_name(v)} to {kind} of any single type.")
+    return v
+
+
 def toset(v: Any) -> Any:
     if v is None or v is UNKNOWN:
         return v
-    items = _seq(v)
+    items = _to_collection(v, "set")
     if not is_wholly_known(v):
         return UNKNOWN
     if not isinstance(v, SetVal):
@@ -116,7 +124,7 @@ def toset(v: Any) -> Any:
 def tolist(v: Any) -> Any:
     if v is None or v is UNKNOWN:
         return v
-    items = _seq(v)
+    items = _to_collection(v, "list")
     if isinstance(v, ListVal):
         return v
     if isinstance(v, SetVal):
@@ -143,9 +151,15 @@ def tostring(v: Any) -> Any:
 
 
 def tonumber(v: Any) -> Any:
-    if v is UNKNOWN or v is None:
+    if v is UNKNOWN or v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
         return v
-    return to_number(v)
+    if isinstance(v, str):
+        n = parse_number(v)
+        if n is None:  # terraform's words for its to* functions, not the conversion's
+            raise FunctionError(f"cannot convert {go_quote(v)} to number; given string must be a decimal "
+                                "representation of a number.")
+        return n
+    raise FunctionError(f"cannot convert {type_name(v)} to number.")
 
 
 def tobool(v: Any) -> Any:
@@ -153,6 +167,9 @@ def tobool(v: Any) -> Any:
         return v
     if v in ("true", "false"):
         return v == "true"
+    if isinstance(v, str):
+        raise FunctionError(f'cannot convert {go_quote(v)} to bool; only the strings "true" or "false" are '
+                            "allowed.")
     raise FunctionError(f"cannot convert {type_name(v)} to bool.")
 
 

@@ -7,6 +7,7 @@ hashable values; ``str(node)`` names them in cycles and DOT output.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
@@ -120,12 +121,14 @@ class Graph(Generic[N]):
         return seen
 
     def topological_order(self) -> list[N]:
-        """Dependencies before dependents (Kahn); raises :class:`CycleError` on a cycle."""
+        """Dependencies before dependents (Kahn), otherwise in the order the nodes were added (a
+        configuration's declaration order: the order terraform reports errors in); raises
+        :class:`CycleError` on a cycle."""
         remaining = {n: len(d) for n, d in self.deps.items()}
-        ready = [n for n, c in remaining.items() if c == 0]
+        ready = deque(n for n, c in remaining.items() if c == 0)
         order: list[N] = []
         while ready:
-            n = ready.pop()
+            n = ready.popleft()
             order.append(n)
             for m in self.dependents[n]:
                 remaining[m] -= 1

@@ -230,7 +230,7 @@ def _apply_locals(p: Planned, resolver: ApplyResolver) -> Callable[[str, int], A
         lc = p.module.locals.get(name)
         if lc is None:
             raise EvalError("Reference to undeclared local value", name, line)
-        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver))
+        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver, hidden=p.planner.hidden))
         if not p.planner.local_resource_deps(name):
             memo[name] = v
         return v
@@ -250,7 +250,7 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
                 out[oc.name] = p.state.outputs[oc.name]
             continue
         try:
-            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver))
+            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver, hidden=p.planner.hidden))
         except EvalError as exc:
             if result.ok:
                 result.diagnostics.append(exc.error(

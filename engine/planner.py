@@ -45,6 +45,7 @@ from .diagnostics import (
     errors_of,
 )
 from .evaluate import EvalError, Scope, evaluate
+from .exprvalues import module_sensitivity
 from .forcedcbd import force_create_before_destroy
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
@@ -147,6 +148,7 @@ class Planner:
         self.refresh_only = refresh_only
         self._included_locals: set[str] | None = None
         self.resolver = _PlanResolver(module)
+        self.hidden = module_sensitivity(module, providers)  # what a diagnostic must not state
         self.diags: list[Diagnostic] = []
         self._locals: dict[str, Any] = {}
         self._locals_busy: set[str] = set()
@@ -406,7 +408,7 @@ class Planner:
     # ------------------------------------------------------------------ scope and locals
 
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
-        return Scope(self.variables, self.local_value, self.resolver, count_index, each)
+        return Scope(self.variables, self.local_value, self.resolver, count_index, each, hidden=self.hidden)
 
     def local_value(self, name: str, line: int) -> Any:
         if name in self._locals:
@@ -544,8 +546,8 @@ class Planner:
                                         'The given "count" argument value is unsuitable: must be greater than '
                                         "or equal to zero.", where))
                 return None
-            variables, locals_, resolver = self.variables, self.local_value, self.resolver
-            return "count", [(i, Scope(variables, locals_, resolver, i)) for i in range(n)]
+            variables, locals_, resolver, hidden = self.variables, self.local_value, self.resolver, self.hidden
+            return "count", [(i, Scope(variables, locals_, resolver, i, hidden=hidden)) for i in range(n)]
         if rc.for_each is not None:
             try:
                 fe = evaluate(rc.for_each.expr, self.scope())

@@ -198,10 +198,16 @@ def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]]
                        command: str = "plan") -> str:
     """What terraform prints when planning stopped at errors: the changes planned before them, or
     (``plan`` only) that planning failed."""
-    if plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
-                                                        or plan.outputs_changed()):
+    if partial_plan_shown(plan):
+        assert plan is not None
         return render_plan(plan, types, errored=True)
     return PLANNING_FAILED if command == "plan" else ""
+
+
+def partial_plan_shown(plan: Plan | None) -> bool:
+    """Does terraform show what was planned before planning stopped at an error (text or -json)?"""
+    return plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
+                                                           or plan.outputs_changed())
 
 
 def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None,
@@ -298,9 +304,10 @@ def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
         text = source_line(d.subject.filename, d.subject.line)
         if text is not None:
             body.append(f"{d.subject.line:>4}: {text}")
-        if d.values:
+        if d.values or d.expr_values:
             body.append("    ├────────────────")
             body.extend(f"    │ {v}" for v in d.values)
+            body.extend(f"    │ {t} {st}" for t, st in d.expr_values)
     if d.address or d.subject is not None:
         body.append("")
     if d.detail:
