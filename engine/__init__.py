@@ -11,6 +11,8 @@ Layering (each layer imports only those above it):
     evaluate                            functions_text, which builds on them), what a diagnostic
                                         states about a failed expression's values, evaluation
     graph                               a domain-free DAG
+    sensitivity                         which values are sensitive: terraform's marks, followed
+                                        through the configuration's references
     config, variables                   the root module, loaded from .tf / .tf.json; input variables
     provider, framework, registry       the one provider seam, a framework for writing providers,
                                         and where providers come from

@@ -26,7 +26,6 @@ from .config import Module
 from .contracts import check_final_plan, check_new_state
 from .diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from .evaluate import EvalError, Scope, evaluate
-from .exprvalues import module_sensitivity
 from .graph import Graph
 from .instanceconfig import block_counts, evaluate_instance_config
 from .limits import Limits
@@ -41,6 +40,7 @@ from .provider import (
     proposed_new_state,
 )
 from .registry import Providers
+from .sensitivity import of_module as sensitivity_of
 from .state import ObjectState, State
 from .statestore import StateWriter
 from .values import UNKNOWN, is_wholly_known
@@ -122,7 +122,7 @@ class Applier:
         self._local_value = local_value
         self.limits = limits or Limits()
         self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
-        self._hidden = module_sensitivity(module, providers) if module is not None else None
+        self._hidden = sensitivity_of(module, providers, writer.state).hidden if module is not None else None
 
     # ------------------------------------------------------------------ walk
 

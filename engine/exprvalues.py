@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import expr as E
-from .addrs import resource_addr
 from .goquote import go_quote
 from .values import UNKNOWN, MapVal, value_type
 
@@ -36,9 +35,9 @@ def statements(e: E.Expr, evaluate: Callable[[E.Expr], Any], hidden: Hidden) -> 
     """terraform's statements about the references in ``e``; ``evaluate`` gives a sub-expression's
     value in the failed evaluation's scope (raising when it cannot)."""
     seen: dict[str, str] = {}
-    for node in _traversals(e, frozenset()):
+    for node in traversals(e, frozenset()):
         while not isinstance(node, E.Var):  # terraform's: at least two steps
-            root, names = _path(node)
+            root, names = path_of(node)
             if hidden(root, names):
                 break
             try:
@@ -53,72 +52,7 @@ def statements(e: E.Expr, evaluate: Callable[[E.Expr], Any], hidden: Hidden) -> 
     return tuple(sorted(seen.items()))
 
 
-def sensitivity(module: Any, sensitive_attributes: Callable[[str, str, str], frozenset[str]]) -> Hidden:
-    """What in ``module`` may hold a sensitive value: a sensitive variable; a resource attribute its
-    schema marks sensitive (``sensitive_attributes(mode, type, name)``); a local value whose expression
-    refers, through any number of locals, to either (or to a whole resource that has one). strata
-    does not carry terraform's sensitive marks through evaluation, so this errs on the side of
-    saying nothing."""
-    memo: dict[str, bool] = {}
-
-    def var(name: str) -> bool:
-        v = module.variables.get(name)
-        return bool(v is not None and v.sensitive)
-
-    def resource(mode: str, type_: str, names: tuple[str, ...], whole: bool) -> bool:
-        if not names:
-            return False
-        attrs = sensitive_attributes(mode, type_, names[0])
-        if len(names) > 1:
-            return names[1] in attrs
-        return whole and bool(attrs)
-
-    def local(name: str) -> bool:
-        if name in memo:
-            return memo[name]
-        memo[name] = True  # a cycle (reported elsewhere) says nothing
-        lc = module.locals.get(name)
-        memo[name] = lc is not None and any(reached(r.root, _ref_names(r), True) for r in E.references(lc.expr))
-        return memo[name]
-
-    def reached(root: str, names: tuple[str, ...], whole: bool) -> bool:
-        if root == "var":
-            return bool(names) and var(names[0])
-        if root == "local":
-            return bool(names) and local(names[0])
-        if root in ("count", "each", "path", "terraform", "self", "module"):
-            return False
-        if root == "data":
-            return bool(names) and resource("data", names[0], names[1:], whole)
-        return resource("managed", root, names, whole)
-
-    return lambda root, names: reached(root, names, False)
-
-
-def module_sensitivity(module: Any, providers: Any) -> Hidden:
-    """:func:`sensitivity` for ``module``, resource attributes as its providers' schemas mark them."""
-    cache: dict[tuple[str, str, str], frozenset[str]] = {}
-
-    def attributes(mode: str, type_: str, name: str) -> frozenset[str]:
-        key = (mode, type_, name)
-        if key not in cache:
-            rc = module.resources.get(resource_addr(type_, name, mode))
-            try:
-                schema = providers.schema(rc.provider_key, type_, mode) if rc is not None else None
-            except Exception:  # noqa: BLE001 - an unknown provider is reported elsewhere; say nothing here
-                cache[key] = frozenset({"*"})
-                return cache[key]
-            cache[key] = frozenset(schema.sensitive_paths()) if schema is not None else frozenset()
-        return cache[key]
-
-    return sensitivity(module, attributes)
-
-
-def _ref_names(r: E.Reference) -> tuple[str, ...]:
-    return tuple(s for s in r.steps if isinstance(s, str))
-
-
-def _traversals(e: E.Expr, bound: frozenset[str]) -> Iterator[E.Expr]:
+def traversals(e: E.Expr, bound: frozenset[str]) -> Iterator[E.Expr]:
     """The outermost static traversals in ``e`` (as hcl's ``Variables()``), not rooted in ``bound``."""
     if isinstance(e, (E.GetAttr, E.Index, E.Var)):
         node: E.Expr = e
@@ -129,17 +63,17 @@ def _traversals(e: E.Expr, bound: frozenset[str]) -> Iterator[E.Expr]:
                 yield e
             return
         if isinstance(node, (E.GetAttr, E.Index)):  # under a dynamic index: what is on either side of it
-            yield from _traversals(node.obj, bound)
+            yield from traversals(node.obj, bound)
             if isinstance(node, E.Index):
-                yield from _traversals(node.key, bound)
+                yield from traversals(node.key, bound)
         else:  # rooted in something else (a call, a splat's element): what is in that
-            yield from _traversals(node, bound)
+            yield from traversals(node, bound)
         return
-    for child, inner in _children(e, bound):
-        yield from _traversals(child, inner)
+    for child, inner in children(e, bound):
+        yield from traversals(child, inner)
 
 
-def _children(e: E.Expr, bound: frozenset[str]) -> Iterator[tuple[E.Expr, frozenset[str]]]:
+def children(e: E.Expr, bound: frozenset[str]) -> Iterator[tuple[E.Expr, frozenset[str]]]:
     if isinstance(e, E.Template):
         yield from ((p, bound) for p in e.parts if isinstance(p, E.Expr))
     elif isinstance(e, E.TupleExpr):
@@ -169,7 +103,7 @@ def _children(e: E.Expr, bound: frozenset[str]) -> Iterator[tuple[E.Expr, frozen
                 yield x, inner
 
 
-def _path(node: E.Expr) -> tuple[str, tuple[str, ...]]:
+def path_of(node: E.Expr) -> tuple[str, tuple[str, ...]]:
     """A traversal's root and its attribute names (its indices left out)."""
     names: list[str] = []
     while not isinstance(node, E.Var):
@@ -233,4 +167,4 @@ def friendly_name(ty: Any) -> str:
     return str(kind)
 
 
-__all__ = ["Hidden", "Statement", "compact_value", "friendly_name", "module_sensitivity", "sensitivity", "statements", "traversal_text"]
+__all__ = ["Hidden", "Statement", "children", "compact_value", "friendly_name", "path_of", "statements", "traversal_text", "traversals"]

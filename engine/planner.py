@@ -45,7 +45,7 @@ from .diagnostics import (
     errors_of,
 )
 from .evaluate import EvalError, Scope, evaluate
-from .exprvalues import module_sensitivity
+from .exprvalues import traversal_text
 from .forcedcbd import force_create_before_destroy
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
@@ -59,6 +59,7 @@ from .provider import (
 )
 from .refresh import Refresher
 from .registry import Providers
+from .sensitivity import of_module as sensitivity_of
 from .state import ObjectState, State
 from .targeting import Targets
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
@@ -132,6 +133,15 @@ def _no_locals(name: str, line: int) -> Any:
     raise EvalError("Variables not allowed", "Local values may not be used here.", line)
 
 
+_SENSITIVE_OUTPUT = (
+    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, "
+    "strata requires that any root module output containing sensitive data be explicitly marked as "
+    "sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value "
+    "as sensitive by adding the following argument:\n    sensitive = true")
+_SENSITIVE_FOR_EACH = (
+    "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If "
+    "used, the sensitive value could be exposed as a resource instance key.")
+
 class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
                  emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
@@ -148,7 +158,8 @@ class Planner:
         self.refresh_only = refresh_only
         self._included_locals: set[str] | None = None
         self.resolver = _PlanResolver(module)
-        self.hidden = module_sensitivity(module, providers)  # what a diagnostic must not state
+        self.sensitivity = sensitivity_of(module, providers, state)
+        self.hidden = self.sensitivity.hidden  # what a diagnostic must not state
         self.diags: list[Diagnostic] = []
         self._locals: dict[str, Any] = {}
         self._locals_busy: set[str] = set()
@@ -158,7 +169,6 @@ class Planner:
         # it then says "Planning failed" (or shows the changes planned before them)
         self.walk_errors: list[Diagnostic] = []
         self._failed: set[ResourceAddr] = set()  # resources that could not be planned
-        self._sensitive_cache: dict[int, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -166,6 +176,7 @@ class Planner:
         self.plan.destroy = destroy
         self.plan.prior_outputs = dict(self.state.outputs)
         self._check_resource_types()
+        self._check_sensitive_uses()
         self._raise_if_errors()
         await self._configure_providers()
         self._raise_if_errors()
@@ -210,6 +221,19 @@ class Planner:
             raise DiagnosticsError(errs)
 
     # ------------------------------------------------------------------ checks and order
+
+    def _check_sensitive_uses(self) -> None:
+        """terraform's refusals of sensitive values: a root output that does not say it exports one,
+        and a for_each (its keys would show it)."""
+        for oc in self.module.outputs.values():
+            if not oc.sensitive and self.sensitivity.uses(oc.expr):
+                self.diags.append(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
+        for rc in self.module.resources.values():
+            if rc.for_each is not None and self.sensitivity.uses(rc.for_each.expr):
+                said = sorted({traversal_text(x) for x in self.sensitivity.sources(rc.for_each.expr)
+                               if not isinstance(x, E.Call)})
+                self.diags.append(error("Invalid for_each argument", _SENSITIVE_FOR_EACH, rc.for_each.range,
+                                        expr_values=tuple((t, "has a sensitive value") for t in said)))
 
     def _check_resource_types(self) -> None:
         for pc in self.module.providers.values():
@@ -785,13 +809,7 @@ class Planner:
         return ResourceInstanceChange(
             addr, action, prov_addr, prior, planned, reason, None, requires_replace, cbd, deps, dep_res,
             state_deps, prior_obj.dependencies if prior_obj is not None else (), config,
-            self._sensitive(schema))
-
-    def _sensitive(self, schema: ResourceSchema) -> frozenset[str]:
-        got = self._sensitive_cache.get(id(schema))
-        if got is None:
-            got = self._sensitive_cache[id(schema)] = frozenset(schema.sensitive_paths())
-        return got
+            self._sensitive_of(addr))
 
     async def _call_plan(self, provider: Any, rc: ResourceConfig, addr: InstanceAddr,
                          prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema
@@ -851,13 +869,9 @@ class Planner:
                 self.plan.kept_outputs.add(oc.name)
 
     def _sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
-        rc = self.module.resources.get(addr.resource)
-        pname = rc.provider_key if rc is not None else None
-        try:
-            schema = self.providers.schema(pname, addr.resource.type) if pname else None
-        except (KeyError, ProviderError):  # a provider or type this configuration no longer has
-            schema = None
-        return self._sensitive(schema) if schema is not None else frozenset()
+        """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""
+        r = addr.resource
+        return self.sensitivity.attributes(r.mode, r.type, r.name)
 
     def _plan_orphans(self) -> None:
         for addr, deposed, obj, prov in list(self.state.objects()):

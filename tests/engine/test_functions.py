@@ -73,6 +73,9 @@ NORMAL: list[tuple[str, str, tuple[Any, ...], Any]] = [
     ("ceil", "ceil(-1.2)", (-1.2,), -1),
     ("floor", "floor(-1.2)", (-1.2,), -2),
     ("zipmap", 'zipmap(["a","b"],[1,2])', (("a", "b"), (1, 2)), {"a": 1, "b": 2}),
+    # the value unchanged: the mark is followed through the configuration (engine.sensitivity)
+    ("sensitive", 'sensitive("x")', ("x",), "x"),
+    ("nonsensitive", 'nonsensitive("x")', ("x",), "x"),
 ]
 
 
@@ -100,6 +103,8 @@ UNKNOWNS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("jsonencode", "jsonencode({a=u})", ({"a": U},)),
     ("jsondecode", "jsondecode(u)", (U,)),
     ("upper", "upper(u)", (U,)),
+    ("sensitive", "sensitive(u)", (U,)),
+    ("nonsensitive", "nonsensitive(u)", (U,)),
     ("lower", "lower(u)", (U,)),
     ("concat", 'concat(["a"], u)', (("a",), U)),
     ("merge", "merge({a=1}, u)", ({"a": 1}, U)),
@@ -192,7 +197,7 @@ ERRORS: list[tuple[str, str, tuple[Any, ...]]] = [
 
 # jsonencode accepts every known value in terraform: its only failure is a wrong argument count,
 # which the evaluator reports (see test_evaluate.py), so it has no FunctionError case.
-NO_ERROR_CASE = {"jsonencode"}
+NO_ERROR_CASE = {"jsonencode", "sensitive", "nonsensitive"}  # they take any value
 
 
 @pytest.mark.parametrize(("fn", "tf", "args"), ERRORS, ids=[e[1] for e in ERRORS])

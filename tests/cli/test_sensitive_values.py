@@ -1,0 +1,150 @@
+"""Sensitive values are never shown, as terraform never shows them: a value derived from a sensitive
+variable is ``(sensitive value)`` in a plan and recorded in the state's ``sensitive_attributes``; a
+root output must say it exports one; for_each refuses one. Recorded from terraform 1.11 and, where
+terraform is on the machine, compared with it live."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import orjson
+
+from tests.conftest import Workdir, requires_terraform
+
+DERIVED = '''variable "s" {
+  default   = "hunter2"
+  sensitive = true
+}
+locals {
+  t = "${var.s}-x"
+}
+resource "terraform_data" "a" {
+  input = local.t
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.input
+}
+output "o" {
+  value     = terraform_data.b.input
+  sensitive = true
+}
+output "p" {
+  value = nonsensitive(var.s)
+}
+'''
+
+DERIVED_PLAN = '''
+strata used the selected providers to generate the following execution
+plan. Resource actions are indicated with the following symbols:
+  + create
+
+strata will perform the following actions:
+
+  # terraform_data.a will be created
+  + resource "terraform_data" "a" {
+      + id     = (known after apply)
+      + input  = (sensitive value)
+      + output = (known after apply)
+    }
+
+  # terraform_data.b will be created
+  + resource "terraform_data" "b" {
+      + id     = (known after apply)
+      + input  = (sensitive value)
+      + output = (known after apply)
+    }
+
+Plan: 2 to add, 0 to change, 0 to destroy.
+
+Changes to Outputs:
+  + o = (sensitive value)
+  + p = "hunter2"
+'''
+
+OUTPUT = 'variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\noutput "p" {\n  value = length(var.s)\n}\n'
+OUTPUT_ERROR = '''
+Error: Output refers to sensitive values
+
+  on main.tf line 5:
+   5: output "p" {
+
+To reduce the risk of accidentally exporting sensitive data that was intended
+to be only internal, strata requires that any root module output containing
+sensitive data be explicitly marked as sensitive, to confirm your intent.
+
+If you do intend to export this data, annotate the output value as sensitive
+by adding the following argument:
+    sensitive = true
+'''
+
+FOR_EACH = 'variable "v" {\n  default   = { a = 1 }\n  sensitive = true\n}\nresource "terraform_data" "a" {\n  for_each = var.v\n}\n'
+FOR_EACH_ERROR = '''
+Error: Invalid for_each argument
+
+  on main.tf line 6, in resource "terraform_data" "a":
+   6:   for_each = var.v
+    ├────────────────
+    │ var.v has a sensitive value
+
+Sensitive values, or values derived from sensitive values, cannot be used as
+for_each arguments. If used, the sensitive value could be exposed as a
+resource instance key.
+'''
+
+
+def _terraform(workdir: Workdir, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["terraform", *args], cwd=workdir.path, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1"))
+
+
+def test_a_value_derived_from_a_sensitive_one_is_not_shown(workdir: Workdir) -> None:
+    workdir.write(DERIVED)
+    res = workdir.strata("plan", "-no-color")
+    assert (res.returncode, res.stdout, res.stderr) == (0, DERIVED_PLAN, ""), res
+    assert "hunter2-x" not in res.stdout
+
+
+def test_the_state_records_which_attributes_are_sensitive(workdir: Workdir) -> None:
+    workdir.write(DERIVED)
+    assert workdir.strata("apply", "-auto-approve").returncode == 0
+    state = orjson.loads((workdir.path / "terraform.tfstate").read_bytes())
+    for r in state["resources"]:
+        assert r["instances"][0]["sensitive_attributes"] == [[{"type": "get_attr", "value": "input"}]]
+    assert state["outputs"]["o"]["sensitive"] is True and "sensitive" not in state["outputs"]["p"]
+    # and the next plan, from the state, still does not show it
+    assert "hunter2-x" not in workdir.strata("plan", "-no-color", "-refresh=false").stdout
+
+
+def test_an_output_must_say_it_exports_a_sensitive_value(workdir: Workdir) -> None:
+    workdir.write(OUTPUT)
+    res = workdir.strata("plan", "-no-color")
+    assert (res.returncode, res.stdout, res.stderr) == (1, "", OUTPUT_ERROR), res
+
+
+def test_for_each_refuses_a_sensitive_value(workdir: Workdir) -> None:
+    workdir.write(FOR_EACH)
+    res = workdir.strata("plan", "-no-color")
+    assert (res.returncode, res.stdout, res.stderr) == (1, "", FOR_EACH_ERROR), res
+
+
+@requires_terraform
+def test_the_same_as_terraform_here(workdir: Workdir) -> None:
+    note = "\n─────────────────────────────────────────────────────────────────────────────\n\nNote: You didn't"
+    for text, code in ((DERIVED, 0), (OUTPUT, 1), (FOR_EACH, 1)):
+        workdir.write(text)
+        ours = workdir.strata("plan", "-no-color")
+        tf = _terraform(workdir, "plan", "-no-color", "-input=false")
+        assert tf.returncode == ours.returncode == code
+        theirs = tf.stdout.replace("Terraform", "strata").split(note)[0]  # strata has no -out yet
+        assert ours.stdout == theirs
+        # the detail is wrapped after "Terraform" became "strata": compare the words
+        assert ours.stderr.split() == tf.stderr.replace("Terraform", "strata").split()
+    workdir.write(DERIVED)
+    assert _terraform(workdir, "apply", "-auto-approve", "-no-color").returncode == 0
+    theirs = orjson.loads((workdir.path / "terraform.tfstate").read_bytes())
+    (workdir.path / "terraform.tfstate").unlink()
+    assert workdir.strata("apply", "-auto-approve").returncode == 0
+    ours_state = orjson.loads((workdir.path / "terraform.tfstate").read_bytes())
+    assert [r["instances"][0]["sensitive_attributes"] for r in ours_state["resources"]] == \
+        [r["instances"][0]["sensitive_attributes"] for r in theirs["resources"]]
