@@ -27,6 +27,7 @@ Layering (each layer imports only those above it):
     render, valuetext, valuediff,       human rendering: plans, diagnostics; output values; an
     wordwrap                            in-place change of a value, as terraform's plan shows it;
                                         terraform's word wrapping of diagnostic details
+    planfile                            saved plans (plan -out, apply FILE)
     operations, cliargs, cli            what a user runs; its arguments; the command
 
 Providers (``providers/``) use only the names re-exported here.

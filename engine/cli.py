@@ -21,7 +21,7 @@ import orjson
 import structlog
 
 from . import events as ev
-from . import statemove
+from . import planfile, statemove
 from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
 from .cliargs import (
@@ -183,21 +183,46 @@ async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lo
         raise
 
 
+_RULE = "\n" + "─" * 77 + "\n"
+_NOT_SAVED = (_RULE + "\nNote: You didn't use the -out option to save this plan, so strata can't\nguarantee to "
+              'take exactly these actions if you run "strata apply" now.\n')
+
+
 async def cmd_plan(a: Args, out: Output) -> int:
     opts = options_from(a)
     destroy = bool(a.flags.get("destroy"))
     if out.json:
         out.emit(ev.version())
+    save_to = a.flags.get("out")
+    config = planfile.config_digest(opts.chdir) if save_to else ""  # what the plan is made from
     p = await _make_plan(opts, out, destroy=destroy, command="plan")
     p.store.unlock()
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
+    text = render_plan(p.plan, p.providers.dynamic_attrs)
     if not out.json:
-        out.text(render_plan(p.plan, p.providers.dynamic_attrs))
+        out.text(text)
     if p.plan.targeted:
         _warn(out, [_TARGETING])
     _warn(out, p.warnings)
+    if save_to:
+        existed = os.path.exists(opts.state_file())
+        try:
+            planfile.write(save_to, lineage=p.state.lineage if existed else None, serial=p.state.serial if existed else None,
+                           config=config, variables=p.plan.variables, destroy=destroy,
+                           refresh_only=opts.refresh_only, refresh=opts.refresh, targets=opts.targets,
+                           replace=opts.replace, plan=p.plan, text=text)
+        except OSError as exc:
+            raise DiagnosticsError([error("Failed to write plan file",
+                                          f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
+    if os.environ.get("TF_IN_AUTOMATION"):
+        pass  # terraform's: in automation, no suggestion of what to run next
+    elif save_to:
+        out.text(f'{_RULE}\nSaved the plan to: {save_to}\n\nTo perform exactly these actions, run the following '
+                 f'command to apply:\n    strata apply "{save_to}"\n')
+    elif p.plan.has_changes():
+        out.text(_NOT_SAVED)
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
@@ -210,18 +235,22 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
     opts.on_signals = True  # Ctrl-C during the walk: finish what is in flight (terraform's graceful stop)
     if out.json and not out.quiet:
         out.emit(ev.version())
-    if out.json and not a.flags.get("auto-approve"):
+    saved = _saved_plan(a, opts, destroy or refresh_cmd) if a.positional else None
+    if out.json and not a.flags.get("auto-approve") and saved is None:
         # terraform's diagnostic, in the stream when there is one
         out.diagnostics([error("Plan file or auto-approve required",
                                "strata cannot ask for interactive approval when -json or -quiet is set. "
                                "Enable the -auto-approve option.")])
         return 1
-    p = await _make_plan(opts, out, destroy=destroy, command="apply", lock=True)
+    existed = os.path.exists(opts.state_file())
+    p = await _make_plan(opts, out, destroy=destroy or bool(saved and saved.destroy), command="apply", lock=True)
     try:
+        if saved is not None:
+            _check_saved_plan(saved, p, existed)
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:
             out.emit(_plan_outputs_event(p.plan))
-        if not out.json and not refresh_cmd:
+        if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
             out.text(render_plan(p.plan, p.providers.dynamic_attrs))
         if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
             p.store.unlock()
@@ -237,7 +266,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                     out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
                 _print_outputs(out, p.state.outputs)
             return 0
-        if not a.flags.get("auto-approve"):
+        if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
             if not _confirm(destroy, p.plan.refresh_only):
                 p.store.unlock()
                 out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
@@ -275,6 +304,68 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
         out.text(f"\n{result.skipped} operation(s) not started: something they depend on failed"
                  + (", or -fail-fast stopped the apply.\n" if opts.fail_fast else ".\n"))
     return 1
+
+
+def _saved_plan(a: Args, opts: Options, destroying: bool) -> planfile.SavedPlan:
+    """The plan file ``strata apply FILE`` names, with ``opts`` set from it; what would make the
+    apply differ from the saved plan is refused."""
+    if len(a.positional) > 1 or destroying:
+        raise UsageError("apply takes at most one argument: a plan file written by strata plan -out "
+                         "(destroy and refresh take none).")
+    if a.var_args:
+        raise DiagnosticsError([error("Can't set variables when applying a saved plan",
+                                      "The -var and -var-file options cannot be used when applying a saved plan "
+                                      "file, because a saved plan includes the variable values that were set "
+                                      "when it was created.")])
+    changed: list[str] = sorted(n for n in ("destroy", "refresh-only", "refresh") if n in a.flags)
+    changed += (["target"] if a.targets else []) + (["replace"] if a.replace else [])
+    if changed:
+        raise DiagnosticsError([error("Can't change the options of a saved plan",
+                                      f"The {', '.join('-' + n for n in changed)} option(s) cannot be used when "
+                                      "applying a saved plan file: the plan was made with the options it was "
+                                      "made with. Run strata plan again to make a different plan.")])
+    saved = planfile.read(a.positional[0])
+    if planfile.config_digest(opts.chdir) != saved.config:
+        raise DiagnosticsError([error("Saved plan does not match the configuration",
+                                      f"The configuration files changed after {saved.path} was created, so it can "
+                                      "no longer be applied. Run strata plan again.")])
+    _check_state_identity(saved, opts.state_file())
+    opts.saved_variables = saved.variables
+    opts.refresh, opts.refresh_only = saved.refresh, saved.refresh_only
+    opts.targets, opts.replace = saved.targets, saved.replace
+    return saved
+
+
+def _check_state_identity(saved: planfile.SavedPlan, path: str) -> None:
+    """Before planning again: a state that moved on is refused at once (checked again under the lock)."""
+    try:
+        with open(path, "rb") as f:
+            doc = orjson.loads(f.read() or b"{}")
+        now = (doc.get("lineage"), doc.get("serial")) if isinstance(doc, dict) else (None, None)
+    except FileNotFoundError:
+        now = (None, None)
+    except (OSError, orjson.JSONDecodeError):
+        return  # loading the state reports it
+    if now != (saved.lineage, saved.serial) and not (saved.lineage is None and now == (None, None)):
+        raise DiagnosticsError([error("Saved plan is stale", _STALE)])
+
+
+_STALE = ("The given plan file can no longer be applied because the state was changed by another operation "
+          "after the plan was created.")
+
+
+def _check_saved_plan(saved: planfile.SavedPlan, p: Planned, existed: bool) -> None:
+    """The state is the one the plan was made from, and planning again gave the very same plan."""
+    same_state = ((saved.lineage, saved.serial) == (p.state.lineage, p.state.serial) if saved.lineage is not None
+                  else not existed or (not p.state.resources and not p.state.outputs and p.state.serial == 0))
+    if not same_state:
+        raise DiagnosticsError([error("Saved plan is stale", _STALE)])
+    if planfile.plan_digest(p.plan) != saved.digest:
+        raise DiagnosticsError([error("Saved plan no longer matches",
+                                      f"Planning again from the configuration, variables and state {saved.path} was "
+                                      "made from gives a different plan: the real infrastructure changed since "
+                                      "(refreshing found different objects). Nothing was changed. Run strata plan "
+                                      "again.")])
 
 
 def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:
@@ -624,6 +715,15 @@ def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:
 
 
 async def cmd_show(a: Args, out: Output) -> int:
+    if a.positional:  # a saved plan, as strata plan printed it
+        if len(a.positional) > 1:
+            raise UsageError("show takes at most one argument: a plan file written by strata plan -out.")
+        saved = planfile.read(a.positional[0])
+        if out.json:
+            raise DiagnosticsError([error("Not supported yet", "strata show -json does not render saved plans "
+                                          "yet; strata show FILE prints the plan as strata plan did.")])
+        out.text(saved.text)
+        return 0
     state, providers = _load_state(a)
     if out.json:
         resources = []

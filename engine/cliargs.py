@@ -69,7 +69,7 @@ _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fas
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
                "dry-run", "allow-missing", "refresh-only"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries", "target", "backup"}
+                "retries", "target", "backup", "out"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
 
 
@@ -90,6 +90,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "rate-limit": _APPLYING,
     "type-rate-limit": _APPLYING,
     "detailed-exitcode": frozenset({"plan"}),
+    "out": frozenset({"plan"}),
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
     "target": frozenset({"plan", "apply", "destroy", "refresh"}),
@@ -179,9 +180,6 @@ def parse_args(argv: list[str]) -> Args:
                 else:
                     a.flags[name] = value
                 continue
-            if name == "out":
-                raise UsageError("Saved plan files (-out) are not supported by strata yet: run apply, which "
-                                 "plans and applies in one step.")
             close = difflib.get_close_matches(name, sorted(_BOOL_FLAGS | _VALUE_FLAGS | _LIST_FLAGS), n=1)
             raise UsageError(f"Unknown option: {tok}" + (f". Did you mean -{close[0]}?" if close else ""))
         if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):

@@ -52,6 +52,8 @@ class Options:
     targets: tuple[str, ...] = ()
     refresh_only: bool = False
     limits: Limits = field(default_factory=Limits)
+    saved_variables: dict[str, Any] | None = None
+    """The variable values of a saved plan: used as they are, instead of -var, files and defaults."""
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
     its own signal handling)."""
@@ -86,7 +88,10 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     try:
         state = store.load()
         _check_limit_names(module, state, opts.limits)
-        variables, diags = _variables(module, opts)
+        if opts.saved_variables is not None:
+            variables, diags = dict(opts.saved_variables), list[Diagnostic]()
+        else:
+            variables, diags = _variables(module, opts)
         warnings = [d for d in diags if d.severity != "error"]
         if errors_of(diags):
             # terraform stops at a missing or undeclared value before planning; a value of the wrong

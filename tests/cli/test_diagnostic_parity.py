@@ -223,7 +223,10 @@ def test_values_for_undeclared_variables_are_warned_about_two_at_most(workdir: W
     assert res.returncode == 0, res
     assert res.stdout.endswith(UNDECLARED_WARNING.format(name="a") + UNDECLARED_WARNING.format(name="b")
                                + "\nWarning: Values for undeclared variables\n\nIn addition to the other similar "
-                               "warnings shown, 2 other variable(s) defined\nwithout being declared.\n"), res.stdout
+                               "warnings shown, 2 other variable(s) defined\nwithout being declared.\n"
+                               + "\n" + "─" * 77 + "\n\nNote: You didn't use the -out option to save this plan, so "
+                               "strata can't\nguarantee to take exactly these actions if you run \"strata apply\" "
+                               "now.\n"), res.stdout
 
 
 def test_a_cycle_is_named_in_the_summary_as_terraform_names_it(workdir: Workdir) -> None:

@@ -115,6 +115,9 @@ def test_the_no_drift_text_is_terraforms(workdir: Workdir) -> None:
 
 SAVE = ("\nYou can apply this plan to save these new output values to the strata\n"
         "state, without changing any real infrastructure.\n")
+NOTE = ("\n─────────────────────────────────────────────────────────────────────────────\n\nNote: You didn't use "
+        "the -out option to save this plan, so strata can't\nguarantee to take exactly these actions if you run "
+        '"strata apply" now.\n')
 
 
 def test_refresh_only_reads_data_sources_again_for_the_outputs(workdir: Workdir) -> None:
@@ -124,7 +127,7 @@ def test_refresh_only_reads_data_sources_again_for_the_outputs(workdir: Workdir)
     workdir.strata("apply", "-auto-approve", check=True)
     (workdir.path / "src.txt").write_text("v2")
     plan = workdir.strata("plan", "-refresh-only", "-no-color", check=True).stdout
-    assert plan.endswith('\nChanges to Outputs:\n  ~ r = "v1" -> "v2"\n' + SAVE), plan
+    assert plan.endswith('\nChanges to Outputs:\n  ~ r = "v1" -> "v2"\n' + SAVE + NOTE), plan
     workdir.strata("refresh", check=True)
     assert workdir.state()["outputs"]["r"]["value"] == "v2"
 
@@ -134,7 +137,7 @@ def test_a_plan_that_changes_only_outputs_says_so_as_terraform_does(workdir: Wor
     workdir.strata("apply", "-auto-approve", check=True)
     for args in (("plan",), ("plan", "-refresh-only")):
         text = workdir.strata(*args, "-no-color", "-var", "v=b", check=True).stdout
-        assert text == '\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE, (args, text)
+        assert text == '\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE + NOTE, (args, text)
 
 
 @requires_terraform
@@ -142,4 +145,4 @@ def test_the_outputs_only_text_is_terraforms(workdir: Workdir) -> None:
     workdir.write('variable "v" {\n  default = "a"\n}\noutput "o" {\n  value = var.v\n}\n')
     workdir.terraform("apply", "-auto-approve")
     text = workdir.terraform("plan", "-no-color", "-var", "v=b").stdout.replace("Terraform", "strata")
-    assert text.startswith('\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE), text
+    assert text == '\nChanges to Outputs:\n  ~ o = "a" -> "b"\n' + SAVE, text  # TF_IN_AUTOMATION: no note

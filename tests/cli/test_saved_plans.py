@@ -1,0 +1,132 @@
+"""Saved plans: ``strata plan -out=FILE`` then ``strata apply FILE`` takes exactly those actions,
+or changes nothing and says why (a stale state, a changed configuration or infrastructure)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import Workdir, requires_terraform
+
+CONFIG = ('variable "v" {\n  default = "x"\n}\nresource "terraform_data" "a" {\n  input = var.v\n}\n'
+          'output "o" {\n  value = terraform_data.a.input\n}\n')
+RULE = "\n" + "─" * 77 + "\n"
+SAVED = (RULE + '\nSaved the plan to: tfplan\n\nTo perform exactly these actions, run the following command to '
+         'apply:\n    strata apply "tfplan"\n')
+NOT_SAVED = (RULE + "\nNote: You didn't use the -out option to save this plan, so strata can't\nguarantee to take "
+             'exactly these actions if you run "strata apply" now.\n')
+
+
+@pytest.fixture(autouse=True)
+def _not_in_automation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TF_IN_AUTOMATION", raising=False)
+
+
+def test_apply_takes_exactly_the_saved_plan(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    plan = workdir.strata("plan", "-no-color", "-var", "v=y", "-out=tfplan", check=True)
+    assert plan.stdout.endswith('  + o = "y"\n' + SAVED), plan.stdout
+    assert not (workdir.path / "terraform.tfstate").exists()
+    res = workdir.strata("apply", "-no-color", "tfplan", check=True)  # no approval asked, no plan shown
+    assert res.stdout.startswith("terraform_data.a: Creating...\n"), res.stdout
+    assert res.stdout.endswith('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.\n\nOutputs:\n\no = "y"\n')
+    assert workdir.state()["outputs"]["o"]["value"] == "y"  # the plan's variable value, not the default
+
+
+def test_a_plan_without_out_says_it_was_not_saved(workdir: Workdir, monkeypatch: pytest.MonkeyPatch) -> None:
+    workdir.write(CONFIG)
+    assert workdir.strata("plan", "-no-color", check=True).stdout.endswith("Plan: 1 to add, 0 to change, 0 to "
+                                                                          'destroy.\n\nChanges to Outputs:\n  + o = '
+                                                                          '"x"\n' + NOT_SAVED)
+    monkeypatch.setenv("TF_IN_AUTOMATION", "1")
+    assert workdir.strata("plan", "-no-color", check=True).stdout.endswith('  + o = "x"\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    assert RULE not in workdir.strata("plan", "-no-color", check=True).stdout  # no changes: no note
+
+
+def test_a_stale_plan_is_refused(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("plan", "-out=tfplan", check=True)
+    workdir.strata("apply", "tfplan", check=True)
+    before = (workdir.path / "terraform.tfstate").read_bytes()
+    res = workdir.strata("apply", "-no-color", "tfplan")
+    assert (res.returncode, res.stdout) == (1, "")
+    assert res.stderr == ("\nError: Saved plan is stale\n\nThe given plan file can no longer be applied because the "
+                          "state was changed by\nanother operation after the plan was created.\n")
+    assert (workdir.path / "terraform.tfstate").read_bytes() == before
+
+
+def test_a_changed_configuration_is_refused(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("plan", "-out=tfplan", check=True)
+    workdir.write(CONFIG.replace('"x"', '"z"'))
+    res = workdir.strata("apply", "-no-color", "tfplan")
+    assert res.returncode == 1 and "Error: Saved plan does not match the configuration" in res.stderr
+    assert not (workdir.path / "terraform.tfstate").exists()
+
+
+def test_changed_infrastructure_is_refused(workdir: Workdir) -> None:
+    workdir.write('resource "local_file" "f" {\n  filename = "f.txt"\n  content  = "a"\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write('resource "local_file" "f" {\n  filename = "f.txt"\n  content  = "b"\n}\n')
+    workdir.strata("plan", "-out=tfplan", check=True)
+    (workdir.path / "f.txt").write_text("changed outside")  # the refresh now finds something else
+    res = workdir.strata("apply", "-no-color", "tfplan")
+    assert res.returncode == 1 and "Error: Saved plan no longer matches" in res.stderr, res
+    assert (workdir.path / "f.txt").read_text() == "changed outside"
+
+
+def test_a_saved_destroy_plan(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.strata("plan", "-destroy", "-out=tfplan", check=True)
+    res = workdir.strata("apply", "-no-color", "tfplan", check=True)
+    assert res.stdout.endswith("\nApply complete! Resources: 0 added, 0 changed, 1 destroyed.\n"), res.stdout
+    assert workdir.state()["resources"] == []
+
+
+def test_show_prints_the_saved_plan(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    plan = workdir.strata("plan", "-no-color", "-out=tfplan", check=True).stdout
+    assert workdir.strata("show", "-no-color", "tfplan", check=True).stdout == plan[:-len(SAVED)]
+
+
+@pytest.mark.parametrize(("args", "summary"), [
+    (["-var", "v=z"], "Can't set variables when applying a saved plan"),
+    (["-target=terraform_data.a"], "Can't change the options of a saved plan"),
+    (["-refresh=false"], "Can't change the options of a saved plan"),
+])
+def test_what_would_change_the_plan_is_refused(workdir: Workdir, args: list[str], summary: str) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("plan", "-out=tfplan", check=True)
+    res = workdir.strata("apply", "-no-color", *args, "tfplan")
+    assert res.returncode == 1 and f"Error: {summary}" in res.stderr, res
+    assert not (workdir.path / "terraform.tfstate").exists()
+
+
+def test_not_a_plan_file(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    (workdir.path / "junk").write_text("junk")
+    res = workdir.strata("apply", "-no-color", "junk")
+    assert res.returncode == 1 and 'Error: Failed to load "junk" as a plan file' in res.stderr
+    res = workdir.strata("apply", "-no-color", "missing")
+    assert res.returncode == 1 and 'Error: Failed to load "missing" as a plan file' in res.stderr
+
+
+@requires_terraform
+def test_the_notes_are_terraform_s(workdir: Workdir) -> None:
+    import subprocess
+
+    workdir.write(CONFIG)
+    env = {k: v for k, v in os.environ.items() if k != "TF_IN_AUTOMATION"}
+    env.update(TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
+
+    def tf(*args: str) -> str:
+        return subprocess.run(["terraform", *args], cwd=workdir.path, env=env, capture_output=True, text=True,
+                              timeout=300).stdout.replace("Terraform", "strata").replace("terraform apply",
+                                                                                        "strata apply")
+
+    assert workdir.strata("plan", "-no-color", check=True).stdout == tf("plan", "-no-color")
+    assert workdir.strata("plan", "-no-color", "-out=tfplan", check=True).stdout == tf("plan", "-no-color",
+                                                                                      "-out=tfplan")
