@@ -16,7 +16,7 @@ from . import expr as E
 from .addrs import InstanceKey, ResourceAddr, resource_addr
 from .convert import ConversionError, convert
 from .diagnostics import Diagnostic, FunctionArityError, FunctionError, SourceRange, error
-from .exprvalues import Hidden, statements
+from .exprvalues import Hidden, statements, traversals
 from .functions import FUNCTIONS, PARAMS, signature
 from .number import (
     DECIMAL_CONTEXT,
@@ -26,7 +26,7 @@ from .number import (
     to_number,
     to_string,
 )
-from .values import UNKNOWN, ListVal, MapVal, SetVal, cty_equals, type_name
+from .values import UNKNOWN, ListVal, MapVal, SetVal, cty_equals, is_wholly_known, type_name
 
 
 class EvalError(Exception):
@@ -628,6 +628,8 @@ def _float_arith(op: str, a: Any, b: Any) -> Any:
 
 
 def _call(e: E.Call, scope: Scope) -> Any:
+    if e.name == "try" or e.name == "can":  # their arguments are expressions, evaluated one by one
+        return _try(e, scope)
     fn = FUNCTIONS.get(e.name)
     if fn is None:
         raise EvalError("Call to unknown function", f'There is no function named "{e.name}".', e.line)
@@ -657,6 +659,52 @@ def _call(e: E.Call, scope: Scope) -> Any:
                         calling).blame(e, scope) from None
     except TypeError as exc:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
+
+
+def _try(e: E.Call, scope: Scope) -> Any:
+    """terraform's ``try(expressions...)`` (the first argument that evaluates without an error) and
+    ``can(expression)`` (whether it does). Either is unknown while an argument it gets to refers to an
+    unknown value: whether it would fail is not known yet."""
+    calling = (f"while calling {signature(e.name)}",)
+    if e.name == "can" and len(e.args) != 1:
+        summary = "Not enough function arguments" if not e.args else "Too many function arguments"
+        detail = ('Function "can" expects 1 argument(s). Missing value for "expression".' if not e.args else
+                  'Function "can" expects only 1 argument(s).')
+        raise EvalError(summary, detail, e.line, calling).blame(e, scope)
+    if not e.args:
+        raise EvalError("Error in function call", 'Call to function "try" failed: at least one argument is '
+                        "required.", e.line, calling).blame(e, scope)
+    failures: list[EvalError] = []
+    for arg in e.args:
+        if _depends_on_unknowns(arg, scope):
+            return UNKNOWN
+        try:
+            v = _val(arg, scope)
+        except EvalError as exc:
+            failures.append(exc)
+            continue
+        return True if e.name == "can" else v
+    if e.name == "can":
+        return False
+    listed = "".join(f"\n- {f.summary} (at line {f.line})\n  {f.detail}" for f in failures)
+    raise EvalError("Error in function call", f'Call to function "try" failed: no expression succeeded:{listed}'
+                    "\n\nAt least one expression must produce a successful result.", e.line, calling).blame(e, scope)
+
+
+def _depends_on_unknowns(e: E.Expr, scope: Scope) -> bool:
+    for t in traversals(e, frozenset()):
+        while True:
+            try:
+                v = _val(t, scope)
+            except EvalError:
+                if isinstance(t, E.Var):
+                    break
+                t = t.obj  # type: ignore[attr-defined]  # the longest prefix that evaluates
+                continue
+            if not is_wholly_known(v):
+                return True
+            break
+    return False
 
 
 __all__ = ["EvalError", "ResourceResolver", "Scope", "evaluate", "MapVal"]

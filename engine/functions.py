@@ -877,7 +877,7 @@ _TERRAFORM_PARAMS = (
     "pathexpand(path) range(params...) replace(str, substr, replace) sha1(str) sha256(str) sha512(str) "
     "sort(list) split(separator, str) startswith(str, prefix) substr(str, offset, length) tobool(v) tolist(v) "
     "tomap(v) tonumber(v) toset(v) tostring(v) trim(str, cutset) trimprefix(str, prefix) trimspace(str) "
-    "trimsuffix(str, suffix) upper(str) values(mapping) zipmap(keys, values) sensitive(value) nonsensitive(value)")
+    "trimsuffix(str, suffix) upper(str) values(mapping) zipmap(keys, values) sensitive(value) nonsensitive(value) try(expressions...) can(expression)")
 PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {}
 for _sig in re.findall(r"(\w+)\(([^)]*)\)", _TERRAFORM_PARAMS):
     _names = [p.strip() for p in _sig[1].split(",") if p.strip()]

@@ -592,3 +592,34 @@ def test_eval_error_message_has_summary_and_detail():
 def test_set_and_map_values_flow_through():
     assert equal(ev('toset(["b", "a"])'), SetVal.of(["a", "b"]))
     assert equal(ev("tomap({a = 1})"), MapVal({"a": 1}))
+
+
+# --------------------------------------------------------------------------- try and can
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ('try(var.m.nope, "fallback")', "fallback"),
+    ('try(var.m.k, "fallback")', "v"),
+    ("try(var.m.nope, local.nope, 3)", 3),
+    ("can(var.m.nope)", False),
+    ("can(var.m.k)", True),
+    ('[for x in [1, "a"] : try(tonumber(x), -1)]', (1, -1)),
+    # an argument reached that refers to an unknown value: whether it fails is not known yet
+    ('try(var.u.x, "fallback")', UNKNOWN),
+    ("can(terraform_data.s.pending)", UNKNOWN),
+    ('try(var.m.k, var.u)', "v"),  # the arguments after the one that succeeds are not looked at
+])
+def test_try_and_can(src: str, expected: Any) -> None:
+    assert equal(ev(src), expected), src
+
+
+def test_try_with_no_expression_that_succeeds() -> None:
+    e = ev_error("try(var.m.nope, local.nope)")
+    assert e.summary == "Error in function call"
+    assert e.detail == ('Call to function "try" failed: no expression succeeded:\n- Unsupported attribute (at line 1)'
+                        '\n  This object does not have an attribute named "nope".\n- Reference to undeclared local '
+                        'value (at line 1)\n  No local "nope".\n\nAt least one expression must produce a successful '
+                        "result.")
+    assert e.values == ("while calling try(expressions...)",)
+    assert ev_error("try()").detail == 'Call to function "try" failed: at least one argument is required.'
+    assert ev_error("can()").summary == "Not enough function arguments"
