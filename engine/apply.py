@@ -41,6 +41,7 @@ from .provider import (
 )
 from .registry import Providers
 from .sensitivity import of_module as sensitivity_of
+from .sensitivity import state_marks
 from .state import ObjectState, State
 from .statestore import StateWriter
 from .values import UNKNOWN, is_wholly_known
@@ -122,7 +123,7 @@ class Applier:
         self._local_value = local_value
         self.limits = limits or Limits()
         self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
-        self._hidden = sensitivity_of(module, providers, writer.state).hidden if module is not None else None
+        self._sensitivity = sensitivity_of(module, providers) if module is not None else None
 
     # ------------------------------------------------------------------ walk
 
@@ -215,7 +216,7 @@ class Applier:
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None
         each = (key, key) if isinstance(key, str) else None
-        return Scope(self.variables, self._locals, self.resolver, count_index, each, hidden=self._hidden)
+        return Scope(self.variables, self._locals, self.resolver, count_index, each, sensitivity=self._sensitivity)
 
     def _locals(self, name: str, line: int) -> Any:
         if self._local_value is None:
@@ -290,7 +291,7 @@ class Applier:
             return
         assert new is not None
         obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
-                          c.create_before_destroy, _sensitive_marks(new, c.sensitive))
+                          c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks))
         if action == "create":
             self.result.counts["add"] += 1
         else:
@@ -406,7 +407,9 @@ class Applier:
         for addr in self.plan.forget:
             self.writer.put(addr, "", None)
         for addr, (prov, value) in self.plan.data_reads.items():
-            self.writer.put(addr, prov, ObjectState(value))
+            r = addr.resource
+            names = self._sensitivity.attributes(r.mode, r.type, r.name) if self._sensitivity else frozenset()
+            self.writer.put(addr, prov, ObjectState(value, sensitive_attributes=state_marks(value, names)))
 
     async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
         addr = c.addr
@@ -430,7 +433,8 @@ class Applier:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
-        self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies),
+        self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
+                                                      sensitive_attributes=state_marks(value, c.sensitive)),
                         on_durable=lambda: done(True))
 
     # ------------------------------------------------------------------ delete
@@ -470,10 +474,3 @@ class Applier:
             done(True)
 
         self.writer.put(addr, c.provider, None, node.deposed, on_durable=durable)
-
-
-def _sensitive_marks(value: dict[str, Any], sensitive: frozenset[str]) -> tuple[Any, ...]:
-    """State v4 ``sensitive_attributes``: a path per sensitive attribute that has a value."""
-    if not sensitive:
-        return ()
-    return tuple([{"type": "get_attr", "value": n}] for n in sorted(sensitive) if value.get(n) is not None)

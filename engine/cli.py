@@ -22,7 +22,7 @@ import structlog
 
 from . import events as ev
 from . import planfile, statemove
-from .addrs import InstanceAddr, parse_instance_addr
+from .addrs import InstanceAddr, parse_instance_addr, provider_key_from_state
 from .applygraph import build_apply_graph
 from .cliargs import (
     USAGE,
@@ -58,6 +58,7 @@ from .render import (
     render_failed_plan,
     render_plan,
 )
+from .sensitivity import recorded_names, schema_names
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
@@ -153,14 +154,11 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
                              for name, (v, s) in sorted(outputs.items())})
 
 
-def _sensitive_names(obj: Any) -> set[str]:
-    """Top-level attributes the state marks sensitive (``[{"type": "get_attr", "value": NAME}]``)."""
-    out: set[str] = set()
-    for path in obj.sensitive_attributes:
-        if isinstance(path, (list, tuple)) and path and isinstance(path[0], dict) \
-                and path[0].get("type") == "get_attr":
-            out.add(str(path[0].get("value")))
-    return out
+def _sensitive_names(obj: Any, addr: InstanceAddr, prov: str, providers: Providers) -> frozenset[str]:
+    """Top-level attributes of a state object not to show: those it records sensitive, and those its
+    type's schema declares so (an imported object, or one written before it was recorded)."""
+    r = addr.resource
+    return recorded_names(obj) | schema_names(providers, provider_key_from_state(prov), r.type, r.mode)
 
 
 async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lock: bool = False) -> Planned:
@@ -614,7 +612,8 @@ async def cmd_state(a: Args, out: Output) -> int:
                 detail = f"This command requires that the address references one specific instance. " \
                          f"{addr} is not in the state."
             raise DiagnosticsError([error("No instance found for the given address", detail)])
-        sys.stdout.write(_render_object(addr, obj) + "\n")
+        prov = state.resources[addr.resource].provider
+        sys.stdout.write(_render_object(addr, obj, _sensitive_names(obj, addr, prov, providers)) + "\n")
         return 0
     raise UsageError('Usage: strata state (list [ADDR...] | show ADDR | rm ADDR... | mv SOURCE DESTINATION)')
 
@@ -695,14 +694,13 @@ def _edit_state(a: Args, sub: str) -> int:
     return 0
 
 
-def _render_object(addr: Any, obj: Any, deposed: str | None = None) -> str:
+def _render_object(addr: Any, obj: Any, sensitive: frozenset[str], deposed: str | None = None) -> str:
     r = addr.resource
     head = f"# {addr}:" if not deposed else f"# {addr}: (deposed object {deposed})"
     if obj.tainted:
         head = f"# {addr}: (tainted)"
     lines = [head, f'resource "{r.type}" "{r.name}" {{']
     attrs = obj.attributes
-    sensitive = _sensitive_names(obj)
     width = max((len(k) for k, v in attrs.items() if v is not None), default=0)
     for k in sorted(attrs):
         v = attrs[k]
@@ -737,7 +735,7 @@ async def cmd_show(a: Args, out: Output) -> int:
             item["provider_name"] = prov[len('provider["'):-2]
             item["schema_version"] = obj.schema_version
             item["values"] = encode_attributes(obj.attributes, {})
-            item["sensitive_values"] = {n: True for n in sorted(_sensitive_names(obj))}
+            item["sensitive_values"] = {n: True for n in sorted(_sensitive_names(obj, addr, prov, providers))}
             if obj.dependencies:
                 item["depends_on"] = list(obj.dependencies)
             if obj.tainted:
@@ -755,8 +753,8 @@ async def cmd_show(a: Args, out: Output) -> int:
     if not objs and not state.outputs:
         sys.stdout.write("The state file is empty. No resources are represented.\n")
         return 0
-    for addr, deposed, obj, _p in objs:
-        sys.stdout.write(_render_object(addr, obj, deposed) + "\n\n")
+    for addr, deposed, obj, prov in objs:
+        sys.stdout.write(_render_object(addr, obj, _sensitive_names(obj, addr, prov, providers), deposed) + "\n\n")
     if state.outputs:
         sys.stdout.write("\nOutputs:\n\n")
         for name, (v, s) in sorted(state.outputs.items()):

@@ -16,8 +16,9 @@ from . import expr as E
 from .addrs import InstanceKey, ResourceAddr, resource_addr
 from .convert import ConversionError, convert
 from .diagnostics import Diagnostic, FunctionArityError, FunctionError, SourceRange, error
-from .exprvalues import Hidden, statements, traversals
+from .exprvalues import statements, traversals
 from .functions import FUNCTIONS, PARAMS, signature
+from .goquote import go_quote
 from .number import (
     DECIMAL_CONTEXT,
     exact_decimal,
@@ -53,8 +54,8 @@ class EvalError(Exception):
         of the references in the expression that failed."""
         said: tuple[tuple[str, str], ...] = ()
         scope = self.scope
-        if self.expr is not None and scope is not None and scope.hidden is not None:
-            said = statements(self.expr, lambda x: _val(x, scope), scope.hidden)
+        if self.expr is not None and scope is not None and scope.sensitivity is not None:
+            said = statements(self.expr, lambda x: _val(x, scope), scope.sensitivity.hidden)
         return error(self.summary, self.detail, subject, address, context=context, values=self.values,
                      expr_values=said)
 
@@ -101,12 +102,13 @@ class Scope:
     count_index: int | None = None
     each: tuple[Any, Any] | None = None  # (key, value)
     for_vars: dict[str, Any] = field(default_factory=dict)
-    hidden: Hidden | None = None
-    """What may hold a sensitive value, so a diagnostic must not state it (None: state nothing)."""
+    sensitivity: Any = None
+    """What may hold a sensitive value (an :class:`engine.sensitivity.Sensitivity`: ``hidden(root,
+    names)``, ``uses(expr)``), so a diagnostic must not state it; None: state no value at all."""
 
     def child(self, names: dict[str, Any]) -> Scope:
         return Scope(self.variables, self.local_value, self.resources, self.count_index,
-                     self.each, {**self.for_vars, **names}, self.hidden)
+                     self.each, {**self.for_vars, **names}, self.sensitivity)
 
 
 class _ResourceType:
@@ -228,7 +230,7 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
                 if v is True or v is False:
                     return not v
                 return not _bool(v, "unary operand", e.line)
-            return -_num(v, e.line)
+            return -_num(v, e.line, "unary operand")
         except EvalError as exc:
             raise exc.blame(e.operand, scope) from None
     if t is E.Conditional:
@@ -650,7 +652,7 @@ def _call(e: E.Call, scope: Scope) -> Any:
                         (f"while calling {signature(e.name)}",)).blame(e, scope) from None
     except FunctionError as exc:
         calling = (f"while calling {signature(e.name)}",)
-        message = str(exc).rstrip(".")
+        message = _redacted(e, args, str(exc).rstrip("."), scope)
         if e.name in _ARGUMENT_ERRORS:  # terraform's: the value given for its first parameter is unsuitable
             raise EvalError("Invalid function argument", f'Invalid value for "{PARAMS[e.name][0][0]}" '
                             f"parameter: {message[:1].lower()}{message[1:]}.", e.line,
@@ -659,6 +661,23 @@ def _call(e: E.Call, scope: Scope) -> Any:
                         calling).blame(e, scope) from None
     except TypeError as exc:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
+
+
+def _redacted(e: E.Call, args: list[Any], message: str, scope: Scope) -> str:
+    """A function's error message with no sensitive argument's value in it (terraform's words for
+    its conversions; elsewhere ``(sensitive value)`` where the value was quoted)."""
+    sens = scope.sensitivity
+    if sens is None:
+        return message
+    marked = [v for a, v in zip(e.args, args, strict=False) if sens.uses(a)]
+    if not marked:
+        return message
+    if e.name in ("tonumber", "tobool") and isinstance(marked[0], str):
+        return f"cannot convert this sensitive string to {e.name[2:]}"
+    for v in marked:
+        if isinstance(v, str) and v:
+            message = message.replace(go_quote(v), "(sensitive value)").replace(v, "(sensitive value)")
+    return message
 
 
 def _try(e: E.Call, scope: Scope) -> Any:

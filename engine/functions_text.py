@@ -54,7 +54,9 @@ def _read(path: Any) -> bytes:
             return f.read()
     except FileNotFoundError:
         raise FunctionError(f'no file exists at "{p}"; this function works only with files that are '
-                            "distributed as part of the configuration source code.") from None
+                            "distributed as part of the configuration source code, so if this file will be "
+                            "created by a resource in this configuration you must instead obtain this result "
+                            "from an attribute of that resource.") from None
     except OSError as exc:
         raise FunctionError(f'failed to read "{p}": {exc.strerror}') from None
 

@@ -31,6 +31,7 @@ from .limits import Limits
 from .plan import Plan
 from .planner import Planner
 from .registry import Providers
+from .sensitivity import state_marks
 from .state import State
 from .statestore import StateStore
 from .targeting import parse_targets
@@ -235,7 +236,7 @@ def _apply_locals(p: Planned, resolver: ApplyResolver) -> Callable[[str, int], A
         lc = p.module.locals.get(name)
         if lc is None:
             raise EvalError("Reference to undeclared local value", name, line)
-        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver, hidden=p.planner.hidden))
+        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=p.planner.sensitivity))
         if not p.planner.local_resource_deps(name):
             memo[name] = v
         return v
@@ -255,7 +256,7 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
                 out[oc.name] = p.state.outputs[oc.name]
             continue
         try:
-            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver, hidden=p.planner.hidden))
+            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=p.planner.sensitivity))
         except EvalError as exc:
             if result.ok:
                 result.diagnostics.append(exc.error(
@@ -347,7 +348,8 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         if not is_wholly_known(read.new_state):
             raise DiagnosticsError([error("Provider produced invalid object",
                                           f"The imported object for {addr} contains unknown values.")])
-        obj = ObjectState(read.new_state, schema_version=schema.version)
+        obj = ObjectState(read.new_state, schema_version=schema.version,  # terraform marks what the schema does
+                          sensitive_attributes=state_marks(read.new_state, frozenset(schema.sensitive_paths())))
         async with store.writer(state) as writer:
             writer.put(addr, providers.state_address(rc.provider_key), obj)
         return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"

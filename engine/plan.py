@@ -66,7 +66,10 @@ class ResourceInstanceChange:
     prior_dependencies: tuple[str, ...] = ()
     config: dict[str, Any] | None = None
     sensitive: frozenset[str] = frozenset()
-    """Attributes the provider's schema marks sensitive: never shown in plans."""
+    """Attributes never shown in plans: sensitive now (:mod:`engine.sensitivity`) or recorded
+    sensitive in the prior object."""
+    marks: frozenset[str] | None = None
+    """The attributes the state records sensitive once this change is applied (None: ``sensitive``)."""
 
     @property
     def is_replace(self) -> bool:

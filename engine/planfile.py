@@ -4,7 +4,7 @@ A plan file records what the plan was made from and what it says:
 
 * the prior state's lineage and serial (``None`` when there was no state yet),
 * a digest of the configuration files,
-* the variable values, typed (so later ``-var`` flags or ``.tfvars`` edits change nothing),
+* the variable values, exactly (so later ``-var`` flags or ``.tfvars`` edits change nothing),
 * the plan's options (destroy, refresh-only, refresh, -target, -replace),
 * a digest of the plan itself: every change (address, action, deposed key, values before and
   after, unknowns included), the outputs, data reads and drift,
@@ -34,7 +34,7 @@ import orjson
 from .config import config_files
 from .diagnostics import DiagnosticsError, error
 from .plan import Plan
-from .values import UNKNOWN, ListVal, MapVal, SetVal, cty_type, from_typed_json, to_json
+from .values import UNKNOWN, ListVal, MapVal, SetVal
 
 FORMAT = "strata-plan/1"
 
@@ -75,7 +75,7 @@ def plan_digest(plan: Plan) -> str:
         "reads": {str(a): _canonical(v) for a, (_p, v) in sorted(plan.data_reads.items(), key=lambda i: str(i[0]))},
         "forget": sorted(str(a) for a in plan.forget),
     }
-    return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return hashlib.sha256(_dumps(doc)).hexdigest()
 
 
 def _change(c: Any) -> list[Any]:
@@ -83,11 +83,14 @@ def _change(c: Any) -> list[Any]:
 
 
 def _canonical(v: Any) -> Any:
-    """``v`` as plain JSON that tells apart what plan values tell apart (unknowns, collection kinds)."""
+    """``v`` as plain JSON that tells apart what plan values tell apart (unknowns, collection kinds,
+    numbers of any size); :func:`_value` reads it back."""
     if v is UNKNOWN:
         return {"$": "unknown"}
+    if type(v) is int and not -(2 ** 63) <= v < 2 ** 63:
+        return {"$": "int", "v": str(v)}
     if isinstance(v, SetVal):
-        return {"$": "set", "v": sorted((_canonical(x) for x in v), key=lambda x: orjson.dumps(x, option=orjson.OPT_SORT_KEYS))}
+        return {"$": "set", "v": sorted((_canonical(x) for x in v), key=_dumps)}
     if isinstance(v, ListVal):
         return {"$": "list", "v": [_canonical(x) for x in v]}
     if isinstance(v, MapVal):
@@ -97,8 +100,35 @@ def _canonical(v: Any) -> Any:
     if isinstance(v, dict):
         return {"$": "object", "v": {k: _canonical(x) for k, x in v.items()}}
     if isinstance(v, float) and v.is_integer():
-        return int(v)
+        return _canonical(int(v))
     return v
+
+
+def _value(j: Any) -> Any:
+    """A value back from :func:`_canonical`."""
+    if isinstance(j, list):
+        return tuple(_value(x) for x in j)
+    if not isinstance(j, dict):
+        return j
+    kind = j.get("$")
+    v: Any = j.get("v")
+    if kind == "unknown":
+        return UNKNOWN
+    if kind == "int":
+        return int(v)
+    if kind == "set":
+        return SetVal.of(_value(x) for x in v)
+    if kind == "list":
+        return ListVal(_value(x) for x in v)
+    if kind == "map":
+        return MapVal({k: _value(x) for k, x in v.items()})
+    if kind == "object":
+        return {k: _value(x) for k, x in v.items()}
+    raise ValueError(f"not a value: {j!r}")
+
+
+def _dumps(doc: Any) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
 
 
 def write(path: str, *, lineage: str | None, serial: int | None, config: str, variables: dict[str, Any],
@@ -107,7 +137,7 @@ def write(path: str, *, lineage: str | None, serial: int | None, config: str, va
     """Write the plan file atomically (a temporary file renamed over ``path``)."""
     doc = {
         "format": FORMAT, "lineage": lineage, "serial": serial, "config": config,
-        "variables": {n: {"value": to_json(v), "type": cty_type(v)} for n, v in sorted(variables.items())},
+        "variables": {n: _canonical(v) for n, v in sorted(variables.items())},
         "options": {"destroy": destroy, "refresh_only": refresh_only, "refresh": refresh,
                     "targets": list(targets), "replace": list(replace)},
         "plan": plan_digest(plan), "text": text,
@@ -139,7 +169,7 @@ def read(path: str) -> SavedPlan:
         opts = doc["options"]
         return SavedPlan(
             path=path, lineage=doc["lineage"], serial=doc["serial"], config=doc["config"],
-            variables={n: from_typed_json(v["value"], v["type"]) for n, v in doc["variables"].items()},
+            variables={n: _value(v) for n, v in doc["variables"].items()},
             destroy=bool(opts["destroy"]), refresh_only=bool(opts["refresh_only"]), refresh=bool(opts["refresh"]),
             targets=tuple(opts["targets"]), replace=tuple(opts["replace"]), digest=doc["plan"], text=doc["text"])
     except (ValueError, KeyError, TypeError, AttributeError):

@@ -23,6 +23,7 @@ from .addrs import (
     InstanceKey,
     ResourceAddr,
     parse_resource_addr,
+    provider_key_from_state,
     resource_addr,
 )
 from .config import (
@@ -45,7 +46,7 @@ from .diagnostics import (
     errors_of,
 )
 from .evaluate import EvalError, Scope, evaluate
-from .exprvalues import traversal_text
+from .exprvalues import path_of, traversal_text
 from .forcedcbd import force_create_before_destroy
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
@@ -60,6 +61,7 @@ from .provider import (
 from .refresh import Refresher
 from .registry import Providers
 from .sensitivity import of_module as sensitivity_of
+from .sensitivity import recorded_names, schema_names
 from .state import ObjectState, State
 from .targeting import Targets
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
@@ -158,8 +160,7 @@ class Planner:
         self.refresh_only = refresh_only
         self._included_locals: set[str] | None = None
         self.resolver = _PlanResolver(module)
-        self.sensitivity = sensitivity_of(module, providers, state)
-        self.hidden = self.sensitivity.hidden  # what a diagnostic must not state
+        self.sensitivity = sensitivity_of(module, providers)
         self.diags: list[Diagnostic] = []
         self._locals: dict[str, Any] = {}
         self._locals_busy: set[str] = set()
@@ -168,6 +169,7 @@ class Planner:
         # what terraform finds only in its plan walk, not when it validates the configuration first:
         # it then says "Planning failed" (or shows the changes planned before them)
         self.walk_errors: list[Diagnostic] = []
+        self._sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
         self._failed: set[ResourceAddr] = set()  # resources that could not be planned
 
     # ------------------------------------------------------------------ entry points
@@ -226,10 +228,17 @@ class Planner:
         """terraform's refusals of sensitive values: a root output that does not say it exports one,
         and a for_each (its keys would show it)."""
         for oc in self.module.outputs.values():
-            if not oc.sensitive and self.sensitivity.uses(oc.expr):
+            if oc.sensitive:
+                continue
+            found = list(self.sensitivity.sources(oc.expr))
+            # terraform's validation sees variables' marks and sensitive(); a resource's attribute
+            # marked by its configuration only once planned: that one is found in the plan walk
+            if any(isinstance(x, E.Call) or path_of(x)[0] in ("var", "local") for x in found):
                 self.diags.append(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
+            elif found:
+                self._sensitive_outputs.add(oc.name)
         for rc in self.module.resources.values():
-            if rc.for_each is not None and self.sensitivity.uses(rc.for_each.expr):
+            if rc.for_each is not None and self.sensitivity.marked(rc.for_each.expr):
                 said = sorted({traversal_text(x) for x in self.sensitivity.sources(rc.for_each.expr)
                                if not isinstance(x, E.Call)})
                 self.diags.append(error("Invalid for_each argument", _SENSITIVE_FOR_EACH, rc.for_each.range,
@@ -432,7 +441,7 @@ class Planner:
     # ------------------------------------------------------------------ scope and locals
 
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
-        return Scope(self.variables, self.local_value, self.resolver, count_index, each, hidden=self.hidden)
+        return Scope(self.variables, self.local_value, self.resolver, count_index, each, sensitivity=self.sensitivity)
 
     def local_value(self, name: str, line: int) -> Any:
         if name in self._locals:
@@ -570,8 +579,8 @@ class Planner:
                                         'The given "count" argument value is unsuitable: must be greater than '
                                         "or equal to zero.", where))
                 return None
-            variables, locals_, resolver, hidden = self.variables, self.local_value, self.resolver, self.hidden
-            return "count", [(i, Scope(variables, locals_, resolver, i, hidden=hidden)) for i in range(n)]
+            variables, locals_, resolver, sens = self.variables, self.local_value, self.resolver, self.sensitivity
+            return "count", [(i, Scope(variables, locals_, resolver, i, sensitivity=sens)) for i in range(n)]
         if rc.for_each is not None:
             try:
                 fe = evaluate(rc.for_each.expr, self.scope())
@@ -751,7 +760,8 @@ class Planner:
                 for dk, dobj in inst.deposed.items():
                     self.plan.changes.append(ResourceInstanceChange(
                         addr, Action.DELETE, prov_addr, dobj.attributes, None, None, dk,
-                        create_before_destroy=True, prior_dependencies=dobj.dependencies))
+                        create_before_destroy=True, prior_dependencies=dobj.dependencies,
+                        sensitive=self._sensitive_of(addr) | recorded_names(dobj)))
 
     async def _plan_data(self, rc: ResourceConfig, provider: Any, prov_addr: str, addr: InstanceAddr,
                          config: dict[str, Any], deps: frozenset[InstanceAddr],
@@ -782,7 +792,7 @@ class Planner:
         planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
         self.plan.changes.append(ResourceInstanceChange(
             addr, Action.READ, prov_addr, None, planned, None, None, (), False, deps, dep_res, state_deps,
-            (), config))
+            (), config, self._sensitive_of(addr)))
         return planned
 
     async def _plan_instance(self, rc: ResourceConfig, schema: ResourceSchema, provider: Any,
@@ -809,7 +819,7 @@ class Planner:
         return ResourceInstanceChange(
             addr, action, prov_addr, prior, planned, reason, None, requires_replace, cbd, deps, dep_res,
             state_deps, prior_obj.dependencies if prior_obj is not None else (), config,
-            self._sensitive_of(addr))
+            self._sensitive_of(addr) | recorded_names(prior_obj), marks=self._sensitive_of(addr))
 
     async def _call_plan(self, provider: Any, rc: ResourceConfig, addr: InstanceAddr,
                          prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema
@@ -845,7 +855,7 @@ class Planner:
             action = Action.UPDATE if after is not None else Action.DELETE
             self.plan.drift.append(ResourceInstanceChange(
                 addr, action, prov, before.attributes, after.attributes if after is not None else None,
-                sensitive=self._sensitive_of(addr)))
+                sensitive=self._sensitive_in_state(addr, before, prov)))
             self.emit(ev.resource_drift(addr, "update" if after is not None else "delete"))
         # the objects as they now are, for the outputs (and the apply's view of them)
         for r, rc in self.module.resources.items():
@@ -867,6 +877,13 @@ class Planner:
                 if oc.name in self.plan.prior_outputs:
                     self.plan.outputs[oc.name] = self.plan.prior_outputs[oc.name]
                 self.plan.kept_outputs.add(oc.name)
+
+    def _sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:
+        """What of an object in the state must not be shown: its recorded marks, its type's schema's,
+        and the configuration's when it is still configured."""
+        r = addr.resource
+        return (recorded_names(obj) | schema_names(self.providers, provider_key_from_state(prov), r.type, r.mode)
+                | self._sensitive_of(addr))
 
     def _sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
         """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""
@@ -893,7 +910,7 @@ class Planner:
             self.plan.changes.append(ResourceInstanceChange(
                 addr, Action.DELETE, prov, obj.attributes, None, reason, deposed,
                 create_before_destroy=obj.create_before_destroy or deposed is not None,
-                prior_dependencies=obj.dependencies))
+                prior_dependencies=obj.dependencies, sensitive=self._sensitive_in_state(addr, obj, prov)))
 
     def _errored(self, addr: InstanceAddr) -> bool:
         prefix = str(addr.resource)
@@ -910,6 +927,9 @@ class Planner:
                 continue
             if self._failed and self._uses_failed([oc.expr], set()):
                 continue  # refers to what could not be planned: neither planned nor an error of its own
+            if oc.name in self._sensitive_outputs:
+                self._walk_error(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
+                continue
             try:
                 v = evaluate(oc.expr, self.scope())
             except EvalError as exc:
@@ -933,7 +953,7 @@ class Planner:
             self.plan.changes.append(ResourceInstanceChange(
                 addr, Action.DELETE, prov, obj.attributes, None, None, deposed,
                 create_before_destroy=obj.create_before_destroy or deposed is not None,
-                prior_dependencies=obj.dependencies))
+                prior_dependencies=obj.dependencies, sensitive=self._sensitive_in_state(addr, obj, prov)))
 
     def _check_prevent_destroy(self) -> None:
         """``lifecycle { prevent_destroy = true }``: a plan that destroys such an object is an error."""

@@ -12,12 +12,16 @@ strata's values carry no marks; the same answers come from the references:
 
 * ``var.X`` is sensitive when X is declared so;
 * ``local.Y`` when its expression uses anything sensitive;
-* a resource's attribute when the schema says so, when the state recorded it
-  sensitive, or when the configuration sets it from an expression that uses
-  anything sensitive; a whole resource (``terraform_data.a``) when any of its
-  attributes is;
+* a resource's attribute when the schema says so, or when the configuration
+  sets it from an expression that uses anything sensitive; a whole resource
+  (``terraform_data.a``) when any of its attributes is;
 * an expression uses something sensitive when any reference in it (outside a
   ``nonsensitive(...)``) is sensitive, or it calls ``sensitive(...)``.
+
+What the state recorded sensitive (``sensitive_attributes``) is hidden when an
+object's old values are shown (:func:`recorded_names`), but it is not carried
+forward: an attribute no longer set from a sensitive value stops being one
+after the next apply, as in terraform.
 
 The unit is a resource's top-level attribute: ``input = { a = var.s, b = 1 }``
 hides all of ``input``, where terraform hides only ``input.a``. That errs on
@@ -41,17 +45,15 @@ _NEVER = frozenset({"count", "each", "path", "terraform", "self", "module"})
 
 
 class Sensitivity:
-    """Answers for one module; ``schema`` gives what the provider schemas declare sensitive and
-    ``recorded`` what the state recorded sensitive (any instance).
+    """Answers for one module; ``schema`` gives what the provider schemas declare sensitive.
 
     Locals and resources refer to each other in chains as long as the configuration's dependency
     graph is deep: each answer is worked out after those it depends on, with an explicit stack (no
     recursion), and kept."""
 
-    def __init__(self, module: Any, schema: Attributes, recorded: Attributes = lambda m, t, n: _NONE) -> None:
+    def __init__(self, module: Any, schema: Attributes) -> None:
         self.module = module
         self._schema = schema
-        self._recorded = recorded
         # ("local", name) -> bool; ("managed" | "data", type, name) -> frozenset of attribute names
         self._known: dict[tuple[str, ...], Any] = {}
         self._busy: set[tuple[str, ...]] = set()
@@ -125,7 +127,7 @@ class Sensitivity:
         if node[0] == "local":
             return any(self.uses(e) for _, e in self._exprs(node))
         mode, type_, name = node
-        out = set(self._schema(mode, type_, name)) | self._recorded(mode, type_, name)
+        out = set(self._schema(mode, type_, name))
         out.update(n for n, e in self._exprs(node) if n not in out and self.uses(e))
         return frozenset(out)
 
@@ -137,6 +139,11 @@ class Sensitivity:
         if root == "var":
             return bool(names) and self.variable(names[0])
         if root == "local":
+            if len(names) > 1:  # an attribute of an object written in place: that attribute's expression
+                lc = self.module.locals.get(names[0])
+                part = _member(lc.expr, names[1]) if lc is not None else None
+                if part is not None:
+                    return self.uses(part)
             return bool(names) and self.local(names[0])
         if root in _NEVER or not names:
             return False
@@ -154,11 +161,16 @@ class Sensitivity:
         return self.reference(root, names, whole=False)
 
     def uses(self, e: E.Expr, bound: frozenset[str] = frozenset()) -> bool:
-        """Does ``e`` use anything sensitive (is its value marked, in terraform's terms)?"""
+        """Does ``e`` use anything sensitive (is its value marked anywhere inside, in terraform's
+        terms)?"""
         return any(True for _ in self.sources(e, bound))
 
-    def sources(self, e: E.Expr, bound: frozenset[str] = frozenset()) -> Any:
-        """The sensitive references in ``e`` (a ``sensitive(...)`` call counts as one)."""
+    def sources(self, e: E.Expr, bound: frozenset[str] = frozenset(),
+                aliases: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> Any:
+        """The sensitive references in ``e`` (a ``sensitive(...)`` call counts as one). ``aliases``:
+        names a ``for`` binds to the elements of a reference, as that reference (``r.id`` in
+        ``[for r in terraform_data.c : r.id]`` is ``terraform_data.c.id``)."""
+        aliases = aliases or {}
         if isinstance(e, E.Call):
             if e.name == "nonsensitive":
                 return
@@ -170,45 +182,138 @@ class Sensitivity:
             while isinstance(node, E.GetAttr) or (isinstance(node, E.Index) and isinstance(node.key, E.Literal)):
                 node = node.obj
             if isinstance(node, E.Var):
-                if node.name not in bound and self.reference(*path_of(e)):
+                root, names = path_of(e)
+                if root in aliases:
+                    root, names = aliases[root][0], aliases[root][1] + names
+                elif root in bound:
+                    return
+                if self.reference(root, names):
                     yield e
                 return
             if isinstance(node, (E.GetAttr, E.Index)):
-                yield from self.sources(node.obj, bound)
+                yield from self.sources(node.obj, bound, aliases)
                 if isinstance(node, E.Index):
-                    yield from self.sources(node.key, bound)
+                    yield from self.sources(node.key, bound, aliases)
             else:
-                yield from self.sources(node, bound)
+                yield from self.sources(node, bound, aliases)
             return
-        for child, inner in children(e, bound):
-            yield from self.sources(child, inner)
+        if isinstance(e, E.Splat):
+            target = self._static(e.obj, bound, aliases)
+            attrs = _attribute_names(e.each)
+            if target is not None and attrs is not None:  # a[*].id: the elements' attribute, as a.id
+                if self.reference(target[0], target[1] + attrs[:1]):
+                    yield e
+                return
+        if isinstance(e, E.ForExpr):
+            target = self._static(e.collection, bound, aliases)
+            if target is not None:  # its value name stands for the collection's elements
+                inner = dict(aliases)
+                inner[e.value_var] = target
+                inner_bound = bound | ({e.key_var} if e.key_var else set())
+                for x in (e.key, e.value, e.cond):
+                    if x is not None:
+                        yield from self.sources(x, inner_bound, inner)
+                return
+        for child, inner_bound in children(e, bound):
+            yield from self.sources(child, inner_bound, aliases)
+
+    def _static(self, e: E.Expr, bound: frozenset[str],
+                aliases: dict[str, tuple[str, tuple[str, ...]]]) -> tuple[str, tuple[str, ...]] | None:
+        """``e`` as (root, attribute names) when it is a plain reference; None otherwise."""
+        node = e
+        while isinstance(node, E.GetAttr) or (isinstance(node, E.Index) and isinstance(node.key, E.Literal)):
+            node = node.obj
+        if not isinstance(node, E.Var) or (node.name in bound and node.name not in aliases):
+            return None
+        root, names = path_of(e)
+        if root in aliases:
+            return aliases[root][0], aliases[root][1] + names
+        return root, names
+
+    def marked(self, e: E.Expr) -> bool:
+        """Is the value of ``e`` itself marked sensitive (not only something inside it)? What
+        ``for_each`` refuses: ``toset([var.secret])`` is, ``{ k = var.secret }`` is not (the mark is on
+        the element)."""
+        if isinstance(e, (E.Literal, E.TupleExpr, E.ObjectExpr)):
+            return False
+        if isinstance(e, E.ForExpr):
+            return self.marked(e.collection)
+        if isinstance(e, E.Conditional):
+            return self.marked(e.cond) or self.marked(e.true) or self.marked(e.false)
+        if isinstance(e, E.Call):
+            if e.name in ("tomap", "tolist") and len(e.args) == 1:  # conversions that keep elements' marks
+                return self.marked(e.args[0])
+            return self.uses(e)
+        if isinstance(e, (E.GetAttr, E.Index, E.Var)):
+            target = self._static(e, frozenset(), {})
+            if target is None:
+                return self.uses(e)
+            root, names = target
+            if root == "local" and names:
+                lc = self.module.locals.get(names[0])
+                if lc is None:
+                    return False
+                part = _member(lc.expr, names[1]) if len(names) > 1 else lc.expr
+                return self.marked(part) if part is not None else self.local(names[0])
+            return self.reference(root, names, whole=False)
+        return self.uses(e)
 
 
-def of_module(module: Any, providers: Any, state: Any = None) -> Sensitivity:
-    """:class:`Sensitivity` for ``module``: its providers' schemas, and what ``state`` recorded."""
+def _member(e: E.Expr, name: str) -> E.Expr | None:
+    """The expression of attribute ``name`` in an object written in place (``{ a = ..., b = ... }``)."""
+    if isinstance(e, E.ObjectExpr):
+        for k, v in e.items:
+            if isinstance(k, E.Literal) and k.value == name or isinstance(k, E.Var) and k.name == name:
+                return v
+    return None
+
+
+def _attribute_names(e: E.Expr) -> tuple[str, ...] | None:
+    """A splat's per-element expression as attribute names (``.id`` of ``a[*].id``); None otherwise."""
+    names: list[str] = []
+    while isinstance(e, E.GetAttr):
+        names.append(e.name)
+        e = e.obj
+    if not isinstance(e, E.SplatItem):
+        return None
+    return tuple(reversed(names))
+
+
+def of_module(module: Any, providers: Any) -> Sensitivity:
+    """:class:`Sensitivity` for ``module``, with its providers' schemas."""
     def schema(mode: str, type_: str, name: str) -> frozenset[str]:
         rc = module.resources.get(resource_addr(type_, name, mode))
-        try:
-            s = providers.schema(rc.provider_key, type_, mode) if rc is not None else None
-        except Exception:  # noqa: BLE001 - an unknown provider is reported elsewhere
-            return _NONE
-        return frozenset(s.sensitive_paths()) if s is not None else _NONE
+        return schema_names(providers, rc.provider_key, type_, mode) if rc is not None else _NONE
 
-    def recorded(mode: str, type_: str, name: str) -> frozenset[str]:
-        if state is None:
-            return _NONE
-        out: set[str] = set()
-        rs = state.resources.get(resource_addr(type_, name, mode))
-        objects = [] if rs is None else [o for i in rs.instances.values()
-                                         for o in (i.current, *i.deposed.values()) if o is not None]
-        for obj in objects:
-            for path in obj.sensitive_attributes:
-                if isinstance(path, (list, tuple)) and path and isinstance(path[0], dict) \
-                        and path[0].get("type") == "get_attr":
-                    out.add(str(path[0].get("value")))
-        return frozenset(out)
-
-    return Sensitivity(module, schema, recorded)
+    return Sensitivity(module, schema)
 
 
-__all__ = ["Attributes", "Sensitivity", "of_module"]
+def schema_names(providers: Any, provider_key: str, type_: str, mode: str = "managed") -> frozenset[str]:
+    """The attributes a resource type's schema declares sensitive (none when it cannot be had)."""
+    try:
+        s = providers.schema(provider_key, type_, mode)
+    except Exception:  # noqa: BLE001 - an unknown provider or type is reported elsewhere
+        return _NONE
+    return frozenset(s.sensitive_paths()) if s is not None else _NONE
+
+
+def recorded_names(obj: Any) -> frozenset[str]:
+    """The top-level attributes a state object records sensitive (``[{"type": "get_attr", ...}]``)."""
+    if obj is None or not obj.sensitive_attributes:
+        return _NONE
+    out: set[str] = set()
+    for path in obj.sensitive_attributes:
+        if isinstance(path, (list, tuple)) and path and isinstance(path[0], dict) \
+                and path[0].get("type") == "get_attr":
+            out.add(str(path[0].get("value")))
+    return frozenset(out)
+
+
+def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[Any, ...]:
+    """State v4 ``sensitive_attributes``: a path per sensitive attribute that has a value."""
+    if not names or not value:
+        return ()
+    return tuple([{"type": "get_attr", "value": n}] for n in sorted(names) if value.get(n) is not None)
+
+
+__all__ = ["Attributes", "Sensitivity", "of_module", "recorded_names", "schema_names", "state_marks"]

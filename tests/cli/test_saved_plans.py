@@ -130,3 +130,13 @@ def test_the_notes_are_terraform_s(workdir: Workdir) -> None:
     assert workdir.strata("plan", "-no-color", check=True).stdout == tf("plan", "-no-color")
     assert workdir.strata("plan", "-no-color", "-out=tfplan", check=True).stdout == tf("plan", "-no-color",
                                                                                       "-out=tfplan")
+
+
+def test_variables_of_every_kind_survive_the_plan_file(workdir: Workdir) -> None:
+    workdir.write('variable "v" {\n  type    = list(list(string))\n  default = [[], ["a"]]\n}\n'
+                  'variable "big" {\n  default = 1e300\n}\n'
+                  'variable "m" {\n  type    = map(list(number))\n  default = { k = [1, 2], e = [] }\n}\n'
+                  'variable "s" {\n  type    = set(object({ a = string }))\n  default = [{ a = "x" }]\n}\n'
+                  'resource "terraform_data" "a" {\n  input = [var.v, var.big, var.m, var.s, 1e20, null, true]\n}\n')
+    workdir.strata("plan", "-out=tfplan", check=True)
+    assert "1 added" in workdir.strata("apply", "-no-color", "tfplan", check=True).stdout

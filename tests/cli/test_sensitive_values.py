@@ -151,3 +151,117 @@ def test_the_same_as_terraform_here(workdir: Workdir) -> None:
     ours_state = orjson.loads((workdir.path / "terraform.tfstate").read_bytes())
     assert [r["instances"][0]["sensitive_attributes"] for r in ours_state["resources"]] == \
         [r["instances"][0]["sensitive_attributes"] for r in theirs["resources"]]
+
+
+SECRETS = '''variable "s" {
+  default   = "hunter2"
+  sensitive = true
+}
+resource "terraform_data" "a" {
+  input = var.s
+}
+resource "random_password" "p" {
+  length = 12
+}
+data "local_sensitive_file" "g" {
+  filename = "sf.txt"
+}
+'''
+
+
+def test_what_is_destroyed_or_read_is_not_shown_either(workdir: Workdir) -> None:
+    (workdir.path / "sf.txt").write_text("topsecretcontent")
+    workdir.write(SECRETS)
+    workdir.strata("apply", "-auto-approve", check=True)
+    password = [r for r in workdir.state()["resources"] if r["type"] == "random_password"][0][
+        "instances"][0]["attributes"]["result"]
+    for args in (("plan", "-destroy"), ("state", "show", "data.local_sensitive_file.g"), ("show",),
+                 ("state", "show", "random_password.p")):
+        text = workdir.strata(*args, "-no-color", check=True).stdout
+        assert "(sensitive value)" in text, (args, text)
+        assert password not in text and "topsecretcontent" not in text, (args, text)
+        # terraform_data's output is the provider's, unmarked: terraform shows it too
+        assert all("output" in line for line in text.splitlines() if "hunter2" in line), (args, text)
+    workdir.write("")  # every block gone: the objects are planned for deletion as orphans
+    text = workdir.strata("plan", "-no-color", check=True).stdout
+    assert "- input  = (sensitive value) -> null" in text and password not in text, text
+    data = [r for r in workdir.state()["resources"] if r["mode"] == "data"][0]
+    assert [{"type": "get_attr", "value": "content"}] in data["instances"][0]["sensitive_attributes"]
+
+
+def test_an_imported_object_is_marked_as_its_schema_says(workdir: Workdir) -> None:
+    workdir.write('resource "random_password" "q" {\n  length = 13\n}\n')
+    workdir.strata("import", "random_password.q", "MyImportedPw1", check=True)
+    assert "MyImportedPw1" not in workdir.strata("state", "show", "random_password.q", check=True).stdout
+    marks = workdir.state()["resources"][0]["instances"][0]["sensitive_attributes"]
+    assert [{"type": "get_attr", "value": "result"}] in marks
+
+
+def test_an_error_does_not_quote_a_sensitive_value(workdir: Workdir) -> None:
+    workdir.write('variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\nlocals {\n  d = "${var.s}x"\n'
+                  '  a = tonumber(var.s)\n  c = tobool(local.d)\n  f = file(var.s)\n  g = -var.s\n}\n'
+                  'output "o" {\n  value     = [local.a, local.c, local.f, local.g]\n  sensitive = true\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "hunter2" not in res.stdout + res.stderr, res
+    said = " ".join(res.stderr.split())
+    assert "cannot convert this sensitive string to number." in said
+    assert "cannot convert this sensitive string to bool." in said
+    assert "no file exists at (sensitive value); this function works only" in said
+    assert "Unsuitable value for unary operand: a number is required." in said
+
+
+ALLOWED = '''variable "s" {
+  default   = "hunter2"
+  sensitive = true
+}
+locals {
+  x = { a = var.s, b = "one" }
+}
+resource "terraform_data" "c" {
+  count = 2
+  input = var.s
+}
+resource "terraform_data" "f" {
+  for_each = { k = var.s }
+}
+output "o1" {
+  value = terraform_data.c[*].id
+}
+output "o2" {
+  value = [for r in terraform_data.c : r.id]
+}
+output "o3" {
+  value = local.x.b
+}
+'''
+
+
+def test_what_terraform_allows_is_allowed(workdir: Workdir) -> None:
+    workdir.write(ALLOWED)  # the marks are on elements and attributes that are not used
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 0, res
+    assert '+ o3 = "one"' in res.stdout
+
+
+def test_an_output_of_an_attribute_marked_by_its_configuration_fails_the_plan_walk(workdir: Workdir) -> None:
+    workdir.write(ALLOWED.replace("terraform_data.c[*].id", "terraform_data.c[*].input"))
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "Error: Output refers to sensitive values" in res.stderr
+    assert "strata planned the following actions, but then encountered a problem:" in res.stdout
+
+
+def test_a_mark_goes_away_when_the_configuration_drops_it(workdir: Workdir) -> None:
+    workdir.write('variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\n'
+                  'resource "terraform_data" "a" {\n  input = var.s\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write('resource "terraform_data" "a" {\n  input = "plain"\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    assert workdir.state()["resources"][0]["instances"][0]["sensitive_attributes"] == []
+    workdir.write('resource "terraform_data" "a" {\n  input = "plain"\n}\noutput "o" {\n  value = terraform_data.a.input\n}\n')
+    assert '+ o = "plain"' in workdir.strata("plan", "-no-color", check=True).stdout
+
+
+@requires_terraform
+def test_what_terraform_allows_here(workdir: Workdir) -> None:
+    workdir.write(ALLOWED)
+    assert _terraform(workdir, "plan", "-no-color", "-input=false").returncode == 0
