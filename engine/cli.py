@@ -307,9 +307,11 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
 def _saved_plan(a: Args, opts: Options, destroying: bool) -> planfile.SavedPlan:
     """The plan file ``strata apply FILE`` names, with ``opts`` set from it; what would make the
     apply differ from the saved plan is refused."""
-    if len(a.positional) > 1 or destroying:
-        raise UsageError("apply takes at most one argument: a plan file written by strata plan -out "
-                         "(destroy and refresh take none).")
+    if destroying:
+        raise UsageError("A saved plan is applied with strata apply FILE; destroy, refresh and apply -destroy "
+                         "take no plan file (make a destroy plan with strata plan -destroy -out=FILE).")
+    if len(a.positional) > 1:
+        raise UsageError("apply takes at most one argument: a plan file written by strata plan -out.")
     if a.var_args:
         raise DiagnosticsError([error("Can't set variables when applying a saved plan",
                                       "The -var and -var-file options cannot be used when applying a saved plan "

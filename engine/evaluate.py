@@ -370,6 +370,8 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
                             "instance of this resource.", line)
         if key is UNKNOWN:
             return UNKNOWN
+        if key is None:
+            raise EvalError("Invalid index", "Can't use a null value as an indexing key.", line)
         if isinstance(key, float) and key.is_integer():
             key = int(key)
         try:
@@ -379,6 +381,8 @@ def _index(obj: Any, key: Any, scope: Scope, line: int) -> Any:
     obj = _materialize(obj, scope, line)
     if obj is UNKNOWN or key is UNKNOWN:
         return UNKNOWN
+    if key is None:
+        raise EvalError("Invalid index", "Can't use a null value as an indexing key.", line)
     if obj is None:
         raise EvalError("Attempt to index null value", "This value is null, so it does not have any indices.",
                         line)

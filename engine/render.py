@@ -232,6 +232,9 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         return text
     changes = [c for c in plan.changes if c.action != Action.NOOP]
     if not changes and not plan.outputs_changed():
+        if plan.destroy:
+            return ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet "
+                    "or the existing objects were\nalready deleted outside of strata.\n")
         return ("\nNo changes. Your infrastructure matches the configuration.\n\n"
                 "strata has compared your real infrastructure against your configuration\n"
                 "and found no differences, so no changes are needed.\n")

@@ -58,6 +58,10 @@ CASES: dict[str, tuple[str, str, str]] = {
         'resource "terraform_data" "a" {\n  input = "x"\n}\nresource "terraform_data" "b" {\n  input = tonumber(terraform_data.a.input)\n}\n',
         '\nstrata used the selected providers to generate the following execution\nplan. Resource actions are indicated with the following symbols:\n  + create\n\nstrata planned the following actions, but then encountered a problem:\n\n  # terraform_data.a will be created\n  + resource "terraform_data" "a" {\n      + id     = (known after apply)\n      + input  = "x"\n      + output = (known after apply)\n    }\n\nPlan: 1 to add, 0 to change, 0 to destroy.\n',
         '\nError: Invalid function argument\n\n  on main.tf line 5, in resource "terraform_data" "b":\n   5:   input = tonumber(terraform_data.a.input)\n    ├────────────────\n    │ while calling tonumber(v)\n    │ terraform_data.a.input is "x"\n\nInvalid value for "v" parameter: cannot convert "x" to number; given string\nmust be a decimal representation of a number.\n'),
+    'a null index key': (
+        'variable "m" {\n  default = { a = 1 }\n}\nvariable "nu" {\n  default = null\n}\nvariable "l" {\n  default = [1]\n}\noutput "o" {\n  value = var.m[var.nu]\n}\noutput "p" {\n  value = var.l[var.nu]\n}\n',
+        '\nPlanning failed. strata encountered an error while generating this plan.\n\n',
+        '\nError: Invalid index\n\n  on main.tf line 11, in output "o":\n  11:   value = var.m[var.nu]\n    ├────────────────\n    │ var.m is object with 1 attribute "a"\n    │ var.nu is null\n\nCan\'t use a null value as an indexing key.\n\nError: Invalid index\n\n  on main.tf line 14, in output "p":\n  14:   value = var.l[var.nu]\n    ├────────────────\n    │ var.l is tuple with 1 element\n    │ var.nu is null\n\nCan\'t use a null value as an indexing key.\n'),
 }
 
 

@@ -140,3 +140,12 @@ def test_variables_of_every_kind_survive_the_plan_file(workdir: Workdir) -> None
                   'resource "terraform_data" "a" {\n  input = [var.v, var.big, var.m, var.s, 1e20, null, true]\n}\n')
     workdir.strata("plan", "-out=tfplan", check=True)
     assert "1 added" in workdir.strata("apply", "-no-color", "tfplan", check=True).stdout
+
+
+def test_an_empty_destroy_plan_says_so_as_terraform_does(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    text = workdir.strata("plan", "-destroy", "-no-color", check=True).stdout
+    assert text == ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet or "
+                    "the existing objects were\nalready deleted outside of strata.\n")
+    res = workdir.strata("apply", "-destroy", "-no-color", "tfplan")
+    assert res.returncode == 1 and "strata plan -destroy -out=FILE" in res.stderr
