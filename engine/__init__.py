@@ -16,7 +16,8 @@ Layering (each layer imports only those above it):
     config, variables                   the root module, loaded from .tf / .tf.json; input variables
     provider, framework, registry       the one provider seam, a framework for writing providers,
                                         and where providers come from
-    instanceconfig                      an instance's configuration, evaluated against its schema
+    instanceconfig, conditions          an instance's configuration, evaluated against its schema;
+                                        precondition and postcondition blocks
     state, statecodec, statestore,      state in memory, the v4 format, the one writer; state rm / mv
     statemove
     plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;

@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 
+from . import conditions
 from . import events as ev
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
 from .applygraph import ApplyNode, Barrier, Node, Work
@@ -213,6 +214,31 @@ class Applier:
         self.result.failed += 1
         self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
+    def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
+        """What an instance's expressions are evaluated in: count.index, each.key and each.value."""
+        scope = self._scope(addr.key)
+        if isinstance(addr.key, str) and rc.for_each is not None:
+            try:
+                fe = evaluate(rc.for_each.expr, Scope(self.variables, self._locals, self.resolver))
+                if isinstance(fe, dict):
+                    scope.each = (addr.key, fe.get(addr.key))
+            except EvalError:
+                pass
+        return scope
+
+    def _conditions(self, addr: InstanceAddr, kind: str, new: dict[str, Any] | None = None) -> list[Diagnostic]:
+        """The resource's preconditions (before its provider is called) or postconditions (against
+        the object the provider returned, ``self``) that are not met, now that everything is known."""
+        rc = self.module.resources.get(addr.resource) if self.module else None
+        if rc is None:
+            return []
+        conds = rc.lifecycle.preconditions if kind == "precondition" else rc.lifecycle.postconditions
+        if not conds:
+            return []
+        scope = self._instance_scope(addr, rc)
+        failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context)
+        return failed
+
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None
         each = (key, key) if isinstance(key, str) else None
@@ -238,6 +264,12 @@ class Applier:
             done(False)
             return
         planned, config = final
+        unmet = self._conditions(addr, "precondition")
+        if unmet:  # decided only now that what it refers to is applied
+            for d in unmet:
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(False)
+            return
         id_key = schema.id_attribute if schema else "id"
         action = "update" if node.op == Action.UPDATE else "create"
         started = [time.monotonic()]
@@ -297,10 +329,13 @@ class Applier:
         else:
             self.result.counts["change"] += 1
         id_value = new.get(id_key)
+        unmet = self._conditions(addr, "postcondition", new)
 
         def durable() -> None:
             self.emit(ev.apply_complete(addr, action, elapsed, id_key, id_value))
-            done(True)
+            for d in unmet:  # the object exists and is recorded; what depends on it does not start
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(not unmet)
 
         self.writer.put(addr, c.provider, obj, on_durable=durable)
 
@@ -312,14 +347,7 @@ class Applier:
         if rc is None or schema is None:
             self._fail(addr, "Resource configuration missing", "The configuration changed during apply.")
             return None
-        scope = self._scope(addr.key)
-        if isinstance(addr.key, str) and rc.for_each is not None:
-            try:
-                fe = evaluate(rc.for_each.expr, Scope(self.variables, self._locals, self.resolver))
-                if isinstance(fe, dict):
-                    scope.each = (addr.key, fe.get(addr.key))
-            except EvalError:
-                pass
+        scope = self._instance_scope(addr, rc)
         config, diags = evaluate_instance_config(rc, schema, scope)
         errs = errors_of(diags)
         if errs:

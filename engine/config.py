@@ -33,11 +33,24 @@ _META_ARGS = {"count", "for_each", "depends_on", "provider", "lifecycle"}
 
 
 @dataclass(frozen=True, slots=True)
+class Condition:
+    """A ``precondition`` or ``postcondition`` block: ``condition`` must be true, else the plan (or
+    apply) fails with ``error_message``."""
+
+    kind: str  # "precondition" | "postcondition"
+    condition: E.Expr
+    error_message: E.Expr
+    range: SourceRange  # the condition argument's
+
+
+@dataclass(frozen=True, slots=True)
 class Lifecycle:
     create_before_destroy: bool = False
     prevent_destroy: bool = False
     ignore_changes: tuple[str, ...] = ()
     ignore_all_changes: bool = False
+    preconditions: tuple[Condition, ...] = ()
+    postconditions: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +108,7 @@ class OutputConfig:
     range: SourceRange
     sensitive: bool = False
     description: str = ""
+    preconditions: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +336,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                 diags.append(error("Unsupported argument", f'An argument named "{an}" is not expected here.',
                                    a.range))
         sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
-        module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive)
+        pre, _ = _conditions(b, ("precondition",), "an output block", diags)
+        module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive, preconditions=pre)
     elif b.type == "provider":
         if len(b.labels) != 1:
             return [error("Missing name for provider", "A provider block needs one label: its name.", b.range)]
@@ -468,7 +483,31 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
         if name == "replace_triggered_by":
             diags.append(error("Unsupported argument", "replace_triggered_by is not supported by strata yet.",
                                a.range))
-    return Lifecycle(cbd, prevent, tuple(ignore), ignore_all)
+    pre, post = _conditions(b, ("precondition", "postcondition"), "a lifecycle block", diags)
+    return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post)
+
+
+def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagnostic]
+                ) -> tuple[tuple[Condition, ...], tuple[Condition, ...]]:
+    """The ``precondition`` (and ``postcondition``) blocks in ``b``; other blocks are mistakes."""
+    found: dict[str, list[Condition]] = {"precondition": [], "postcondition": []}
+    for nb in b.blocks:
+        if nb.type not in kinds:
+            diags.append(error("Unsupported block type", f'Blocks of type "{nb.type}" are not expected in '
+                               f"{where}.", nb.range))
+            continue
+        cond, message = nb.attributes.get("condition"), nb.attributes.get("error_message")
+        for name, a in (("condition", cond), ("error_message", message)):
+            if a is None:
+                diags.append(error("Missing required argument", f'The argument "{name}" is required, but no '
+                                   "definition was found.", nb.range))
+        for name, a in nb.attributes.items():
+            if name not in ("condition", "error_message"):
+                diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
+                                   a.range))
+        if cond is not None and message is not None:
+            found[nb.type].append(Condition(nb.type, cond.expr, message.expr, cond.range))
+    return tuple(found["precondition"]), tuple(found["postcondition"])
 
 
 _VALID_NAME = re.compile(r"[^\W\d][\w-]*\Z")  # HCL's identifiers: letters (any script), digits, _ and -
@@ -611,6 +650,8 @@ def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
         blk = stack.pop()
         out.extend(a.expr for a in blk.attributes.values())
         stack.extend(blk.blocks)
+    for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):  # what they refer to comes first
+        out.extend((c.condition, c.error_message))
     return out
 
 
@@ -648,7 +689,8 @@ def validate_references(module: Module) -> list[Diagnostic]:
     """Check every static reference points at something declared, with file:line for each mistake."""
     diags: list[Diagnostic] = []
 
-    def check(e: E.Expr, filename: str, ctx: str, has_count: bool, has_each: bool) -> None:
+    def check(e: E.Expr, filename: str, ctx: str, has_count: bool, has_each: bool,
+              has_self: bool = False) -> None:
         for ref in E.references(e):
             where = SourceRange(filename, ref.line)
             name = ref.step_name(0)
@@ -668,6 +710,8 @@ def validate_references(module: Module) -> list[Diagnostic]:
             elif ref.root == "each":
                 if not has_each:
                     diags.append(error('Reference to "each" in context without for_each', EACH_OUTSIDE, where))
+            elif ref.root == "self" and has_self:
+                pass  # a postcondition's own object
             elif ref.root in ("path", "terraform", "self"):
                 if ref.root != "path":
                     diags.append(error(f'Unsupported reference "{ref.root}"',
@@ -695,8 +739,9 @@ def validate_references(module: Module) -> list[Diagnostic]:
 
     for rc in module.resources.values():
         fn = rc.range.filename
+        post = {id(x) for c in rc.lifecycle.postconditions for x in (c.condition, c.error_message)}
         for e in expressions_of(rc):
-            check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None)
+            check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None, id(e) in post)
         for meta in (rc.count, rc.for_each):
             if meta is not None:
                 check(meta.expr, fn, str(rc.addr), False, False)

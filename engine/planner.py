@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import conditions
 from . import events as ev
 from . import expr as E
 from .addrs import (
@@ -744,6 +745,14 @@ class Planner:
                     self._failed.add(rc.addr)
                     values[key] = UNKNOWN
                     continue
+            if rc.lifecycle.preconditions:
+                unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
+                if unmet:  # as terraform's: the instance is not planned
+                    for f in unmet:
+                        self._walk_error(f)
+                    self._failed.add(rc.addr)
+                    values[key] = UNKNOWN
+                    continue
             inst = prior_instances.get(key)
             prior_obj = inst.current if inst is not None else None
             deps, dep_res = self._instance_deps(specs, whole, scope)
@@ -751,17 +760,28 @@ class Planner:
             if rc.addr.mode == "data":
                 values[key] = await self._plan_data(rc, provider, prov_addr, addr, config, deps, dep_res,
                                                     state_deps)
+                self._postconditions(rc, scope, values[key])
                 continue
             change = await self._plan_instance(rc, schema, provider, prov_addr, addr, config, prior_obj,
                                                deps, dep_res, state_deps, cbd)
             values[key] = change.after if change.after is not None else UNKNOWN
             self.plan.changes.append(change)
+            if change.after is not None:
+                self._postconditions(rc, scope, change.after)
             if inst is not None:
                 for dk, dobj in inst.deposed.items():
                     self.plan.changes.append(ResourceInstanceChange(
                         addr, Action.DELETE, prov_addr, dobj.attributes, None, None, dk,
                         create_before_destroy=True, prior_dependencies=dobj.dependencies,
                         sensitive=self._sensitive_of(addr) | recorded_names(dobj)))
+
+    def _postconditions(self, rc: ResourceConfig, scope: Scope, value: Any) -> None:
+        """A resource's postconditions against its planned object (``self``); what is not known yet is
+        checked after apply."""
+        if rc.lifecycle.postconditions and value is not UNKNOWN:
+            failed, _ = conditions.check(rc.lifecycle.postconditions, scope.child({"self": value}), "postcondition")
+            for d in failed:
+                self._walk_error(d)
 
     async def _plan_data(self, rc: ResourceConfig, provider: Any, prov_addr: str, addr: InstanceAddr,
                          config: dict[str, Any], deps: frozenset[InstanceAddr],
@@ -927,6 +947,12 @@ class Planner:
                 continue
             if self._failed and self._uses_failed([oc.expr], set()):
                 continue  # refers to what could not be planned: neither planned nor an error of its own
+            if oc.preconditions:
+                failed, _ = conditions.check(oc.preconditions, self.scope(), "output")
+                if failed:  # as terraform's: the output is not planned
+                    for d in failed:
+                        self._walk_error(d)
+                    continue
             if oc.name in self._sensitive_outputs:
                 self._walk_error(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
                 continue
