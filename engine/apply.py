@@ -236,8 +236,13 @@ class Applier:
         if not conds:
             return []
         scope = self._instance_scope(addr, rc)
-        failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context)
-        return failed
+        failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context,
+                                     self_of=None if new is None else (addr.resource.mode, addr.resource.type,
+                                                                       addr.resource.name))
+        for w in [d for d in failed if d.severity != "error"]:  # an error message that is not shown
+            self.result.diagnostics.append(w)
+            self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
+        return errors_of(failed)
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None

@@ -9,21 +9,27 @@ resource's postcondition once the object is created or updated.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .config import Condition
 from .diagnostics import Diagnostic, SourceRange, error
 from .evaluate import EvalError, Scope, evaluate
+from .sensitivity import with_self
 from .values import UNKNOWN
 
 SUMMARIES = {"precondition": "Resource precondition failed", "postcondition": "Resource postcondition failed",
              "output": "Module output value precondition failed"}
 
 
-def check(conditions: tuple[Condition, ...], scope: Scope, kind: str,
-          context: str | None = None) -> tuple[list[Diagnostic], bool]:
+def check(conditions: tuple[Condition, ...], scope: Scope, kind: str, context: str | None = None,
+          self_of: tuple[str, str, str] | None = None) -> tuple[list[Diagnostic], bool]:
     """The failures among ``conditions`` (``kind``: precondition, postcondition or output; ``context``:
-    the block they are in, as a diagnostic names it), and whether any could not be decided yet."""
+    the block they are in, as a diagnostic names it; ``self_of``: the resource ``self`` is, as (mode,
+    type, name)), with terraform's warning for an error message it will not show, and whether any
+    could not be decided yet."""
+    if self_of is not None and scope.sensitivity is not None:
+        scope = dataclasses.replace(scope, sensitivity=with_self(scope.sensitivity, *self_of))
     failures: list[Diagnostic] = []
     undecided = False
     for c in conditions:
@@ -47,9 +53,22 @@ def check(conditions: tuple[Condition, ...], scope: Scope, kind: str,
                                   "required.", where, context=context))
             continue
         if not v:
-            failures.append(EvalError(SUMMARIES[kind], _message(c, scope), c.condition.line)
+            if scope.sensitivity is not None and scope.sensitivity.uses(c.error_message):
+                failures.append(Diagnostic("warning", "Error message refers to sensitive values", _WITHHELD,
+                                           SourceRange(c.range.filename, c.error_message.line), context=context))
+                message = ("This check failed, but has an invalid error message as described in the other "
+                           "accompanying messages.")
+            else:
+                message = _message(c, scope)
+            failures.append(EvalError(SUMMARIES[kind], message, c.condition.line)
                             .blame(c.condition, scope).error(where, context=context))
     return failures, undecided
+
+
+_WITHHELD = ("The error expression used to explain this condition refers to sensitive values, so strata will "
+             "not display the resulting message.\n\nYou can correct this by removing references to sensitive "
+             "values, or by carefully using the nonsensitive() function if the expression will not reveal the "
+             "sensitive data.")
 
 
 def _message(c: Condition, scope: Scope) -> str:

@@ -852,6 +852,17 @@ def coalesce(*args: Any) -> Any:
     raise FunctionError("no non-null, non-empty-string arguments.")
 
 
+def one(v: Any) -> Any:
+    """The only element of a list, set or tuple; null when it is empty."""
+    if v is UNKNOWN:
+        return UNKNOWN
+    if not isinstance(v, tuple) or len(v) > 1:
+        raise FunctionError("must be a list, set, or tuple value with either zero or one elements.")
+    if not v:
+        return None
+    return v[0]
+
+
 def sensitive(value: Any) -> Any:
     """The value, marked sensitive: strata follows the mark through the configuration instead
     (:mod:`engine.sensitivity` sees the call), so the value itself is unchanged."""
@@ -877,7 +888,7 @@ _TERRAFORM_PARAMS = (
     "pathexpand(path) range(params...) replace(str, substr, replace) sha1(str) sha256(str) sha512(str) "
     "sort(list) split(separator, str) startswith(str, prefix) substr(str, offset, length) tobool(v) tolist(v) "
     "tomap(v) tonumber(v) toset(v) tostring(v) trim(str, cutset) trimprefix(str, prefix) trimspace(str) "
-    "trimsuffix(str, suffix) upper(str) values(mapping) zipmap(keys, values) sensitive(value) nonsensitive(value) try(expressions...) can(expression)")
+    "trimsuffix(str, suffix) upper(str) values(mapping) zipmap(keys, values) sensitive(value) nonsensitive(value) try(expressions...) can(expression) one(list)")
 PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {}
 for _sig in re.findall(r"(\w+)\(([^)]*)\)", _TERRAFORM_PARAMS):
     _names = [p.strip() for p in _sig[1].split(",") if p.strip()]
@@ -940,7 +951,7 @@ _IMPLS: dict[str, Callable[..., Any]] = {
     "coalesce": coalesce, "max": max_, "min": min_, "split": split, "replace": replace,
     "trimspace": trimspace, "contains": contains, "flatten": flatten, "distinct": distinct,
     "sort": sort, "substr": substr, "abs": abs_, "ceil": ceil, "floor": floor, "zipmap": zipmap,
-    "sensitive": sensitive, "nonsensitive": nonsensitive,
+    "sensitive": sensitive, "nonsensitive": nonsensitive, "one": one,
 }
 
 from .functions_text import TEXT_FUNCTIONS  # noqa: E402 - it builds on the helpers above

@@ -471,8 +471,11 @@ class _Converter:
         if isinstance(t, Tree) and t.data == "keyword":
             return E.Literal(self.line(t), str(t.children[0]))
         ex = self.expr(t)
-        # a bare identifier as an object key is a literal string key, as in HCL
-        if isinstance(ex, E.Var):
+        # a bare identifier as an object key is a literal string key, as in HCL; in parentheses,
+        # ``(k)``, it is an expression (a for's name, say)
+        parenthesized = (isinstance(t, Tree) and bool(t.children) and isinstance(t.children[0], Token)
+                         and str(t.children[0]) == "(")
+        if isinstance(ex, E.Var) and not parenthesized:
             return E.Literal(ex.line, ex.name)
         return ex
 

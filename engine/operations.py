@@ -116,17 +116,19 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             static = [d for d in exc.diagnostics if not any(d is w for w in planner.walk_errors)]
             if static:  # what terraform finds when it validates the configuration: it stops there
                 raise DiagnosticsError(static) from None
+            warnings += [d for d in planner.diags if d.severity == "warning"]
             raise PlanningFailed(exc.diagnostics, planner.plan, providers.dynamic_attrs) from None
     except DiagnosticsError as exc:
         store.unlock()
         diags = module.with_context(list(exc.diagnostics))
         again = (PlanningFailed(diags, exc.partial, exc.types) if isinstance(exc, PlanningFailed)
                  else DiagnosticsError(diags))
-        again.warnings = tuple(warnings)
+        again.warnings = tuple(module.with_context(list(warnings)))
         raise again from None
     except BaseException:
         store.unlock()
         raise
+    warnings += module.with_context([d for d in planner.diags if d.severity == "warning"])  # a condition's withheld message
     return Planned(module, state, plan, planner, store, providers, warnings)
 
 
@@ -264,7 +266,7 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             continue
         from .values import is_wholly_known
 
-        if is_wholly_known(v):
+        if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
             out[oc.name] = (v, oc.sensitive)
     return out
 

@@ -142,11 +142,17 @@ def write(path: str, *, lineage: str | None, serial: int | None, config: str, va
                     "targets": list(targets), "replace": list(replace)},
         "plan": plan_digest(plan), "text": text,
     }
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+        # a symlink, a device, a pipe: written through, as terraform writes, never replaced
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".strata-plan-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+            f.write(data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -167,6 +173,13 @@ def read(path: str) -> SavedPlan:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError
         opts = doc["options"]
+        flags = (opts["destroy"], opts["refresh_only"], opts["refresh"])
+        lists = (opts["targets"], opts["replace"])
+        if not all(type(x) is bool for x in flags) or not all(
+                isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists) \
+                or not isinstance(doc["variables"], dict) or not all(
+                isinstance(doc[k], str) for k in ("config", "plan", "text")):
+            raise ValueError
         return SavedPlan(
             path=path, lineage=doc["lineage"], serial=doc["serial"], config=doc["config"],
             variables={n: _value(v) for n, v in doc["variables"].items()},

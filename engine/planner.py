@@ -779,7 +779,8 @@ class Planner:
         """A resource's postconditions against its planned object (``self``); what is not known yet is
         checked after apply."""
         if rc.lifecycle.postconditions and value is not UNKNOWN:
-            failed, _ = conditions.check(rc.lifecycle.postconditions, scope.child({"self": value}), "postcondition")
+            failed, _ = conditions.check(rc.lifecycle.postconditions, scope.child({"self": value}), "postcondition",
+                                         self_of=(rc.addr.mode, rc.addr.type, rc.addr.name))
             for d in failed:
                 self._walk_error(d)
 
@@ -965,7 +966,8 @@ class Planner:
                 else:
                     self.diags.append(d)
                 continue
-            self.plan.outputs[oc.name] = (v, oc.sensitive)
+            if v is not None:  # as terraform's: a null output is no output
+                self.plan.outputs[oc.name] = (v, oc.sensitive)
 
     def _plan_destroy(self) -> None:
         if self.targets is not None:

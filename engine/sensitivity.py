@@ -41,7 +41,11 @@ Attributes = Callable[[str, str, str], frozenset[str]]
 """(mode, type, name) -> attribute names: a resource's sensitive attributes by some source."""
 
 _NONE: frozenset[str] = frozenset()
-_NEVER = frozenset({"count", "each", "path", "terraform", "self", "module"})
+# functions that handle marked values themselves: marks on elements stay on the elements (the
+# others, as cty's, take the marks off their arguments, all of them, and put them on the result)
+_KEEPS_ELEMENT_MARKS = frozenset({"tomap", "tolist", "merge", "concat", "zipmap", "flatten", "coalesce",
+                                  "lookup", "element", "values", "one"})
+_NEVER = frozenset({"count", "path", "terraform", "self", "module"})
 
 
 class Sensitivity:
@@ -57,6 +61,8 @@ class Sensitivity:
         # ("local", name) -> bool; ("managed" | "data", type, name) -> frozenset of attribute names
         self._known: dict[tuple[str, ...], Any] = {}
         self._busy: set[tuple[str, ...]] = set()
+        self._each: list[bool] = []  # while working out a resource: is its each.value sensitive?
+        self._any_each: bool | None = None
 
     def variable(self, name: str) -> bool:
         v = self.module.variables.get(name)
@@ -128,8 +134,23 @@ class Sensitivity:
             return any(self.uses(e) for _, e in self._exprs(node))
         mode, type_, name = node
         out = set(self._schema(mode, type_, name))
-        out.update(n for n, e in self._exprs(node) if n not in out and self.uses(e))
+        rc = self.module.resources.get(resource_addr(type_, name, mode))
+        self._each.append(rc is not None and rc.for_each is not None and self.uses(rc.for_each.expr))
+        try:
+            out.update(n for n, e in self._exprs(node) if n not in out and self.uses(e))
+        finally:
+            self._each.pop()
         return frozenset(out)
+
+    def _each_value(self) -> bool:
+        """Is ``each.value`` sensitive here: the resource being worked out's, or (outside any) any
+        resource's?"""
+        if self._each:
+            return self._each[-1]
+        if self._any_each is None:
+            self._any_each = any(rc.for_each is not None and self.uses(rc.for_each.expr)
+                                 for rc in self.module.resources.values())
+        return self._any_each
 
     # ------------------------------------------------------------------ questions
 
@@ -145,6 +166,8 @@ class Sensitivity:
                 if part is not None:
                     return self.uses(part)
             return bool(names) and self.local(names[0])
+        if root == "each":
+            return bool(names) and names[0] == "value" and self._each_value()
         if root in _NEVER or not names:
             return False
         mode, type_ = ("data", names[0]) if root == "data" else ("managed", root)
@@ -172,7 +195,7 @@ class Sensitivity:
         ``[for r in terraform_data.c : r.id]`` is ``terraform_data.c.id``)."""
         aliases = aliases or {}
         if isinstance(e, E.Call):
-            if e.name == "nonsensitive":
+            if e.name in ("nonsensitive", "can"):  # can's result, a bool, carries no mark
                 return
             if e.name == "sensitive":
                 yield e
@@ -206,6 +229,9 @@ class Sensitivity:
                 return
         if isinstance(e, E.ForExpr):
             target = self._static(e.collection, bound, aliases)
+            if target is not None and self.reference(target[0], target[1], whole=False):
+                yield e.collection  # a sensitive collection: whatever is made from it, keys included
+                return
             if target is not None:  # its value name stands for the collection's elements
                 inner = dict(aliases)
                 inner[e.value_var] = target
@@ -241,8 +267,8 @@ class Sensitivity:
         if isinstance(e, E.Conditional):
             return self.marked(e.cond) or self.marked(e.true) or self.marked(e.false)
         if isinstance(e, E.Call):
-            if e.name in ("tomap", "tolist") and len(e.args) == 1:  # conversions that keep elements' marks
-                return self.marked(e.args[0])
+            if e.name in _KEEPS_ELEMENT_MARKS:  # a mark on an element stays on that element
+                return any(self.marked(a) for a in e.args)
             return self.uses(e)
         if isinstance(e, (E.GetAttr, E.Index, E.Var)):
             target = self._static(e, frozenset(), {})
@@ -257,6 +283,27 @@ class Sensitivity:
                 return self.marked(part) if part is not None else self.local(names[0])
             return self.reference(root, names, whole=False)
         return self.uses(e)
+
+
+class WithSelf:
+    """A :class:`Sensitivity` for a resource's postcondition, where ``self`` is that resource's object."""
+
+    def __init__(self, base: Sensitivity, root: str, names: tuple[str, ...]) -> None:
+        self.base = base
+        self.target = (root, names)
+
+    def hidden(self, root: str, names: tuple[str, ...]) -> bool:
+        if root == "self":
+            return self.base.reference(self.target[0], self.target[1] + names, whole=False)
+        return self.base.hidden(root, names)
+
+    def uses(self, e: E.Expr, bound: frozenset[str] = frozenset()) -> bool:
+        return any(True for _ in self.base.sources(e, bound, {"self": self.target}))
+
+
+def with_self(base: Sensitivity, mode: str, type_: str, name: str) -> WithSelf:
+    """``base`` with ``self`` standing for the resource ``mode.type.name``."""
+    return WithSelf(base, "data", (type_, name)) if mode == "data" else WithSelf(base, type_, (name,))
 
 
 def _member(e: E.Expr, name: str) -> E.Expr | None:
@@ -316,4 +363,4 @@ def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[An
     return tuple([{"type": "get_attr", "value": n}] for n in sorted(names) if value.get(n) is not None)
 
 
-__all__ = ["Attributes", "Sensitivity", "of_module", "recorded_names", "schema_names", "state_marks"]
+__all__ = ["Attributes", "Sensitivity", "WithSelf", "of_module", "with_self", "recorded_names", "schema_names", "state_marks"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from .config import NO_DEFAULT, Module, VariableConfig, _constant_scope
 from .convert import ConversionError, convert
-from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, decl_range, error
+from .diagnostics import Diagnostic, DiagnosticsError, SourceRange, decl_range, error, source_line
 from .evaluate import EvalError, evaluate
 from .hcl import parse_expression, parse_hcl
 from .hcljson import parse_json
@@ -207,6 +207,14 @@ def resolve(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] |
 def _unsuitable(vc: VariableConfig, v: RawValue, exc: ConversionError) -> Diagnostic:
     """terraform's words for a value of the wrong type, by where it was set."""
     name = vc.name
+    if v.range is not None and vc.sensitive:  # terraform's: the declaration, never the line with the value
+        line = source_line(v.range.filename, v.range.line) or ""
+        eq = line.find("=")
+        start = eq + 1 + len(line[eq + 1:]) - len(line[eq + 1:].lstrip()) if eq >= 0 else 0
+        where = f"{v.range.filename}:{v.range.line},{start + 1}-{len(line.rstrip()) + 1}"
+        return error("Invalid value for input variable",
+                     f"The given value is not suitable for var.{name}, which is sensitive: {exc.cty_text} "
+                     f"Invalid value defined at {where}.", vc.range.header())
     if v.range is not None:  # a variables file: the line that sets it
         return error("Invalid value for input variable",
                      f"The given value is not suitable for var.{name} declared at {decl_range(vc.range)}: "

@@ -61,3 +61,22 @@ def test_the_same_as_terraform_here(workdir: Workdir) -> None:
     assert ours.stdout == tf.stdout.replace("Terraform", "strata")
     # the two failed instances' errors come in an order terraform's concurrent walk does not fix
     assert sorted(ours.stderr.split("\nError: ")) == sorted(tf.stderr.split("\nError: "))
+
+
+def test_a_failed_condition_never_shows_a_sensitive_value(workdir: Workdir) -> None:
+    workdir.write('variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\n'
+                  'resource "terraform_data" "a" {\n  input = var.s\n  lifecycle {\n    precondition {\n'
+                  '      condition     = var.s == "x"\n      error_message = "bad value ${var.s}"\n    }\n  }\n}\n'
+                  'resource "terraform_data" "b" {\n  input = var.s\n  lifecycle {\n    postcondition {\n'
+                  '      condition     = self.input == "nope"\n      error_message = "no"\n    }\n  }\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "hunter2" not in res.stdout + res.stderr, res
+    assert "Warning: Error message refers to sensitive values" in res.stdout + res.stderr
+    assert "This check failed, but has an invalid error message" in res.stderr
+    assert "│" not in res.stderr  # no value line: var.s and self.input are sensitive
+
+
+def test_a_null_output_is_no_output(workdir: Workdir) -> None:
+    workdir.write('output "o0" {\n  value = one([])\n}\noutput "o1" {\n  value = one(["x"])\n}\n')
+    res = workdir.strata("plan", "-no-color", check=True)
+    assert "o0" not in res.stdout and '+ o1 = "x"' in res.stdout

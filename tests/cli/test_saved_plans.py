@@ -149,3 +149,24 @@ def test_an_empty_destroy_plan_says_so_as_terraform_does(workdir: Workdir) -> No
                     "the existing objects were\nalready deleted outside of strata.\n")
     res = workdir.strata("apply", "-destroy", "-no-color", "tfplan")
     assert res.returncode == 1 and "strata plan -destroy -out=FILE" in res.stderr
+
+
+def test_a_plan_file_is_written_through_a_symlink_never_replacing_it(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    (workdir.path / "target").write_text("")
+    (workdir.path / "link.plan").symlink_to("target")
+    workdir.strata("plan", "-out=link.plan", check=True)
+    assert (workdir.path / "link.plan").is_symlink() and (workdir.path / "target").stat().st_size > 0
+    assert "1 added" in workdir.strata("apply", "-no-color", "link.plan", check=True).stdout
+
+
+def test_a_hand_edited_plan_file_is_refused(workdir: Workdir) -> None:
+    import json
+
+    workdir.write(CONFIG)
+    workdir.strata("plan", "-out=tfplan", check=True)
+    doc = json.loads((workdir.path / "tfplan").read_text())
+    doc["options"]["replace"] = [5]
+    (workdir.path / "tfplan").write_text(json.dumps(doc))
+    res = workdir.strata("apply", "-no-color", "tfplan")
+    assert res.returncode == 1 and 'Error: Failed to load "tfplan" as a plan file' in res.stderr, res

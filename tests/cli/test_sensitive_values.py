@@ -265,3 +265,35 @@ def test_a_mark_goes_away_when_the_configuration_drops_it(workdir: Workdir) -> N
 def test_what_terraform_allows_here(workdir: Workdir) -> None:
     workdir.write(ALLOWED)
     assert _terraform(workdir, "plan", "-no-color", "-input=false").returncode == 0
+
+
+def test_each_value_and_collections_made_from_a_sensitive_one(workdir: Workdir) -> None:
+    workdir.write('variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\n'
+                  'variable "m" {\n  default   = { topsecretkey = "v1" }\n  sensitive = true\n}\n'
+                  'resource "terraform_data" "fe" {\n  for_each = { a = var.s }\n  input    = "${each.key}-${each.value}"\n}\n'
+                  'resource "terraform_data" "keys" {\n  input = [for k, v in var.m : k]\n}\n'
+                  'output "fe" {\n  value = { for k, v in terraform_data.fe : k => v.input }\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert "hunter2" not in res.stdout + res.stderr and "topsecretkey" not in res.stdout + res.stderr, res
+    assert res.returncode == 1 and "Error: Output refers to sensitive values" in res.stderr
+    assert res.stdout.count("+ input  = (sensitive value)") == 2
+
+
+def test_what_terraform_allows_from_functions(workdir: Workdir) -> None:
+    workdir.write('variable "s" {\n  default   = "hunter2"\n  sensitive = true\n}\n'
+                  'resource "terraform_data" "f" {\n  for_each = merge({ a = var.s }, { b = "x" })\n}\n'
+                  'resource "terraform_data" "g" {\n  for_each = zipmap(["a"], [var.s])\n}\n'
+                  'output "c" {\n  value = can(tonumber(var.s))\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 0 and "+ c = false" in res.stdout, res
+
+
+def test_a_sensitive_variable_s_bad_value_in_a_file_is_not_shown(workdir: Workdir) -> None:
+    workdir.write('variable "n" {\n  type      = number\n  sensitive = true\n}\n')
+    (workdir.path / "x.tfvars").write_text('n = "hunter2"\n')
+    res = workdir.strata("plan", "-no-color", "-var-file=x.tfvars")
+    assert (res.returncode, res.stdout) == (1, "\nPlanning failed. strata encountered an error while generating "
+                                                "this plan.\n\n")
+    assert res.stderr == ('\nError: Invalid value for input variable\n\n  on main.tf line 1:\n   1: variable "n" {\n\n'
+                          "The given value is not suitable for var.n, which is sensitive: a number is\nrequired. "
+                          "Invalid value defined at x.tfvars:1,5-14.\n")

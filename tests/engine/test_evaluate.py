@@ -623,3 +623,7 @@ def test_try_with_no_expression_that_succeeds() -> None:
     assert e.values == ("while calling try(expressions...)",)
     assert ev_error("try()").detail == 'Call to function "try" failed: at least one argument is required.'
     assert ev_error("can()").summary == "Not enough function arguments"
+
+
+def test_an_object_key_in_parentheses_is_an_expression() -> None:
+    assert equal(ev('[for x in ["a", "b"] : { (x) = 1, x = 2 }]'), ({"a": 1, "x": 2}, {"b": 1, "x": 2}))

@@ -76,6 +76,8 @@ NORMAL: list[tuple[str, str, tuple[Any, ...], Any]] = [
     # the value unchanged: the mark is followed through the configuration (engine.sensitivity)
     ("sensitive", 'sensitive("x")', ("x",), "x"),
     ("nonsensitive", 'nonsensitive("x")', ("x",), "x"),
+    ("one", 'one(["x"])', (("x",),), "x"),
+    ("one", "one([])", ((),), None),
 ]
 
 
@@ -105,6 +107,7 @@ UNKNOWNS: list[tuple[str, str, tuple[Any, ...]]] = [
     ("upper", "upper(u)", (U,)),
     ("sensitive", "sensitive(u)", (U,)),
     ("nonsensitive", "nonsensitive(u)", (U,)),
+    ("one", "one(u)", (U,)),
     ("lower", "lower(u)", (U,)),
     ("concat", 'concat(["a"], u)', (("a",), U)),
     ("merge", "merge({a=1}, u)", ({"a": 1}, U)),
@@ -146,6 +149,8 @@ def test_function_unknown_argument_gives_unknown(fn, tf, args):
 # --------------------------------------------------------------------------- errors
 
 ERRORS: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("one", "one([1, 2])", ((1, 2),)),
+    ("one", 'one("a")', ("a",)),
     # (function, terraform expression, args) — terraform reports "Invalid function argument"
     ("toset", 'toset("a")', ("a",)),
     ("tolist", 'tolist("a")', ("a",)),
