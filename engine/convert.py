@@ -30,13 +30,14 @@ class ConversionError(Exception):
         return f"{self.path}: {self.short}" if self.path else self.short
 
 
-def _type_label(ty: Any) -> str:
+def friendly_name(ty: Any) -> str:
+    """cty's ``FriendlyName`` of a type in its JSON notation: ``list of string``, ``tuple``, ``object``."""
     if isinstance(ty, str):
         return ty
     kind = ty[0]
     if kind in ("list", "set", "map"):
-        return f"{kind} of {_type_label(ty[1])}"
-    return kind
+        return f"{kind} of {friendly_name(ty[1])}"
+    return str(kind)
 
 
 def convert(value: Any, ty: Any, path: str = "") -> Any:
@@ -71,12 +72,12 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
     kind = ty[0]
     if kind in ("list", "set"):
         if not isinstance(value, tuple) or isinstance(value, dict):
-            raise ConversionError(path, f"{_type_label(ty)} required, but have {type_name(value)}.")
+            raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
         items = [convert(x, ty[1], f"{path}[{i}]") for i, x in enumerate(value)]
         return ListVal(items) if kind == "list" else SetVal.of(items)
     if kind == "map":
         if not isinstance(value, dict):
-            raise ConversionError(path, f"{_type_label(ty)} required, but have {type_name(value)}.")
+            raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
         return MapVal({k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()})
     if kind == "tuple":
         if not isinstance(value, tuple) or len(value) != len(ty[1]):

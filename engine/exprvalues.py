@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import expr as E
+from .convert import friendly_name
 from .goquote import go_quote
 from .values import UNKNOWN, MapVal, value_type
 
@@ -155,16 +156,6 @@ def compact_value(v: Any) -> str:
             return "empty " + name
         return f"{name} with 1 element" if n == 1 else f"{name} with {n} elements"
     return friendly_name(value_type(v))
-
-
-def friendly_name(ty: Any) -> str:
-    """cty's ``FriendlyName`` of a type in its JSON notation: ``list of string``, ``tuple``, ``object``."""
-    if isinstance(ty, str):
-        return ty
-    kind = ty[0]
-    if kind in ("list", "set", "map"):
-        return f"{kind} of {friendly_name(ty[1])}"
-    return str(kind)
 
 
 __all__ = ["Hidden", "Statement", "children", "compact_value", "friendly_name", "path_of", "statements", "traversal_text", "traversals"]
