@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .config import Condition
-from .diagnostics import Diagnostic, SourceRange, error
+from .config import Condition, _NoResources
+from .diagnostics import Diagnostic, SourceRange, decl_range, error
 from .evaluate import EvalError, Scope, evaluate
 from .sensitivity import with_self
 from .values import UNKNOWN
 
 SUMMARIES = {"precondition": "Resource precondition failed", "postcondition": "Resource postcondition failed",
-             "output": "Module output value precondition failed"}
+             "output": "Module output value precondition failed", "validation": "Invalid value for variable"}
 
 
 def check(conditions: tuple[Condition, ...], scope: Scope, kind: str, context: str | None = None,
@@ -71,6 +71,29 @@ _WITHHELD = ("The error expression used to explain this condition refers to sens
              "sensitive data.")
 
 
+def validate_variables(module: Any, variables: dict[str, Any], sensitivity: Any) -> list[Diagnostic]:
+    """The variables' ``validation`` rules against their values, as terraform checks them before
+    planning: each rule not met is "Invalid value for variable", at the variable's declaration."""
+    out: list[Diagnostic] = []
+    for vc in module.variables.values():
+        if not vc.validations or vc.name not in variables:
+            continue
+        scope = Scope(variables, _no_locals, _NoResources(), sensitivity=sensitivity)
+        failed, _ = check(vc.validations, scope, "validation")
+        for d, c in zip(failed, vc.validations, strict=False):
+            if d.summary != SUMMARIES["validation"]:
+                out.append(d)
+                continue
+            rule = decl_range(c.block) if c.block is not None else str(c.range)
+            out.append(dataclasses.replace(d, subject=vc.range.header(),
+                                           detail=f"{d.detail}\n\nThis was checked by the validation rule at {rule}."))
+    return out
+
+
+def _no_locals(name: str, line: int) -> Any:
+    raise EvalError("Invalid reference", "A variable's validation rule can refer only to variables.", line)
+
+
 def _message(c: Condition, scope: Scope) -> str:
     try:
         m: Any = evaluate(c.error_message, scope)
@@ -81,4 +104,4 @@ def _message(c: Condition, scope: Scope) -> str:
     return str(m)
 
 
-__all__ = ["SUMMARIES", "check"]
+__all__ = ["SUMMARIES", "check", "validate_variables"]

@@ -37,10 +37,11 @@ class Condition:
     """A ``precondition`` or ``postcondition`` block: ``condition`` must be true, else the plan (or
     apply) fails with ``error_message``."""
 
-    kind: str  # "precondition" | "postcondition"
+    kind: str  # "precondition" | "postcondition" | "validation"
     condition: E.Expr
     error_message: E.Expr
     range: SourceRange  # the condition argument's
+    block: SourceRange | None = None  # the block's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,7 @@ class VariableConfig:
     sensitive: bool = False
     type: Any = "dynamic"  # cty JSON type notation; "dynamic" when the variable has no type constraint
     nullable: bool = True
+    validations: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,9 +292,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                 diags.append(error("Invalid default value for variable",
                                    f"This default value is not compatible with the variable's type "
                                    f"constraint: {exc.cty_text}", b.attributes["default"].range))
-        for nb in b.blocks:
-            diags.append(error(f'Unsupported block type "{nb.type}"',
-                               f"{nb.type} blocks in variables are not supported by strata yet.", nb.range))
+        validations, _ = _conditions(b, ("validation",), "a variable block", diags)
         for an, a in b.attributes.items():
             if an not in ("type", "default", "description", "sensitive", "nullable", "ephemeral"):
                 diags.append(error("Unsupported argument",
@@ -306,7 +306,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                                b.attributes["default"].range))
         module.variables[name] = VariableConfig(
             name, b.range, default,
-            desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive, ty, nullable)
+            desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive, ty, nullable,
+            validations)
     elif b.type == "locals":
         for name, a in b.attributes.items():
             if name in module.locals:
@@ -490,7 +491,7 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
 def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagnostic]
                 ) -> tuple[tuple[Condition, ...], tuple[Condition, ...]]:
     """The ``precondition`` (and ``postcondition``) blocks in ``b``; other blocks are mistakes."""
-    found: dict[str, list[Condition]] = {"precondition": [], "postcondition": []}
+    found: dict[str, list[Condition]] = {k: [] for k in (*kinds, "precondition", "postcondition")}
     for nb in b.blocks:
         if nb.type not in kinds:
             diags.append(error("Unsupported block type", f'Blocks of type "{nb.type}" are not expected in '
@@ -506,8 +507,9 @@ def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagno
                 diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
                                    a.range))
         if cond is not None and message is not None:
-            found[nb.type].append(Condition(nb.type, cond.expr, message.expr, cond.range))
-    return tuple(found["precondition"]), tuple(found["postcondition"])
+            found[nb.type].append(Condition(nb.type, cond.expr, message.expr, cond.range, nb.range))
+    first = "validation" if "validation" in kinds else "precondition"
+    return tuple(found[first]), tuple(found["postcondition"])
 
 
 _VALID_NAME = re.compile(r"[^\W\d][\w-]*\Z")  # HCL's identifiers: letters (any script), digits, _ and -

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import conditions
 from . import events as ev
 from .addrs import InstanceAddr, InstanceKey, ResourceAddr
 from .apply import Applier, ApplyResolver, ApplyResult
@@ -31,6 +32,7 @@ from .limits import Limits
 from .plan import Plan
 from .planner import Planner
 from .registry import Providers
+from .sensitivity import of_module as sensitivity_of
 from .sensitivity import state_marks
 from .state import State
 from .statestore import StateStore
@@ -101,6 +103,9 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             if early:
                 raise DiagnosticsError(early)
             raise PlanningFailed(errors_of(diags))
+        invalid = conditions.validate_variables(module, variables, sensitivity_of(module, providers))
+        if invalid:  # terraform's: found as it plans, so "Planning failed"
+            raise PlanningFailed(invalid)
         replace = frozenset(_parse_replace(opts.replace))
         try:
             targets = parse_targets(opts.targets)

@@ -80,3 +80,30 @@ def test_a_null_output_is_no_output(workdir: Workdir) -> None:
     workdir.write('output "o0" {\n  value = one([])\n}\noutput "o1" {\n  value = one(["x"])\n}\n')
     res = workdir.strata("plan", "-no-color", check=True)
     assert "o0" not in res.stdout and '+ o1 = "x"' in res.stdout
+
+
+VALIDATION = ('variable "x" {\n  default = 1\n  validation {\n    condition     = var.x > 5\n'
+              '    error_message = "x must be > 5."\n  }\n}\noutput "o" {\n  value = var.x\n}\n')
+VALIDATION_ERROR = ('\nError: Invalid value for variable\n\n  on main.tf line 1:\n   1: variable "x" {\n'
+                    "    ├────────────────\n    │ var.x is 1\n\nx must be > 5.\n\nThis was checked by the validation "
+                    "rule at main.tf:3,3-13.\n")
+
+
+def test_a_variable_s_validation_rule(workdir: Workdir) -> None:
+    workdir.write(VALIDATION)
+    res = workdir.strata("plan", "-no-color")
+    assert (res.returncode, res.stdout, res.stderr) == (
+        1, "\nPlanning failed. strata encountered an error while generating this plan.\n\n", VALIDATION_ERROR)
+    assert workdir.strata("plan", "-no-color", "-var", "x=7").returncode == 0
+    workdir.write(VALIDATION.replace("default = 1", 'default   = 1\n  sensitive = true').replace(
+        'output "o" {\n  value = var.x\n}\n', ""))
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "│" not in res.stderr, res.stderr  # a sensitive value is not stated
+
+
+@requires_terraform
+def test_a_variable_s_validation_rule_as_terraform_checks_it(workdir: Workdir) -> None:
+    workdir.write(VALIDATION)
+    tf = subprocess.run(["terraform", "plan", "-no-color", "-input=false"], cwd=workdir.path, capture_output=True,
+                        text=True, timeout=300, env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null"))
+    assert tf.stderr == VALIDATION_ERROR
