@@ -22,7 +22,7 @@ import structlog
 
 from . import events as ev
 from . import planfile, statemove
-from .addrs import InstanceAddr, parse_instance_addr, provider_key_from_state
+from .addrs import InstanceAddr, parse_instance_addr
 from .applygraph import build_apply_graph
 from .cliargs import (
     USAGE,
@@ -58,7 +58,7 @@ from .render import (
     render_failed_plan,
     render_plan,
 )
-from .sensitivity import recorded_names, schema_names
+from .sensitivity import in_state
 from .statecodec import encode_attributes
 from .statestore import StateStore
 from .values import UNKNOWN, cty_type, to_json
@@ -152,13 +152,6 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
     return ev.outputs_event({name: {"sensitive": s, "type": cty_type(v)} if s else
                              {"sensitive": s, "type": cty_type(v), "value": to_json(v)}
                              for name, (v, s) in sorted(outputs.items())})
-
-
-def _sensitive_names(obj: Any, addr: InstanceAddr, prov: str, providers: Providers) -> frozenset[str]:
-    """Top-level attributes of a state object not to show: those it records sensitive, and those its
-    type's schema declares so (an imported object, or one written before it was recorded)."""
-    r = addr.resource
-    return recorded_names(obj) | schema_names(providers, provider_key_from_state(prov), r.type, r.mode)
 
 
 async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lock: bool = False) -> Planned:
@@ -615,7 +608,7 @@ async def cmd_state(a: Args, out: Output) -> int:
                          f"{addr} is not in the state."
             raise DiagnosticsError([error("No instance found for the given address", detail)])
         prov = state.resources[addr.resource].provider
-        sys.stdout.write(_render_object(addr, obj, _sensitive_names(obj, addr, prov, providers)) + "\n")
+        sys.stdout.write(_render_object(addr, obj, in_state(obj, addr, prov, providers)) + "\n")
         return 0
     raise UsageError('Usage: strata state (list [ADDR...] | show ADDR | rm ADDR... | mv SOURCE DESTINATION)')
 
@@ -737,7 +730,7 @@ async def cmd_show(a: Args, out: Output) -> int:
             item["provider_name"] = prov[len('provider["'):-2]
             item["schema_version"] = obj.schema_version
             item["values"] = encode_attributes(obj.attributes, {})
-            item["sensitive_values"] = {n: True for n in sorted(_sensitive_names(obj, addr, prov, providers))}
+            item["sensitive_values"] = {n: True for n in sorted(in_state(obj, addr, prov, providers))}
             if obj.dependencies:
                 item["depends_on"] = list(obj.dependencies)
             if obj.tainted:
@@ -756,7 +749,7 @@ async def cmd_show(a: Args, out: Output) -> int:
         sys.stdout.write("The state file is empty. No resources are represented.\n")
         return 0
     for addr, deposed, obj, prov in objs:
-        sys.stdout.write(_render_object(addr, obj, _sensitive_names(obj, addr, prov, providers), deposed) + "\n\n")
+        sys.stdout.write(_render_object(addr, obj, in_state(obj, addr, prov, providers), deposed) + "\n\n")
     if state.outputs:
         sys.stdout.write("\nOutputs:\n\n")
         for name, (v, s) in sorted(state.outputs.items()):

@@ -24,7 +24,6 @@ from .addrs import (
     InstanceKey,
     ResourceAddr,
     parse_resource_addr,
-    provider_key_from_state,
     resource_addr,
 )
 from .config import (
@@ -61,8 +60,8 @@ from .provider import (
 )
 from .refresh import Refresher
 from .registry import Providers
+from .sensitivity import in_state, recorded_names
 from .sensitivity import of_module as sensitivity_of
-from .sensitivity import recorded_names, schema_names
 from .state import ObjectState, State
 from .targeting import Targets
 from .values import UNKNOWN, SetVal, is_wholly_known, type_name
@@ -902,9 +901,7 @@ class Planner:
     def _sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:
         """What of an object in the state must not be shown: its recorded marks, its type's schema's,
         and the configuration's when it is still configured."""
-        r = addr.resource
-        return (recorded_names(obj) | schema_names(self.providers, provider_key_from_state(prov), r.type, r.mode)
-                | self._sensitive_of(addr))
+        return in_state(obj, addr, prov, self.providers) | self._sensitive_of(addr)
 
     def _sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
         """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""

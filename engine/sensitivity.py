@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import expr as E
-from .addrs import resource_addr
+from .addrs import provider_key_from_state, resource_addr
 from .exprvalues import children, path_of, traversals
 
 Attributes = Callable[[str, str, str], frozenset[str]]
@@ -356,6 +356,13 @@ def recorded_names(obj: Any) -> frozenset[str]:
     return frozenset(out)
 
 
+def in_state(obj: Any, addr: Any, prov: str, providers: Any) -> frozenset[str]:
+    """What of an object in the state must not be shown: what it records sensitive, and what its
+    type's schema declares so (an imported object, or one written before marks were recorded)."""
+    r = addr.resource
+    return recorded_names(obj) | schema_names(providers, provider_key_from_state(prov), r.type, r.mode)
+
+
 def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[Any, ...]:
     """State v4 ``sensitive_attributes``: a path per sensitive attribute that has a value."""
     if not names or not value:
@@ -363,4 +370,4 @@ def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[An
     return tuple([{"type": "get_attr", "value": n}] for n in sorted(names) if value.get(n) is not None)
 
 
-__all__ = ["Attributes", "Sensitivity", "WithSelf", "of_module", "with_self", "recorded_names", "schema_names", "state_marks"]
+__all__ = ["Attributes", "Sensitivity", "WithSelf", "in_state", "of_module", "with_self", "recorded_names", "schema_names", "state_marks"]
