@@ -3,8 +3,11 @@
 For each node: evaluate the final configuration (dependencies are applied by
 now, so their values are known), plan again when the initial plan had
 unknowns and check the provider kept every promise, apply, check the result,
-hand the new object to the state writer, and report completion only once
-the writer says it is durable.
+and hand the new object to the state writer. Its dependents may start at
+once; its ``apply_complete`` is written only once the writer says the record
+is durable, and every later event waits behind it (:class:`events.DurableOrder`).
+The journal is written in the order of records, so a dependent's record is
+never durable before its dependency's.
 """
 
 from __future__ import annotations
@@ -117,7 +120,8 @@ class Applier:
         self.providers = providers
         self.writer = writer
         self.state = writer.state
-        self.emit = emit
+        self.events = ev.DurableOrder(emit)
+        self.emit = self.events.emit
         self.variables = variables
         self.result = ApplyResult()
         self.resolver = resolver
@@ -318,13 +322,12 @@ class Applier:
                 status = "tainted" if action == "create" else "ready"
                 obj = ObjectState(new, status, schema.version if schema else 0, c.state_dependencies,
                                   c.create_before_destroy)
-                self.writer.put(addr, c.provider, obj, on_durable=lambda: done(False))
+                self.writer.put(addr, c.provider, obj)
             elif w.depose_as is not None and prior_obj is not None:
                 # nothing was created: the deposed object is current again, as terraform does
                 self.writer.put(addr, c.provider, None, w.depose_as)
-                self.writer.put(addr, c.provider, prior_obj, on_durable=lambda: done(False))
-            else:
-                done(False)
+                self.writer.put(addr, c.provider, prior_obj)
+            done(False)
             return
         assert new is not None
         obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
@@ -335,14 +338,11 @@ class Applier:
             self.result.counts["change"] += 1
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-
-        def durable() -> None:
-            self.emit(ev.apply_complete(addr, action, elapsed, id_key, id_value))
-            for d in unmet:  # the object exists and is recorded; what depends on it does not start
-                self._fail(addr, d.summary, d.detail, in_config=d)
-            done(not unmet)
-
-        self.writer.put(addr, c.provider, obj, on_durable=durable)
+        self.writer.put(addr, c.provider, obj,
+                        on_durable=self.events.hold(ev.apply_complete(addr, action, elapsed, id_key, id_value)))
+        for d in unmet:  # the object exists and is recorded; what depends on it does not start
+            self._fail(addr, d.summary, d.detail, in_config=d)
+        done(not unmet)
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:
@@ -467,8 +467,8 @@ class Applier:
             done(False)
             return
         self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
-                                                      sensitive_attributes=state_marks(value, c.sensitive)),
-                        on_durable=lambda: done(True))
+                                                      sensitive_attributes=state_marks(value, c.sensitive)))
+        done(True)
 
     # ------------------------------------------------------------------ delete
 
@@ -501,9 +501,6 @@ class Applier:
             done(False)
             return
         self.result.counts["remove"] += 1
-
-        def durable() -> None:
-            self.emit(ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed))
-            done(True)
-
-        self.writer.put(addr, c.provider, None, node.deposed, on_durable=durable)
+        self.writer.put(addr, c.provider, None, node.deposed,
+                        on_durable=self.events.hold(ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed)))
+        done(True)

@@ -19,6 +19,7 @@ import operator
 import select
 import sys
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -136,6 +137,54 @@ class EventBus:
 
 
 _CAPTURES: list[list[Event]] = []
+
+
+class DurableOrder:
+    """Events in the order they happen, none written before the objects reported before it are durable.
+
+    An apply lets an object's dependents start as soon as the object is recorded in memory, while
+    its journal record is still being made durable; but its ``apply_complete`` promises that the
+    object is in the state on disk. :meth:`hold` keeps such an event back, and every event after
+    it, until its ``release`` is called (the state writer's ``on_durable``): readers still see
+    ``a: Creation complete`` before ``b: Creating...``, and never a completion that a crash
+    could undo. Events emitted while nothing is held go straight through (hot path).
+    """
+
+    __slots__ = ("_emit", "_held")
+
+    def __init__(self, emit: Callable[[Event], None]) -> None:
+        self._emit = emit
+        self._held: deque[list[Any]] = deque()  # [event, may be written]
+
+    def emit(self, event: Event) -> None:
+        if self._held:
+            self._held.append([event, True])
+        else:
+            self._emit(event)
+
+    def hold(self, event: Event) -> Callable[[], None]:
+        """Emit ``event`` once the returned function is called (later events wait behind it)."""
+        cell: list[Any] = [event, False]
+        self._held.append(cell)
+
+        def release() -> None:
+            cell[1] = True
+            self._write_ready()
+
+        return release
+
+    def _write_ready(self) -> None:
+        held = self._held
+        while held and held[0][1]:
+            self._emit(held.popleft()[0])
+
+    def finish(self) -> None:
+        """The apply is over: write what may be written; what was never released is dropped (its
+        object was never made durable, so it was never complete)."""
+        held, self._held = self._held, deque()
+        for event, ready in held:
+            if ready:
+                self._emit(event)
 
 
 @contextlib.contextmanager

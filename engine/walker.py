@@ -2,11 +2,12 @@
 
 A node starts the moment its last dependency completes — never level by
 level. ``parallelism`` worker tasks take ready nodes from one queue, so at
-most that many operations are in flight. A node's completion is reported
-separately from its execution (``done(ok)`` may be called later, e.g. once
-the state writer has made the result durable): a worker is free for the
-next operation as soon as the provider call returns, while dependents wait
-for durability.
+most that many operations are in flight. A node's completion is reported by
+``done(ok)``, during its execution or later. A node made ready by a ``done``
+called from its own execution goes to the worker running that execution,
+which takes it when the execution returns: along a chain of dependencies,
+the next link starts without a trip through the event loop's run queue
+(after a few such links the worker still lets others run).
 
 When a node fails, every node that (transitively) depends on it is
 skipped and reported; independent branches run to completion. With
@@ -32,6 +33,9 @@ N = TypeVar("N", bound=Hashable)
 Done = Callable[[bool], None]
 
 log = structlog.get_logger("strata.walker")
+
+_CHAIN_TURN = 8
+"""A worker running a chain of nodes it made ready itself lets the others run every this many."""
 
 
 class Walker(Generic[N]):
@@ -98,7 +102,13 @@ class Walker(Generic[N]):
                     finish_one()
                     stack.append(m)
 
-        def complete(node: N, ok: bool) -> None:
+        # the node each worker is executing now (by worker), and the node kept for it to run next
+        executing: list[N | None] = [None] * self.parallelism
+        kept: list[N | None] = [None] * self.parallelism
+
+        def complete(node: N, ok: bool, by: int = -1) -> None:
+            # by: the worker whose execution of ``node`` called done (-1: someone else, or later)
+            keep = by >= 0 and executing[by] is node and kept[by] is None
             work = [(node, ok)]
             while work:
                 n, good = work.pop()
@@ -119,7 +129,11 @@ class Walker(Generic[N]):
                         if is_passthrough(m):
                             work.append((m, True))
                         elif not stopping:
-                            ready.put(m)
+                            if keep:
+                                kept[by] = m
+                                keep = False
+                            else:
+                                ready.put(m)
 
         for n in [n for n, c in remaining.items() if c == 0]:
             if n not in self.completed:
@@ -128,10 +142,16 @@ class Walker(Generic[N]):
                 else:
                     ready.put(n)
 
-        async def worker() -> None:
+        async def worker(me: int) -> None:
+            chained = 0
             while True:
-                node = ready.get_nowait()
-                if node is None:
+                node = kept[me]
+                if node is not None:
+                    kept[me] = None
+                    chained += 1
+                    if chained % _CHAIN_TURN == 0:
+                        await anyio.lowlevel.checkpoint()
+                elif (node := ready.get_nowait()) is None:
                     node = await ready.get()
                     if node is None:
                         return
@@ -145,20 +165,22 @@ class Walker(Generic[N]):
                     on_skip(node, self.skipped[node])
                     finish_one()
                     continue
-                done = _once(node, complete)
-
+                done = _once(node, complete, me)
+                executing[me] = node
                 try:
                     await execute(node, done)
                 except Exception:  # a bug in an executor must not hang the walk
                     log.exception("executor crashed", node=str(node))
                     done(False)
+                finally:
+                    executing[me] = None
 
         try:
             if finished == total:
                 return
             async with anyio.create_task_group() as tg:
-                for _ in range(min(self.parallelism, total)):
-                    tg.start_soon(worker)
+                for i in range(min(self.parallelism, total)):
+                    tg.start_soon(worker, i)
         finally:
             self._stop = lambda cause: None
 
@@ -173,15 +195,16 @@ class Walker(Generic[N]):
                 finish_one()
 
 
-def _once(node: N, complete: Callable[[N, bool], None]) -> Done:
-    """A ``done`` callback for one node: the first call counts, later calls are ignored."""
+def _once(node: N, complete: Callable[[N, bool, int], None], by: int) -> Done:
+    """A ``done`` callback for one node, run by worker ``by``: the first call counts, later calls
+    are ignored."""
     called = False
 
     def done(ok: bool) -> None:
         nonlocal called
         if not called:
             called = True
-            complete(node, ok)
+            complete(node, ok, by)
 
     return done
 

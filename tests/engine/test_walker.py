@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from engine.graph import Graph
@@ -650,3 +651,71 @@ async def test_stop_lets_what_is_in_flight_finish_and_skips_everything_else():
     assert all(cause == "interrupt" for _, cause in skips) and w.stop_cause == "interrupt"
     w.stop("later")  # after the walk: nothing happens
     assert w.stop_cause == "interrupt"
+
+
+@pytest.mark.anyio
+async def test_a_node_made_ready_by_its_dependency_runs_on_the_same_worker_next():
+    # along a chain, the worker that completes a link runs the next one itself: no trip through
+    # the run queue to wake another worker per link
+    chain = [f"c{i}" for i in range(6)]
+    g = graph_of(chain, list(zip(chain[1:], chain[:-1], strict=False)))
+    ran_by: dict[str, object] = {}
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        await anyio.sleep(0)
+        ran_by[node] = anyio.get_current_task().id
+        done(True)
+
+    await walk(g, execute, parallelism=4)
+    assert len(set(ran_by.values())) == 1, f"the chain hopped between workers: {ran_by}"
+
+
+@pytest.mark.anyio
+async def test_a_chain_of_operations_that_never_suspend_still_gives_others_a_turn():
+    chain = [f"c{i}" for i in range(50)]
+    g = graph_of(chain, list(zip(chain[1:], chain[:-1], strict=False)))
+    w: Walker[str] = Walker(g, parallelism=2)
+    seen: list[int] = []
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        done(True)
+
+    async def observer() -> None:
+        while not w.completed:
+            await anyio.lowlevel.checkpoint()
+        seen.append(len(w.completed))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(w.run, execute)
+            tg.start_soon(observer)
+    assert w.completed == set(chain)
+    assert seen and seen[0] < 50, f"the chain ran {seen} of 50 operations before anything else got a turn"
+
+
+@pytest.mark.anyio
+async def test_a_done_called_later_hands_the_dependent_to_any_idle_worker():
+    # done called after execute returned (the worker has moved on): the dependent is not kept for
+    # the worker that ran the node, nor for the one calling done, which may be busy for long,
+    # but goes to an idle one
+    g = graph_of(["a", "slow", "b"], [("b", "a")])
+    later: list[Callable[[bool], None]] = []
+    a_returned = anyio.Event()
+    b_ran = anyio.Event()
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        if node == "a":
+            later.append(done)
+            a_returned.set()
+            return
+        if node == "slow":
+            await a_returned.wait()
+            await anyio.sleep(0.01)  # "a" has returned; its worker waits for work
+            later[0](True)
+            await b_ran.wait()  # b must run elsewhere while this worker is busy
+        if node == "b":
+            b_ran.set()
+        done(True)
+
+    w = await walk(g, execute, parallelism=2)
+    assert w.completed == {"a", "slow", "b"}
