@@ -145,46 +145,54 @@ class DurableOrder:
     An apply lets an object's dependents start as soon as the object is recorded in memory, while
     its journal record is still being made durable; but its ``apply_complete`` promises that the
     object is in the state on disk. :meth:`hold` keeps such an event back, and every event after
-    it, until its ``release`` is called (the state writer's ``on_durable``): readers still see
-    ``a: Creation complete`` before ``b: Creating...``, and never a completion that a crash
-    could undo. Events emitted while nothing is held go straight through (hot path).
+    it, until :meth:`release` (the state writer's ``on_durable``, which fires in the order of the
+    records, so releases come in the order of the holds): readers still see ``a: Creation
+    complete`` before ``b: Creating...``, and never a completion that a crash could undo.
+
+    Hot path: three events per resource. Events emitted while nothing is held go straight
+    through; held ones cost a deque append, and a hold no closure.
     """
 
-    __slots__ = ("_emit", "_held")
+    __slots__ = ("_emit", "_held", "_first", "_holds")
 
     def __init__(self, emit: Callable[[Event], None]) -> None:
         self._emit = emit
-        self._held: deque[list[Any]] = deque()  # [event, may be written]
+        self._held: deque[Event] = deque()
+        self._first = 0  # the number, counting from the first event ever held, of _held[0]
+        self._holds: deque[int] = deque()  # the numbers of the held events not yet released
 
     def emit(self, event: Event) -> None:
-        if self._held:
-            self._held.append([event, True])
+        if self._holds:
+            self._held.append(event)
         else:
             self._emit(event)
 
     def hold(self, event: Event) -> Callable[[], None]:
-        """Emit ``event`` once the returned function is called (later events wait behind it)."""
-        cell: list[Any] = [event, False]
-        self._held.append(cell)
+        """Emit ``event`` once :meth:`release` is called for it (the function returned); later
+        events wait behind it."""
+        self._holds.append(self._first + len(self._held))
+        self._held.append(event)
+        return self.release
 
-        def release() -> None:
-            cell[1] = True
-            self._write_ready()
-
-        return release
-
-    def _write_ready(self) -> None:
-        held = self._held
-        while held and held[0][1]:
-            self._emit(held.popleft()[0])
+    def release(self) -> None:
+        """The oldest hold may be written, with what followed it up to the next hold."""
+        holds, held, emit = self._holds, self._held, self._emit
+        holds.popleft()
+        upto = holds[0] if holds else self._first + len(held)
+        while self._first < upto:
+            self._first += 1
+            emit(held.popleft())
 
     def finish(self) -> None:
-        """The apply is over: write what may be written; what was never released is dropped (its
+        """The apply is over: write what may be written; a completion never released is dropped (its
         object was never made durable, so it was never complete)."""
-        held, self._held = self._held, deque()
-        for event, ready in held:
-            if ready:
+        held, holds = self._held, set(self._holds)
+        for i, event in enumerate(held, self._first):
+            if i not in holds:
                 self._emit(event)
+        self._first += len(held)
+        held.clear()
+        self._holds.clear()
 
 
 @contextlib.contextmanager

@@ -119,24 +119,31 @@ def test_durable_order_passes_events_through_while_nothing_is_held() -> None:
     assert out == ["one", "held", "after", "later"]
 
 
-def test_durable_order_releases_in_the_order_held_whatever_the_order_of_releases() -> None:
+def test_durable_order_writes_each_release_up_to_the_next_hold() -> None:
+    # the state writer's on_durable callbacks fire in the order of the records, so releases come
+    # in the order of the holds
     out: list[str] = []
     order = DurableOrder(lambda e: out.append(e.type))
     first = order.hold(Event("first", ""))
-    second = order.hold(Event("second", ""))
     order.emit(Event("between", ""))
-    second()
+    second = order.hold(Event("second", ""))
+    order.emit(Event("after", ""))
     assert out == []
     first()
-    assert out == ["first", "second", "between"]
+    assert out == ["first", "between"]
+    second()
+    assert out == ["first", "between", "second", "after"]
 
 
 def test_durable_order_finish_drops_what_was_never_released_and_writes_the_rest() -> None:
     out: list[str] = []
     order = DurableOrder(lambda e: out.append(e.type))
+    release = order.hold(Event("durable", ""))
     order.hold(Event("never durable", ""))
     order.emit(Event("diagnostic", ""))
+    release()
+    assert out == ["durable"]
     order.finish()
-    assert out == ["diagnostic"]
+    assert out == ["durable", "diagnostic"]
     order.emit(Event("next", ""))
-    assert out == ["diagnostic", "next"]
+    assert out == ["durable", "diagnostic", "next"]
