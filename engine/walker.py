@@ -2,12 +2,15 @@
 
 A node starts the moment its last dependency completes — never level by
 level. ``parallelism`` worker tasks take ready nodes from one queue, so at
-most that many operations are in flight. A node's completion is reported by
-``done(ok)``, during its execution or later. A node made ready by a ``done``
-called from its own execution goes to the worker running that execution,
-which takes it when the execution returns: along a chain of dependencies,
-the next link starts without a trip through the event loop's run queue
-(after a few such links the worker still lets others run).
+most that many operations are in flight, and ready nodes start in the order
+they became ready. A node's completion is reported by ``done(ok)``, during
+its execution or later. A node made ready by a ``done`` called from its own
+execution, while no other node is waiting, goes to the worker running that
+execution, which takes it when the execution returns: along a chain of
+dependencies, the next link starts without a trip through the event loop's
+run queue. A worker that finds more work waiting takes it at once too; every
+few nodes taken that way it lets the other tasks run (the state writer, the
+event flusher), which an operation that never suspends would otherwise not.
 
 When a node fails, every node that (transitively) depends on it is
 skipped and reported; independent branches run to completion. With
@@ -35,7 +38,7 @@ Done = Callable[[bool], None]
 log = structlog.get_logger("strata.walker")
 
 _CHAIN_TURN = 8
-"""A worker running a chain of nodes it made ready itself lets the others run every this many."""
+"""A worker taking nodes without waiting for them lets the other tasks run every this many."""
 
 
 class Walker(Generic[N]):
@@ -107,8 +110,10 @@ class Walker(Generic[N]):
         kept: list[N | None] = [None] * self.parallelism
 
         def complete(node: N, ok: bool, by: int = -1) -> None:
-            # by: the worker whose execution of ``node`` called done (-1: someone else, or later)
-            keep = by >= 0 and executing[by] is node and kept[by] is None
+            # by: the worker whose execution of ``node`` called done (-1: someone else, or later);
+            # a node kept for it would jump the queue if others were waiting (which, in wide DAGs
+            # with P below a layer's width, made the walk 2-3% longer)
+            keep = by >= 0 and executing[by] is node and kept[by] is None and not ready.has_waiting()
             work = [(node, ok)]
             while work:
                 n, good = work.pop()
@@ -148,17 +153,16 @@ class Walker(Generic[N]):
                 node = kept[me]
                 if node is not None:
                     kept[me] = None
+                else:
+                    node = ready.get_nowait()
+                if node is not None:
                     chained += 1
                     if chained % _CHAIN_TURN == 0:
                         await anyio.lowlevel.checkpoint()
-                elif (node := ready.get_nowait()) is None:
+                else:
                     node = await ready.get()
                     if node is None:
                         return
-                else:
-                    # a turn for everyone else first (the state writer, the event flusher): an
-                    # operation that never suspends would otherwise run the whole walk in one go
-                    await anyio.lowlevel.checkpoint()
                 if is_stopping():
                     self.stopped_early.add(node)
                     self.skipped[node] = self.stop_cause
@@ -244,6 +248,9 @@ class _ReadyQueue(Generic[N]):
         for w in self._idle:
             w.event.set()
         self._idle.clear()
+
+    def has_waiting(self) -> bool:
+        return bool(self._nodes)
 
     def get_nowait(self) -> N | None:
         return self._nodes.popleft() if self._nodes else None

@@ -719,3 +719,19 @@ async def test_a_done_called_later_hands_the_dependent_to_any_idle_worker():
 
     w = await walk(g, execute, parallelism=2)
     assert w.completed == {"a", "slow", "b"}
+
+
+@pytest.mark.anyio
+async def test_a_node_made_ready_by_its_dependency_does_not_jump_the_queue():
+    # older ready nodes go first: a newly ready dependent is not kept for its dependency's worker
+    # while others wait
+    g = graph_of(["a", "x1", "x2", "b"], [("b", "a")])
+    order: list[str] = []
+
+    async def execute(node: str, done: Callable[[bool], None]) -> None:
+        order.append(node)
+        await anyio.sleep(0)
+        done(True)
+
+    await walk(g, execute, parallelism=1)
+    assert order == ["a", "x1", "x2", "b"]
