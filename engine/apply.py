@@ -218,6 +218,17 @@ class Applier:
         self.result.failed += 1
         self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
+    def _record(self, addr: InstanceAddr, provider: str, obj: ObjectState | None, deposed: str | None,
+                complete: ev.Event) -> None:
+        """Hand ``obj`` to the state writer; ``complete`` (its apply_complete) is written once the
+        record is durable, and every event after it waits behind it."""
+        release = self.events.hold(complete)
+        try:
+            self.writer.put(addr, provider, obj, deposed, on_durable=release)
+        except BaseException:
+            self.events.withdraw()  # nothing was recorded: nothing may wait for it
+            raise
+
     def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
         """What an instance's expressions are evaluated in: count.index, each.key and each.value."""
         scope = self._scope(addr.key)
@@ -338,8 +349,7 @@ class Applier:
             self.result.counts["change"] += 1
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-        self.writer.put(addr, c.provider, obj,
-                        on_durable=self.events.hold(ev.apply_complete(addr, action, elapsed, id_key, id_value)))
+        self._record(addr, c.provider, obj, None, ev.apply_complete(addr, action, elapsed, id_key, id_value))
         for d in unmet:  # the object exists and is recorded; what depends on it does not start
             self._fail(addr, d.summary, d.detail, in_config=d)
         done(not unmet)
@@ -501,6 +511,6 @@ class Applier:
             done(False)
             return
         self.result.counts["remove"] += 1
-        self.writer.put(addr, c.provider, None, node.deposed,
-                        on_durable=self.events.hold(ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed)))
+        self._record(addr, c.provider, None, node.deposed,
+                     ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed))
         done(True)

@@ -174,11 +174,21 @@ class DurableOrder:
         self._held.append(event)
         return self.release
 
+    def withdraw(self) -> None:
+        """Take back the latest hold, emitted nothing after it (its record could not be made)."""
+        self._holds.pop()
+        self._held.pop()
+        if not self._holds:
+            self._write_upto(self._first + len(self._held))
+
     def release(self) -> None:
         """The oldest hold may be written, with what followed it up to the next hold."""
-        holds, held, emit = self._holds, self._held, self._emit
+        holds = self._holds
         holds.popleft()
-        upto = holds[0] if holds else self._first + len(held)
+        self._write_upto(holds[0] if holds else self._first + len(self._held))
+
+    def _write_upto(self, upto: int) -> None:
+        held, emit = self._held, self._emit
         while self._first < upto:
             self._first += 1
             emit(held.popleft())

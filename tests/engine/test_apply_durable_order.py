@@ -147,3 +147,54 @@ def test_durable_order_finish_drops_what_was_never_released_and_writes_the_rest(
     assert out == ["durable", "diagnostic"]
     order.emit(Event("next", ""))
     assert out == ["durable", "diagnostic", "next"]
+
+
+def test_durable_order_withdraw_takes_back_the_latest_hold_and_lets_the_rest_through() -> None:
+    out: list[str] = []
+    order = DurableOrder(lambda e: out.append(e.type))
+    first = order.hold(Event("first", ""))
+    order.emit(Event("between", ""))
+    order.hold(Event("unrecorded", ""))
+    order.withdraw()
+    order.emit(Event("diagnostic", ""))
+    assert out == []
+    first()
+    assert out == ["first", "between", "diagnostic"]
+    order.hold(Event("unrecorded", ""))
+    order.withdraw()
+    order.emit(Event("next", ""))
+    assert out == ["first", "between", "diagnostic", "next"]
+
+
+@pytest.mark.anyio
+async def test_a_record_that_cannot_be_made_holds_nothing_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the state writer refuses one object (a value it cannot encode): that object fails, and the
+    # events after it are not held back behind a completion that will never be durable
+    real_put = statestore.StateWriter.put
+
+    def put(self, addr, provider, obj, deposed=None, on_durable=None):  # type: ignore[no-untyped-def]
+        if str(addr) == "terraform_data.a" and obj is not None:
+            raise TypeError("Integer exceeds 64-bit range")
+        return real_put(self, addr, provider, obj, deposed, on_durable)
+
+    monkeypatch.setattr(statestore.StateWriter, "put", put)
+    pending_at_end: list[int] = []
+    real_finish = DurableOrder.finish
+
+    def finish(self: DurableOrder) -> None:
+        pending_at_end.append(len(self._holds))
+        real_finish(self)
+
+    monkeypatch.setattr(DurableOrder, "finish", finish)
+    (tmp_path / "main.tf").write_text('resource "terraform_data" "a" {}\nresource "terraform_data" "c" {}\n')
+    opts = Options(chdir=str(tmp_path), parallelism=10)
+    planned = await make_plan(opts, lambda e: None)
+    got: list[Event] = []
+    result = await apply_planned(planned, opts, got.append)
+    assert not result.ok
+    completed = [e.payload["hook"]["resource"]["addr"] for e in got if e.type == "apply_complete"]
+    assert completed == ["terraform_data.c"], completed
+    assert "diagnostic" in [e.type for e in got]
+    # nothing was left waiting for a record that was never made (it would have held every later
+    # event back until the end of the apply)
+    assert pending_at_end == [0]
