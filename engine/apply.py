@@ -343,13 +343,10 @@ class Applier:
         assert new is not None
         obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
                           c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks))
-        if action == "create":
-            self.result.counts["add"] += 1
-        else:
-            self.result.counts["change"] += 1
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
         self._record(addr, c.provider, obj, None, ev.apply_complete(addr, action, elapsed, id_key, id_value))
+        self.result.counts["add" if action == "create" else "change"] += 1
         for d in unmet:  # the object exists and is recorded; what depends on it does not start
             self._fail(addr, d.summary, d.detail, in_config=d)
         done(not unmet)
@@ -510,7 +507,7 @@ class Applier:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
-        self.result.counts["remove"] += 1
         self._record(addr, c.provider, None, node.deposed,
                      ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed))
+        self.result.counts["remove"] += 1
         done(True)

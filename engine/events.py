@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from typing import IO, Any
 
 import anyio
@@ -145,64 +146,62 @@ class DurableOrder:
     An apply lets an object's dependents start as soon as the object is recorded in memory, while
     its journal record is still being made durable; but its ``apply_complete`` promises that the
     object is in the state on disk. :meth:`hold` keeps such an event back, and every event after
-    it, until :meth:`release` (the state writer's ``on_durable``, which fires in the order of the
-    records, so releases come in the order of the holds): readers still see ``a: Creation
-    complete`` before ``b: Creating...``, and never a completion that a crash could undo.
+    it, until the function it returns is called (the state writer's ``on_durable``): readers
+    still see ``a: Creation complete`` before ``b: Creating...``, and never a completion that a
+    crash could undo.
 
     Hot path: three events per resource. Events emitted while nothing is held go straight
-    through; held ones cost a deque append, and a hold no closure.
+    through; held ones cost a deque append.
     """
 
-    __slots__ = ("_emit", "_held", "_first", "_holds")
+    __slots__ = ("_emit", "_held", "_first", "_pending")
 
     def __init__(self, emit: Callable[[Event], None]) -> None:
         self._emit = emit
-        self._held: deque[Event] = deque()
+        self._held: deque[Event] = deque()  # nothing held <=> nothing pending
         self._first = 0  # the number, counting from the first event ever held, of _held[0]
-        self._holds: deque[int] = deque()  # the numbers of the held events not yet released
+        self._pending: set[int] = set()  # the numbers of the held events not yet released
 
     def emit(self, event: Event) -> None:
-        if self._holds:
+        if self._pending:
             self._held.append(event)
         else:
             self._emit(event)
 
     def hold(self, event: Event) -> Callable[[], None]:
-        """Emit ``event`` once :meth:`release` is called for it (the function returned); later
-        events wait behind it."""
-        self._holds.append(self._first + len(self._held))
+        """Emit ``event`` once the returned function is called; later events wait behind it."""
+        number = self._first + len(self._held)
+        self._pending.add(number)
         self._held.append(event)
-        return self.release
+        return partial(self._release, number)
 
     def withdraw(self) -> None:
-        """Take back the latest hold, emitted nothing after it (its record could not be made)."""
-        self._holds.pop()
+        """Take back the latest hold, made just now (its record could not be made)."""
+        number = self._first + len(self._held) - 1
+        self._pending.remove(number)
         self._held.pop()
-        if not self._holds:
-            self._write_upto(self._first + len(self._held))
+        self._write_ready()
 
-    def release(self) -> None:
-        """The oldest hold may be written, with what followed it up to the next hold."""
-        holds = self._holds
-        holds.popleft()
-        self._write_upto(holds[0] if holds else self._first + len(self._held))
+    def _release(self, number: int) -> None:
+        self._pending.discard(number)
+        self._write_ready()
 
-    def _write_upto(self, upto: int) -> None:
-        held, emit = self._held, self._emit
-        while self._first < upto:
+    def _write_ready(self) -> None:
+        held, pending, emit = self._held, self._pending, self._emit
+        while held and self._first not in pending:
             self._first += 1
             emit(held.popleft())
 
     def finish(self) -> None:
         """The apply is over: write what may be written; a completion never released is dropped (its
         object was never made durable, so it was never complete)."""
-        held, holds = self._held, set(self._holds)
+        held, pending = self._held, self._pending
         for i, event in enumerate(held, self._first):
-            if i not in holds:
+            if i not in pending:
                 self._emit(event)
         self._first += len(held)
         held.clear()
-        self._holds.clear()
+        pending.clear()
 
 
 @contextlib.contextmanager

@@ -63,7 +63,10 @@ class Walker(Generic[N]):
     async def run(self, execute: Callable[[N, Done], Awaitable[None]],
                   is_passthrough: Callable[[N], bool] = lambda n: False,
                   on_skip: Callable[[N, object], None] = lambda n, cause: None) -> None:
-        """Run every node; ``execute(node, done)`` must call ``done(ok)`` exactly once, now or later."""
+        """Run every node; ``execute(node, done)`` must call ``done(ok)`` exactly once, now or later.
+
+        Call it as the execution's last act, or after it returned: a node it makes ready may be
+        kept for this worker, which takes it only once ``execute`` has returned."""
         g = self.graph
         total = len(g)
         if total == 0:

@@ -120,8 +120,6 @@ def test_durable_order_passes_events_through_while_nothing_is_held() -> None:
 
 
 def test_durable_order_writes_each_release_up_to_the_next_hold() -> None:
-    # the state writer's on_durable callbacks fire in the order of the records, so releases come
-    # in the order of the holds
     out: list[str] = []
     order = DurableOrder(lambda e: out.append(e.type))
     first = order.hold(Event("first", ""))
@@ -133,6 +131,20 @@ def test_durable_order_writes_each_release_up_to_the_next_hold() -> None:
     assert out == ["first", "between"]
     second()
     assert out == ["first", "between", "second", "after"]
+
+
+def test_durable_order_releases_in_the_order_held_whatever_the_order_of_releases() -> None:
+    out: list[str] = []
+    order = DurableOrder(lambda e: out.append(e.type))
+    first = order.hold(Event("first", ""))
+    second = order.hold(Event("second", ""))
+    order.emit(Event("after", ""))
+    second()
+    assert out == []
+    first()
+    assert out == ["first", "second", "after"]
+    first()  # a second call changes nothing
+    assert out == ["first", "second", "after"]
 
 
 def test_durable_order_finish_drops_what_was_never_released_and_writes_the_rest() -> None:
@@ -182,7 +194,7 @@ async def test_a_record_that_cannot_be_made_holds_nothing_back(tmp_path: Path, m
     real_finish = DurableOrder.finish
 
     def finish(self: DurableOrder) -> None:
-        pending_at_end.append(len(self._holds))
+        pending_at_end.append(len(self._pending))
         real_finish(self)
 
     monkeypatch.setattr(DurableOrder, "finish", finish)
@@ -198,3 +210,4 @@ async def test_a_record_that_cannot_be_made_holds_nothing_back(tmp_path: Path, m
     # nothing was left waiting for a record that was never made (it would have held every later
     # event back until the end of the apply)
     assert pending_at_end == [0]
+    assert result.counts["add"] == 1, result.counts
