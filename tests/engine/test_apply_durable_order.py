@@ -106,9 +106,14 @@ async def test_a_completion_the_disk_never_took_is_never_reported(tmp_path: Path
     assert _find(got, "apply_start", "terraform_data.a")
 
 
-def test_durable_order_passes_events_through_while_nothing_is_held() -> None:
+def recording() -> tuple[list[str], DurableOrder]:
+    """A DurableOrder and the types of the events it has written, in order."""
     out: list[str] = []
-    order = DurableOrder(lambda e: out.append(e.type))
+    return out, DurableOrder(lambda e: out.append(e.type))
+
+
+def test_durable_order_passes_events_through_while_nothing_is_held() -> None:
+    out, order = recording()
     order.emit(Event("one", ""))
     release = order.hold(Event("held", ""))
     order.emit(Event("after", ""))
@@ -120,8 +125,7 @@ def test_durable_order_passes_events_through_while_nothing_is_held() -> None:
 
 
 def test_durable_order_writes_each_release_up_to_the_next_hold() -> None:
-    out: list[str] = []
-    order = DurableOrder(lambda e: out.append(e.type))
+    out, order = recording()
     first = order.hold(Event("first", ""))
     order.emit(Event("between", ""))
     second = order.hold(Event("second", ""))
@@ -134,8 +138,7 @@ def test_durable_order_writes_each_release_up_to_the_next_hold() -> None:
 
 
 def test_durable_order_releases_in_the_order_held_whatever_the_order_of_releases() -> None:
-    out: list[str] = []
-    order = DurableOrder(lambda e: out.append(e.type))
+    out, order = recording()
     first = order.hold(Event("first", ""))
     second = order.hold(Event("second", ""))
     order.emit(Event("after", ""))
@@ -148,8 +151,7 @@ def test_durable_order_releases_in_the_order_held_whatever_the_order_of_releases
 
 
 def test_durable_order_finish_drops_what_was_never_released_and_writes_the_rest() -> None:
-    out: list[str] = []
-    order = DurableOrder(lambda e: out.append(e.type))
+    out, order = recording()
     release = order.hold(Event("durable", ""))
     order.hold(Event("never durable", ""))
     order.emit(Event("diagnostic", ""))
@@ -162,8 +164,7 @@ def test_durable_order_finish_drops_what_was_never_released_and_writes_the_rest(
 
 
 def test_durable_order_withdraw_takes_back_the_latest_hold_and_lets_the_rest_through() -> None:
-    out: list[str] = []
-    order = DurableOrder(lambda e: out.append(e.type))
+    out, order = recording()
     first = order.hold(Event("first", ""))
     order.emit(Event("between", ""))
     order.hold(Event("unrecorded", ""))

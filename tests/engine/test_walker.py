@@ -588,10 +588,14 @@ async def test_ready_queue_passes_over_a_worker_cancelled_while_idle():
 async def test_workers_give_others_a_turn_between_operations_that_never_suspend():
     # a provider whose apply returns without awaiting anything must not let one worker run the
     # whole walk in one go: the state writer and the event flusher would wait until the end
-    import anyio.lowlevel
+    w, seen = await completed_before_another_task_ran(graph_of([f"n{i}" for i in range(50)], []), 1)
+    assert seen and seen[0] < 50, f"the walk ran {seen} of 50 operations before anything else got a turn"
 
-    g = graph_of([f"n{i}" for i in range(50)], [])
-    w: Walker[str] = Walker(g, parallelism=1)
+
+async def completed_before_another_task_ran(g: Graph[str], parallelism: int) -> tuple[Walker[str], list[int]]:
+    """Walk ``g`` with operations that never suspend; returns the walker and how many of them had
+    completed when another task first got a turn."""
+    w: Walker[str] = Walker(g, parallelism=parallelism)
     seen: list[int] = []
 
     async def execute(node: str, done: Callable[[bool], None]) -> None:
@@ -606,7 +610,7 @@ async def test_workers_give_others_a_turn_between_operations_that_never_suspend(
         async with anyio.create_task_group() as tg:
             tg.start_soon(w.run, execute)
             tg.start_soon(observer)
-    assert seen and seen[0] < 50, f"the walk ran {seen} of 50 operations before anything else got a turn"
+    return w, seen
 
 
 def test_ready_queue_a_node_handed_to_a_cancelled_worker_goes_to_another_idle_worker():
@@ -674,21 +678,7 @@ async def test_a_node_made_ready_by_its_dependency_runs_on_the_same_worker_next(
 async def test_a_chain_of_operations_that_never_suspend_still_gives_others_a_turn():
     chain = [f"c{i}" for i in range(50)]
     g = graph_of(chain, list(zip(chain[1:], chain[:-1], strict=False)))
-    w: Walker[str] = Walker(g, parallelism=2)
-    seen: list[int] = []
-
-    async def execute(node: str, done: Callable[[bool], None]) -> None:
-        done(True)
-
-    async def observer() -> None:
-        while not w.completed:
-            await anyio.lowlevel.checkpoint()
-        seen.append(len(w.completed))
-
-    with anyio.fail_after(TIMEOUT):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(w.run, execute)
-            tg.start_soon(observer)
+    w, seen = await completed_before_another_task_ran(g, 2)
     assert w.completed == set(chain)
     assert seen and seen[0] < 50, f"the chain ran {seen} of 50 operations before anything else got a turn"
 
