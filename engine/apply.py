@@ -3,11 +3,10 @@
 For each node: evaluate the final configuration (dependencies are applied by
 now, so their values are known), plan again when the initial plan had
 unknowns and check the provider kept every promise, apply, check the result,
-and hand the new object to the state writer. Its dependents may start at
-once; its ``apply_complete`` is written only once the writer says the record
-is durable, and every later event waits behind it (:class:`events.DurableOrder`).
-The journal is written in the order of records, so a dependent's record is
-never durable before its dependency's.
+and hand the new object to the state writer. Only once the writer says the
+record is durable is its ``apply_complete`` emitted and its dependents
+started: a crash at any moment loses no object that anything was told of or
+built on.
 """
 
 from __future__ import annotations
@@ -120,8 +119,7 @@ class Applier:
         self.providers = providers
         self.writer = writer
         self.state = writer.state
-        self.events = ev.DurableOrder(emit)
-        self.emit = self.events.emit
+        self.emit = emit
         self.variables = variables
         self.result = ApplyResult()
         self.resolver = resolver
@@ -219,15 +217,18 @@ class Applier:
         self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
     def _record(self, addr: InstanceAddr, provider: str, obj: ObjectState | None, deposed: str | None,
-                complete: ev.Event) -> None:
-        """Hand ``obj`` to the state writer; ``complete`` (its apply_complete) is written once the
-        record is durable, and every event after it waits behind it."""
-        release = self.events.hold(complete)
-        try:
-            self.writer.put(addr, provider, obj, deposed, on_durable=release)
-        except BaseException:
-            self.events.withdraw()  # nothing was recorded: nothing may wait for it
-            raise
+                complete: Callable[[], ev.Event], done: Done, unmet: list[Diagnostic] | None = None) -> None:
+        """Hand ``obj`` to the state writer; once the record is durable, emit ``complete()`` (its
+        apply_complete, stamped with the moment it became true), report the ``unmet``
+        postconditions and let the dependents start (none do when a postcondition failed)."""
+
+        def durable() -> None:
+            self.emit(complete())
+            for d in unmet or ():  # the object exists and is recorded; what depends on it does not start
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(not unmet)
+
+        self.writer.put(addr, provider, obj, deposed, on_durable=durable)
 
     def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
         """What an instance's expressions are evaluated in: count.index, each.key and each.value."""
@@ -345,11 +346,9 @@ class Applier:
                           c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks))
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-        self._record(addr, c.provider, obj, None, ev.apply_complete(addr, action, elapsed, id_key, id_value))
+        self._record(addr, c.provider, obj, None, lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value),
+                     done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
-        for d in unmet:  # the object exists and is recorded; what depends on it does not start
-            self._fail(addr, d.summary, d.detail, in_config=d)
-        done(not unmet)
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:
@@ -474,8 +473,8 @@ class Applier:
             done(False)
             return
         self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
-                                                      sensitive_attributes=state_marks(value, c.sensitive)))
-        done(True)
+                                                      sensitive_attributes=state_marks(value, c.sensitive)),
+                        on_durable=lambda: done(True))
 
     # ------------------------------------------------------------------ delete
 
@@ -508,6 +507,5 @@ class Applier:
             done(False)
             return
         self._record(addr, c.provider, None, node.deposed,
-                     ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed))
+                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed), done)
         self.result.counts["remove"] += 1
-        done(True)

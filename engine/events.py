@@ -19,10 +19,8 @@ import operator
 import select
 import sys
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
-from functools import partial
 from typing import IO, Any
 
 import anyio
@@ -138,70 +136,6 @@ class EventBus:
 
 
 _CAPTURES: list[list[Event]] = []
-
-
-class DurableOrder:
-    """Events in the order they happen, none written before the objects reported before it are durable.
-
-    An apply lets an object's dependents start as soon as the object is recorded in memory, while
-    its journal record is still being made durable; but its ``apply_complete`` promises that the
-    object is in the state on disk. :meth:`hold` keeps such an event back, and every event after
-    it, until the function it returns is called (the state writer's ``on_durable``): readers
-    still see ``a: Creation complete`` before ``b: Creating...``, and never a completion that a
-    crash could undo.
-
-    Hot path: three events per resource. Events emitted while nothing is held go straight
-    through; held ones cost a deque append.
-    """
-
-    __slots__ = ("_emit", "_held", "_first", "_pending")
-
-    def __init__(self, emit: Callable[[Event], None]) -> None:
-        self._emit = emit
-        self._held: deque[Event] = deque()  # nothing held <=> nothing pending
-        self._first = 0  # the number, counting from the first event ever held, of _held[0]
-        self._pending: set[int] = set()  # the numbers of the held events not yet released
-
-    def emit(self, event: Event) -> None:
-        if self._pending:
-            self._held.append(event)
-        else:
-            self._emit(event)
-
-    def hold(self, event: Event) -> Callable[[], None]:
-        """Emit ``event`` once the returned function is called; later events wait behind it."""
-        number = self._first + len(self._held)
-        self._pending.add(number)
-        self._held.append(event)
-        return partial(self._release, number)
-
-    def withdraw(self) -> None:
-        """Take back the latest hold, made just now (its record could not be made)."""
-        number = self._first + len(self._held) - 1
-        self._pending.remove(number)
-        self._held.pop()
-        self._write_ready()
-
-    def _release(self, number: int) -> None:
-        self._pending.discard(number)
-        self._write_ready()
-
-    def _write_ready(self) -> None:
-        held, pending, emit = self._held, self._pending, self._emit
-        while held and self._first not in pending:
-            self._first += 1
-            emit(held.popleft())
-
-    def finish(self) -> None:
-        """The apply is over: write what may be written; a completion never released is dropped (its
-        object was never made durable, so it was never complete)."""
-        held, pending = self._held, self._pending
-        for i, event in enumerate(held, self._first):
-            if i not in pending:
-                self._emit(event)
-        self._first += len(held)
-        held.clear()
-        pending.clear()
 
 
 @contextlib.contextmanager

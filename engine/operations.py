@@ -212,29 +212,21 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
 async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], graph: Any, work: Any,
                 resolver: ApplyResolver, local_value: Callable[[str, int], Any]) -> ApplyResult:
     """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
-    order: ev.DurableOrder | None = None
-    try:
-        async with p.store.writer(p.state) as writer:
-            limits = opts.limits
-            for pc in p.module.providers.values():
-                if pc.limits is not None:
-                    limits.merge(pc.limits)
-            applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                              resolver, local_value, limits)
-            order = applier.events
-            applier.record_data_reads()
-            if p.plan.refresh_only and p.plan.drift:
-                writer.changed = True  # the refreshed objects are what this apply records
-            result = await applier.run(opts.parallelism, opts.fail_fast, opts.on_signals)
-            outputs = _final_outputs(p, applier.resolver, local_value, result)
-            if outputs != p.state.outputs:
-                writer.changed = True
-            p.state.outputs = outputs
-    finally:
-        if order is not None:
-            # the writer has drained: every completion it made durable is written; one it could
-            # not (the disk failed) is never reported
-            order.finish()
+    async with p.store.writer(p.state) as writer:
+        limits = opts.limits
+        for pc in p.module.providers.values():
+            if pc.limits is not None:
+                limits.merge(pc.limits)
+        applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                          resolver, local_value, limits)
+        applier.record_data_reads()
+        if p.plan.refresh_only and p.plan.drift:
+            writer.changed = True  # the refreshed objects are what this apply records
+        result = await applier.run(opts.parallelism, opts.fail_fast, opts.on_signals)
+        outputs = _final_outputs(p, applier.resolver, local_value, result)
+        if outputs != p.state.outputs:
+            writer.changed = True
+        p.state.outputs = outputs
     return result
 
 

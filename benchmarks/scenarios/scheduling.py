@@ -11,7 +11,7 @@ write — is reported next to it.
 Two shapes: ``wide`` (10 layers: the ⌈N/P⌉ term dominates, so this measures
 keeping P operations in flight) and ``deep`` (200 layers: the critical path
 dominates, so this measures starting each node the moment its last dependency
-is recorded).
+is durable).
 """
 
 from __future__ import annotations
@@ -73,12 +73,11 @@ def cases(ctx: Context) -> list[Case]:
 
 def chain_breakdown(dag: Dag, d: Path, t: OpTimes, latency_s: float) -> dict[str, Any]:
     """Where the time goes on the critical chain, per link, in ms (from the -json stream and the
-    sim ledger's record of each create): a node's last parent recorded -> its ``apply_start``
+    sim ledger's record of each create): a node's last parent durable -> its ``apply_start``
     (dispatch: the worker's turn, the final plan); ``apply_start`` + L -> the ledger's record
     (the operation's turn on the CPU after its wait ended); the ledger's record ->
-    ``apply_complete``'s time (back through the provider, its result checked and put in the
-    state). The journal's fsync is not on the chain: a dependent starts once its dependency is
-    recorded, and only the event waits for the disk."""
+    ``apply_complete``'s time (durable: back through the provider, its result checked, put in
+    the state and the journal fsync'd; a dependent starts only then)."""
     created: dict[str, float] = {}
     ledger = d / "ledger.jsonl"
     if ledger.exists():
@@ -91,19 +90,19 @@ def chain_breakdown(dag: Dag, d: Path, t: OpTimes, latency_s: float) -> dict[str
     chain = critical_chain(dag, done_at)
     if not chain or any(addr[i] not in created or addr[i] not in t.start for i in chain):
         return {}
-    dispatch, turn, record = [], [], []
+    dispatch, turn, durable = [], [], []
     for k, i in enumerate(chain):
         a = addr[i]
         ready = done_at[chain[k - 1]] if k else t.first_start
         dispatch.append(t.start[a] - ready)
         turn.append(created[a] - (t.start[a] + latency_s))
-        record.append(t.complete[a] - created[a])
+        durable.append(t.complete[a] - created[a])
 
     def ms(xs: list[float]) -> float:
         return round(sum(xs) / len(xs) * 1000, 2)
 
     return {"chain_links": len(chain), "chain_dispatch_ms": ms(dispatch), "chain_turn_ms": ms(turn),
-            "chain_record_ms": ms(record)}
+            "chain_durable_ms": ms(durable)}
 
 
 def run(ctx: Context) -> Report:
@@ -181,7 +180,7 @@ def run(ctx: Context) -> Report:
                  Column("ops_per_s", "ops/s done", "{:,}"), Column("needed_ops_per_s", "ops/s the bound needs", "{:,}"),
                  Column("chain_dispatch_ms", "chain: dispatch (ms)", "{:.2f}"),
                  Column("chain_turn_ms", "chain: turn (ms)", "{:.2f}"),
-                 Column("chain_record_ms", "chain: record (ms)", "{:.2f}"),
+                 Column("chain_durable_ms", "chain: durable (ms)", "{:.2f}"),
                  Column("process_wall_s", "whole process (s)", "{:.1f}"),
                  Column("before_apply_s", "load + plan (s)", "{:.1f}")],
         rows=rows, targets=targets,
@@ -193,14 +192,13 @@ def run(ctx: Context) -> Report:
                "in flight; when it exceeds what the process can do on its CPU, the walk is CPU-bound.",
                "apply wall: first apply_start to last apply_complete in the -json stream (one run per case; "
                "with --reps N, the run with the median ratio, all N ratios in the JSON). An apply_complete's "
-               "@timestamp is when its object was recorded; the stream carries it only once the record is "
-               "durable (the last one: one journal fsync later, ~1-3 ms).",
+               "@timestamp is when its object's journal record became durable.",
                "chain: the critical chain (from the operation that completed last, back through the parent that "
-               "completed last), per link, beyond L: dispatch = last parent recorded -> apply_start (the "
+               "completed last), per link, beyond L: dispatch = last parent durable -> apply_start (the "
                "worker's turn, the final plan); turn = apply_start + L -> the sim ledger's record of the create "
-               "(the operation's turn on the CPU after its wait ended); record = that record -> apply_complete "
-               "(provider return, the result checked and put in the state; a dependent does not wait for the "
-               "journal's fsync). Their sum times the links is what the deep DAGs lose against the bound.",
+               "(the operation's turn on the CPU after its wait ended); durable = that record -> apply_complete "
+               "(provider return, the result checked and put in the state, the journal fsync'd: a dependent "
+               "starts only then). Their sum times the links is what the deep DAGs lose against the bound.",
                "load + plan: from the first event (version) to the first apply_start; it includes loading "
                "N individual resource blocks from main.tf.json."],
     )
