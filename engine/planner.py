@@ -627,7 +627,10 @@ class Planner:
     def _ref_specs(self, rc: ResourceConfig) -> tuple[list[_RefSpec], set[ResourceAddr]]:
         specs: list[_RefSpec] = []
         whole: set[ResourceAddr] = set()
-        for e in expressions_of(rc):
+        # count and for_each too: what they refer to must exist before any instance does (and is
+        # recorded in each instance's dependencies, as terraform records it)
+        metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+        for e in [*expressions_of(rc), *metas]:
             for ref in E.references(e):
                 node = self._ref_node(ref)
                 if node is None:

@@ -232,3 +232,50 @@ def test_reversed_dependencies_replace_in_state_order_then_config_order(workdir:
     order = [(e["hook"]["resource"]["addr"], e["hook"]["action"]) for e in res.of_type("apply_complete")]
     assert order == [("terraform_data.b[0]", "delete"), ("terraform_data.a[0]", "delete"),
                      ("terraform_data.b[0]", "create"), ("terraform_data.a[0]", "create")], order
+
+
+# --------------------------------------------------------------------------- count / for_each dependencies
+
+META = """
+resource "terraform_data" "a" {
+  for_each = toset(["x", "y"])
+  input    = each.key
+}
+locals {
+  m = { one = terraform_data.a["x"].id }
+}
+resource "terraform_data" "c" {
+  for_each = terraform_data.a
+  input    = each.value.id
+}
+resource "terraform_data" "d" {
+  for_each = local.m
+  input    = each.value
+}
+resource "terraform_data" "e" {
+  count = length(terraform_data.a)
+}
+"""
+
+
+def test_what_count_and_for_each_refer_to_is_applied_first_recorded_and_destroyed_last(workdir: Workdir) -> None:
+    # a resource named only in count or for_each is a dependency like any other (terraform's too):
+    # created before, recorded in each instance's dependencies, destroyed after
+    res = apply_config(workdir, META)
+    assert res.returncode == 0, res.stdout + res.stderr
+    order = [a for a, _ in completed(res)]
+    for dependent in ('terraform_data.c["x"]', 'terraform_data.c["y"]', 'terraform_data.d["one"]',
+                      "terraform_data.e[0]", "terraform_data.e[1]"):
+        assert order.index(dependent) > max(order.index('terraform_data.a["x"]'),
+                                            order.index('terraform_data.a["y"]')), order
+    state = workdir.state()
+    deps = {(r["name"], i.get("index_key")): i.get("dependencies") for r in state["resources"]
+            for i in r["instances"]}
+    assert deps[("c", "x")] == ["terraform_data.a"], deps
+    assert deps[("d", "one")] == ["terraform_data.a"], deps
+    assert deps[("e", 0)] == ["terraform_data.a"], deps
+    res = workdir.strata("destroy", "-auto-approve", "-json", "-parallelism=1")
+    assert res.returncode == 0, res.stdout + res.stderr
+    order = [a for a, _ in completed(res)]
+    assert order[-2:] in (['terraform_data.a["x"]', 'terraform_data.a["y"]'],
+                          ['terraform_data.a["y"]', 'terraform_data.a["x"]']), order
