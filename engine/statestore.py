@@ -221,6 +221,10 @@ class StateWriter:
         header = orjson.dumps({"lineage": self.state.lineage}) + b"\n"
         os.write(self._fd, header)
         if self.store.fsync:
+            # the journal's name must survive a power loss too, or its first fsync'd records could
+            # be lost with it
+            os.fdatasync(self._fd)
+            _fsync_dir(os.path.dirname(os.path.abspath(self.store.journal_path)))
             self._sync = DataSync(self._fd)
 
     def put(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,

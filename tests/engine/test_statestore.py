@@ -150,6 +150,29 @@ def test_object_is_in_journal_when_on_durable_fires(state_path: Path) -> None:
         f"on_durable fired before the record was in the journal on disk: {seen}"
 
 
+def test_the_new_journal_is_made_durable_in_its_directory_before_any_record(
+        state_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # after a power loss a journal whose directory entry was never fsync'd may be gone, and with
+    # it records that were reported durable
+    import engine.statestore as statestore
+
+    calls: list[str] = []
+    real = statestore._fsync_dir
+    monkeypatch.setattr(statestore, "_fsync_dir", lambda path: (calls.append(path), real(path))[1])
+    store = store_at(state_path)
+
+    async def main() -> None:
+        state = store.load()
+        async with store.writer(state) as w:
+            assert Path(store.journal_path).exists()
+            assert calls == [str(state_path.parent)], calls
+            done = anyio.Event()
+            w.put(addr("a"), PROVIDER, obj("a"), on_durable=done.set)
+            await done.wait()
+
+    run(main)
+
+
 def test_on_durable_fires_for_every_put_in_a_burst(state_path: Path) -> None:
     store = store_at(state_path)
     fired: list[str] = []
