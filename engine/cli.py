@@ -287,8 +287,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
             out.text(f"\nApply complete! Resources: {c['add']} added, {c['change']} changed, "
                      f"{c['remove']} destroyed.\n")
         if not destroy:
-            if p.state.outputs:
-                out.emit(_state_outputs_event(p.state.outputs))
+            out.emit(_state_outputs_event(p.state.outputs))  # "Outputs: 0" too, as terraform's
             _print_outputs(out, p.state.outputs)
         return 0
     if result.skipped:
@@ -865,6 +864,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
     except BaseException as exc:
+        if _out_of_memory(exc):
+            # a count or for_each far beyond this machine: one line, not a traceback (the state on
+            # disk holds everything an apply completed)
+            sys.stderr.write("strata: out of memory (is a count or for_each much larger than intended?)\n")
+            return 1
         if not _interrupted(exc):
             raise
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
@@ -892,6 +896,14 @@ def _stdout_to_devnull() -> None:
 
 
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.subgroup(lambda e: isinstance(e, MemoryError)) is not None
+    return False
 
 
 def _interrupted(exc: BaseException) -> bool:

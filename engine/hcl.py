@@ -270,29 +270,38 @@ def _line(t: Tree | Token) -> int:
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
 
-def _unescape(s: str) -> str:
+def _unescape(s: str, line: int) -> str:
+    """A quoted string's literal text with its escapes resolved, as HCL's: ``\\n \\r \\t \\" \\\\``,
+    ``\\uNNNN`` and ``\\UNNNNNNNN``; anything else is terraform's "Invalid escape sequence"."""
     if "\\" not in s:
         return s
     out: list[str] = []
     i = 0
     while i < len(s):
         c = s[i]
-        if c == "\\" and i + 1 < len(s):
-            n = s[i + 1]
-            if n in _ESCAPES:
-                out.append(_ESCAPES[n])
-                i += 2
-                continue
-            if n == "u" and i + 6 <= len(s):
-                out.append(chr(int(s[i + 2:i + 6], 16)))
-                i += 6
-                continue
-            if n == "U" and i + 10 <= len(s):
-                out.append(chr(int(s[i + 2:i + 10], 16)))
-                i += 10
-                continue
-        out.append(c)
-        i += 1
+        if c != "\\" or i + 1 >= len(s):
+            out.append(c)
+            i += 1
+            continue
+        n = s[i + 1]
+        if n in _ESCAPES:
+            out.append(_ESCAPES[n])
+            i += 2
+            continue
+        if n in "uU":
+            width = 4 if n == "u" else 8
+            digits = s[i + 2:i + 2 + width]
+            if len(digits) < width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                raise _SyntaxFail("Invalid escape sequence", line,
+                                  f"The \\{n} escape sequence must be followed by "
+                                  f"{'four' if width == 4 else 'eight'} hexadecimal digits.")
+            code = int(digits, 16)
+            if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                raise _SyntaxFail("Invalid escape sequence", line, f"Cannot encode character U+{code:x} in UTF-8.")
+            out.append(chr(code))
+            i += 2 + width
+            continue
+        raise _SyntaxFail("Invalid escape sequence", line, f'The symbol "{n}" is not a valid escape sequence selector.')
     return "".join(out)
 
 
@@ -525,7 +534,7 @@ class _Converter:
                 elif inner.type == "ESCAPED_DIRECTIVE":
                     parts.append(str(inner)[1:])
                 else:
-                    parts.append(_unescape(str(inner)))
+                    parts.append(_unescape(str(inner), line))
             elif inner.data == "interpolation":
                 parts.append(self.expr(inner.children[1]))
             else:

@@ -570,7 +570,7 @@ class Planner:
                     return None
             if isinstance(n, float) and n.is_integer():
                 n = int(n)
-            if not isinstance(n, int):
+            if not isinstance(n, int) or not -(1 << 63) <= n < 1 << 63:  # cty's int64, as terraform's
                 self._expansion_error(rc, error("Invalid count argument", _COUNT_NULL if n is None else
                                                 _COUNT_WHOLE, where))
                 return None

@@ -315,6 +315,9 @@ def test_warnings_found_before_an_error_are_still_printed(workdir: Workdir) -> N
     ("count = null", 'The given "count" argument value is null. An integer is required.\n'),
     ("count = 2.5", 'The given "count" argument value is unsuitable: value must be a whole number,\n'
                     "between -9223372036854775808 and 9223372036854775807.\n"),
+    # a whole number beyond cty's int64: terraform's same words, not an attempt to plan 1e100 instances
+    ("count = 1e100", 'The given "count" argument value is unsuitable: value must be a whole number,\n'
+                      "between -9223372036854775808 and 9223372036854775807.\n"),
 ])
 def test_count_values_that_are_no_whole_number(workdir: Workdir, body: str, detail: str) -> None:
     workdir.write(f'resource "terraform_data" "a" {{\n  {body}\n}}\n')
@@ -327,3 +330,25 @@ def test_a_data_block_s_invalid_name_says_data_resource(workdir: Workdir) -> Non
     workdir.write('data "terraform_remote_state" "1x" {\n}\n')
     res = workdir.strata("validate", "-no-color")
     assert res.returncode == 1 and "\nError: Invalid data resource name\n" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize(("literal", "detail"), [
+    ("\\u{D800}", "The \\u escape sequence must be followed by four hexadecimal digits."),
+    ("\\u12", "The \\u escape sequence must be followed by four hexadecimal digits."),
+    ("\\U0001F6", "The \\U escape sequence must be followed by eight hexadecimal digits."),
+    ("\\uD800", "Cannot encode character U+d800 in UTF-8."),
+    ("\\q", 'The symbol "q" is not a valid escape sequence selector.'),
+])
+def test_invalid_escape_sequences_in_terraform_s_words(workdir: Workdir, literal: str, detail: str) -> None:
+    workdir.write(f'resource "terraform_data" "a" {{\n  input = "{literal}"\n}}\n')
+    res = workdir.strata("validate", "-no-color")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "Error: Invalid escape sequence" in res.stderr and "on main.tf line 2" in res.stderr, res.stderr
+    assert res.stderr.rstrip().endswith(detail), res.stderr
+
+
+def test_valid_escape_sequences_are_resolved(workdir: Workdir) -> None:
+    workdir.write('output "o" {\n  value = "\\u00e9\\U0001F600\\t\\"\\\\"\n}\n')
+    res = workdir.strata("apply", "-auto-approve", "-json")
+    assert res.returncode == 0, res.stderr
+    assert workdir.state()["outputs"]["o"]["value"] == "\u00e9\U0001F600\t\"\\"

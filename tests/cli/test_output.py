@@ -202,3 +202,14 @@ def test_show_outputs_match_terraform(tmp_path: Path) -> None:
     theirs.write(CONFIG)
     assert theirs.terraform("apply", "-auto-approve", "-input=false", "-no-color").returncode == 0
     assert theirs.terraform("show", "-no-color").stdout.endswith("\n" + SHOWN)
+
+
+def test_an_apply_without_outputs_still_ends_its_json_stream_with_an_outputs_event(workdir: Workdir) -> None:
+    # terraform's apply -json ends with {"@message": "Outputs: 0", "outputs": {}} too; a destroy has none
+    workdir.write('resource "terraform_data" "a" {}\n')
+    res = workdir.strata("apply", "-auto-approve", "-json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    last = res.events[-1]
+    assert (last["type"], last["@message"], last["outputs"]) == ("outputs", "Outputs: 0", {}), last
+    res = workdir.strata("destroy", "-auto-approve", "-json")
+    assert "outputs" not in [e["type"] for e in res.events], res.stdout

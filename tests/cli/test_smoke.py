@@ -27,3 +27,19 @@ def test_plan_apply_replan_destroy(workdir: Workdir) -> None:
     order = [e["hook"]["resource"]["addr"] for e in destroyed.of_type("apply_complete")]
     assert order == ["terraform_data.b", "terraform_data.a"]
     assert workdir.state()["resources"] == []
+
+
+def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    # e.g. count = 1e10: terraform itself dies of it; strata says so in one line and exits 1
+    import engine.cli as cli
+
+    async def exhausted(argv: list[str]) -> int:
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "run", exhausted)
+    # main() configures the process's logging and collector: not for the tests that run after this one
+    monkeypatch.setattr(cli.structlog, "configure", lambda **kw: None)
+    monkeypatch.setattr(cli.gc, "set_threshold", lambda *a: None)
+    assert cli.main(["plan"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("strata: out of memory") and "Traceback" not in err, err
