@@ -391,6 +391,8 @@ def type_constraint(e: E.Expr) -> Any:
     """A type expression (``list(string)``, ``object({a = number})``) as cty JSON type notation."""
     if isinstance(e, E.Var) and e.name in _PRIMITIVES:
         return _PRIMITIVES[e.name]
+    if isinstance(e, E.Var) and e.name not in ("list", "set", "map", "tuple", "object"):
+        raise ValueError(f'The keyword "{e.name}" is not a valid type specification.')  # terraform's words
     if isinstance(e, E.Call):
         if e.name in ("list", "set", "map") and len(e.args) == 1:
             return [e.name, type_constraint(e.args[0])]

@@ -149,8 +149,10 @@ def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, l
             for item in v if isinstance(v, list) else [v]:
                 blk.blocks.append(_json_block(k, (), item, filename, kline))
             continue
-        blk.attributes[k] = Attribute(k, json_expr(v, filename, kline, raw_refs=(k == "depends_on")),
-                                      SourceRange(filename, kline))
+        # depends_on and a variable's type are expressions written as strings ("list(string)"), not
+        # templates, as terraform reads them
+        raw = k == "depends_on" or (k == "type" and btype == "variable")
+        blk.attributes[k] = Attribute(k, json_expr(v, filename, kline, raw_refs=raw), SourceRange(filename, kline))
     return blk
 
 

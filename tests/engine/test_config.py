@@ -467,3 +467,20 @@ def test_a_diagnostic_with_an_address_or_outside_any_block_gets_no_context(tmp_p
     diags = module.with_context([error("a", subject=inside), error("b", subject=inside, address="terraform_data.x"),
                                  error("c", subject=outside), error("d")])
     assert [x.context for x in diags] == ['resource "terraform_data" "x"', None, None, None]
+
+
+@pytest.mark.parametrize(("spelled", "expected"), [
+    ("string", "string"),
+    ("number", "number"),
+    ("list(string)", ["list", "string"]),
+    ("object({a = number})", ["object", {"a": "number"}]),
+])
+def test_a_json_variable_s_type_is_an_expression_in_a_string(tmp_path: Path, spelled: str, expected: object) -> None:
+    # {"type": "list(string)"}: the string holds the type expression, as terraform reads it
+    m = load(tmp_path, {"main.tf.json": '{"variable": {"v": {"type": "' + spelled + '"}}}'})
+    assert m.variables["v"].type == expected
+
+
+def test_an_unknown_type_keyword_is_named(tmp_path: Path) -> None:
+    got = diags(tmp_path, {"main.tf": 'variable "v" {\n  type = strin\n}\n'})
+    assert got == [("Invalid type specification", "main.tf:2")], got
