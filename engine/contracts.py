@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .provider import ResourceSchema
-from .values import UNKNOWN, equal, is_wholly_known
+from .values import UNKNOWN, SetVal, equal, is_wholly_known
 
 
 def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: dict[str, Any] | None,
@@ -49,31 +49,59 @@ def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: d
 _SCALARS = (str, bool, int)  # equal() on two of the same type is ==; floats excluded (nan)
 
 
+def _known_changed(path: str, v: Any, got: Any) -> str | None:
+    """Where ``got`` differs from what ``v`` already knew: ``path: was .., but now ..``, or None.
+
+    Inside a partly unknown object, map, list or tuple each known part must stay as it was (the
+    elements by index; a list or tuple of known length keeps it). A partly unknown set is not
+    compared: an unknown element may turn out equal to another, and the elements reorder."""
+    if v is UNKNOWN or v is got:
+        return None
+    if is_wholly_known(v):
+        return None if equal(v, got) else f"{path}: was {v!r}, but now {got!r}"
+    if isinstance(v, SetVal):
+        return None
+    if isinstance(v, dict):
+        if type(got) is not type(v) or got.keys() != v.keys():
+            return f"{path}: was {v!r}, but now {got!r}"
+        for k, x in v.items():
+            problem = _known_changed(f"{path}.{k}" if type(v) is dict else f'{path}["{k}"]', x, got[k])
+            if problem:
+                return problem
+        return None
+    if isinstance(v, tuple):
+        if type(got) is not type(v) or len(got) != len(v):
+            return f"{path}: was {v!r}, but now {got!r}"
+        for i, (x, y) in enumerate(zip(v, got, strict=True)):
+            problem = _known_changed(f"{path}[{i}]", x, y)
+            if problem:
+                return problem
+    return None
+
+
 def check_final_plan(initial: dict[str, Any], final: dict[str, Any]) -> str | None:
-    """A value known in the initial plan must be identical in the final plan."""
+    """A value known in the initial plan must be identical in the final plan, inside a partly
+    unknown value too."""
     for k, v in initial.items():
-        if v is UNKNOWN:
-            continue
         got = final.get(k)
-        if v is got or (type(v) is type(got) and type(v) in _SCALARS and v == got):
+        if v is got or v is UNKNOWN or (type(v) is type(got) and type(v) in _SCALARS and v == got):
             continue  # hot path: once per attribute of every operation
-        if is_wholly_known(v):
-            if not equal(v, got):
-                return f".{k}: was {v!r}, but now {got!r}"
+        problem = _known_changed(f".{k}", v, got)
+        if problem:
+            return problem
     return None
 
 
 def check_new_state(planned: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """The applied object: wholly known, and every value known in the plan kept, inside a partly
+    unknown value too."""
     if not is_wholly_known(new):
         return "the new state contains unknown values"
     for k, v in planned.items():
-        if v is UNKNOWN:
-            continue
         got = new.get(k)
-        if v is got or (type(v) is type(got) and type(v) in _SCALARS and v == got):
+        if v is got or v is UNKNOWN or (type(v) is type(got) and type(v) in _SCALARS and v == got):
             continue  # hot path: once per attribute of every operation
-        if not is_wholly_known(v):
-            continue
-        if not equal(v, got):
-            return f".{k}: was {v!r}, but now {got!r}"
+        problem = _known_changed(f".{k}", v, got)
+        if problem:
+            return problem
     return None

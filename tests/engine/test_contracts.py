@@ -219,3 +219,24 @@ class Crashes(Misbehaving):
 async def test_provider_exception_fails_only_that_resource(tmp_path: Path) -> None:
     result = await _apply(_write(tmp_path), Crashes())
     assert not result.ok and "boom" in _messages(result.diagnostics)
+
+
+# the pure checks, inside partly unknown values: each known part must be kept
+
+from engine.contracts import check_final_plan, check_new_state  # noqa: E402
+from engine.values import ListVal, MapVal, SetVal  # noqa: E402
+
+
+@pytest.mark.parametrize(("planned", "got", "problem"), [
+    ({"o": {"a": "x", "b": UNKNOWN}}, {"o": {"a": "CHANGED", "b": 1}}, ".o.a: was 'x', but now 'CHANGED'"),
+    ({"m": MapVal({"a": "1", "b": UNKNOWN})}, {"m": MapVal({"a": "2", "b": "3"})}, '.m["a"]: was \'1\', but now \'2\''),
+    ({"l": ListVal(["x", UNKNOWN])}, {"l": ListVal(["y", "z"])}, ".l[0]: was 'x', but now 'y'"),
+    ({"l": ListVal(["x", UNKNOWN])}, {"l": ListVal(["x", "z", "w"])},
+     ".l: was tolist(['x', (known after apply)]), but now tolist(['x', 'z', 'w'])"),
+    ({"o": {"a": "x", "b": UNKNOWN}}, {"o": {"a": "x", "b": 1}}, None),
+    ({"s": SetVal(["x", UNKNOWN])}, {"s": SetVal(["w", "x"])}, None),  # a set's elements reorder
+])
+def test_a_known_part_of_a_partly_unknown_value_must_be_kept(planned: dict[str, Any], got: dict[str, Any],
+                                                            problem: str | None) -> None:
+    assert check_final_plan(planned, got) == problem
+    assert check_new_state(planned, got) == problem
