@@ -113,8 +113,13 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             raise DiagnosticsError([error("Invalid target address", f"{exc}: -target takes TYPE.NAME, "
                                           'TYPE.NAME[INDEX] or TYPE.NAME["KEY"] (modules are not supported).')
                                     ]) from None
+        limits = opts.limits  # the command line's, then each provider block's: refresh reads under them too
+        for pc in module.providers.values():
+            if pc.limits is not None:
+                limits.merge(pc.limits)
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
-                          parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only)
+                          parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
+                          limits=limits)
         try:
             plan = await planner.run(destroy=destroy)
         except DiagnosticsError as exc:

@@ -50,6 +50,7 @@ from .exprvalues import path_of, traversal_text
 from .forcedcbd import force_create_before_destroy
 from .graph import Graph
 from .instanceconfig import evaluate_instance_config
+from .limits import Limits
 from .plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
 from .provider import (
     PlanResourceChangeRequest,
@@ -147,8 +148,10 @@ _SENSITIVE_FOR_EACH = (
 class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
                  emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
-                 parallelism: int = 10, targets: Targets | None = None, refresh_only: bool = False) -> None:
+                 parallelism: int = 10, targets: Targets | None = None, refresh_only: bool = False,
+                 limits: Limits | None = None) -> None:
         self.module = module
+        self.limits = limits
         self.state = state
         self.providers = providers
         self.variables = variables
@@ -189,7 +192,7 @@ class Planner:
                             else self._with_dependencies(self.targets, graph))
         covers = self.targets.covers if self.targets is not None else None
         refresher = Refresher(self.module, self.state, self.providers, self.diags, self.emit,
-                              self.refresh, self.parallelism, only=covers)
+                              self.refresh, self.parallelism, only=covers, limits=self.limits)
         await refresher.run()
         self._raise_if_errors()
         if self.refresh_only:

@@ -18,6 +18,7 @@ from . import events as ev
 from .addrs import InstanceAddr, provider_key_from_state
 from .config import Module
 from .diagnostics import Diagnostic, addressed, error, errors_of
+from .limits import Limits
 from .provider import ReadResourceRequest, ResourceSchema, UpgradeResourceStateRequest
 from .registry import Providers
 from .state import ObjectState, State
@@ -28,8 +29,11 @@ from .values import is_wholly_known
 class Refresher:
     def __init__(self, module: Module, state: State, providers: Providers, diags: list[Diagnostic],
                  emit: Callable[[ev.Event], None], refresh: bool = True, parallelism: int = 10,
-                 only: Callable[[InstanceAddr], bool] | None = None) -> None:
+                 only: Callable[[InstanceAddr], bool] | None = None, limits: Limits | None = None) -> None:
         self.module = module
+        # -provider-parallelism, -rate-limit and the rest hold for ReadResource as for apply: a
+        # large refresh is what hits a cloud API's throttling first
+        self.limits = limits if limits is not None and limits.active() else None
         self.state = state
         self.providers = providers
         self.diags = diags
@@ -67,15 +71,21 @@ class Refresher:
                     continue
                 obj = upgraded
             if self.refresh and deposed is None:
-                work.append((addr, obj, prov, provider, schema))
+                work.append((addr, obj, prov, pname, provider, schema))
         if not work:
             return
         limiter = anyio.CapacityLimiter(self.parallelism)
 
-        async def one(addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
+        limits = self.limits
+
+        async def one(addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
                       schema: ResourceSchema) -> None:
             async with limiter:
-                await self._refresh_one(addr, obj, prov, provider, schema)
+                if limits is None:
+                    await self._refresh_one(addr, obj, prov, provider, schema)
+                    return
+                async with limits.slot(pname, addr.resource.type):
+                    await self._refresh_one(addr, obj, prov, provider, schema)
 
         async with anyio.create_task_group() as tg:
             for item in work:

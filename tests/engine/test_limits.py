@@ -18,6 +18,8 @@ from engine import (
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
+    ReadResourceRequest,
+    ReadResourceResponse,
     ResourceSchema,
     error,
 )
@@ -109,6 +111,40 @@ async def test_global_parallelism_still_applies_without_other_limits(tmp_path: P
     provider = Counting()
     assert (await _apply(_opts(tmp_path, MANY, parallelism=4), provider)).ok
     assert provider.peak == 4
+
+
+class CountingReads(Counting):
+    """Counting, and how many ReadResource calls (refresh) are in flight."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads_in_flight = 0
+        self.reads_peak = 0
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+        self.reads_in_flight += 1
+        self.reads_peak = max(self.reads_peak, self.reads_in_flight)
+        try:
+            for _ in range(3):
+                await anyio.sleep(0)
+        finally:
+            self.reads_in_flight -= 1
+        return ReadResourceResponse(req.current_state)
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize("where", ["command line", "provider block"])
+async def test_refresh_reads_are_held_to_the_same_limits_as_applies(tmp_path: Path, where: str) -> None:
+    # a large refresh is what meets a cloud API's throttling first
+    provider = CountingReads()
+    assert (await _apply(_opts(tmp_path, MANY, parallelism=20), provider)).ok
+    if where == "command line":
+        opts = _opts(tmp_path, MANY, parallelism=20, limits=Limits(provider_parallelism={"count": 3}))
+    else:
+        opts = _opts(tmp_path, MANY + 'provider "count" {\n  strata {\n    parallelism = 3\n  }\n}\n',
+                     parallelism=20)
+    await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+    assert provider.reads_peak == 3, f"expected at most 3 reads in flight (and the cap reached), saw {provider.reads_peak}"
 
 
 @pytest.mark.trio
