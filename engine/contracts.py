@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .provider import ResourceSchema
+from .provider import BlockSchema, ResourceSchema
 from .values import UNKNOWN, SetVal, equal, is_wholly_known
 
 
@@ -19,30 +19,77 @@ def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: d
 
     Every non-null configuration value must be kept as configured, or as the
     prior value (normalization); only computed attributes that are null in
-    configuration may be set by the provider.
+    configuration may be set by the provider. The same holds inside nested
+    blocks (single, list and map blocks element by element; a set block's
+    elements cannot be paired up without their identity, and are not checked).
     """
     if planned is None:
         return ": the planned new state is null for an object that is in configuration"
     if not isinstance(planned, dict):
         return ": the planned new state is not an object"
-    for name, a in schema.attributes.items():
+    problem = _check_object("", schema.attributes, schema.blocks, config, prior, planned)
+    if problem:
+        return problem
+    for name in planned:
+        if name not in schema.attributes and name not in schema.blocks:
+            return f".{name}: the provider planned an attribute that is not in its schema"
+    return None
+
+
+def _check_object(path: str, attributes: dict[str, Any], blocks: dict[str, BlockSchema], config: dict[str, Any],
+                  prior: dict[str, Any] | None, planned: dict[str, Any]) -> str | None:
+    for name, a in attributes.items():
         cfg = config.get(name)
         got = planned.get(name)
         if cfg is UNKNOWN:
             if got is not UNKNOWN:
-                return f".{name}: planned value {got!r} for a value that is unknown in configuration"
+                return f"{path}.{name}: planned value {got!r} for a value that is unknown in configuration"
         elif cfg is not None:
             if equal(got, cfg):
                 continue
             if prior is not None and equal(got, prior.get(name)):
                 continue  # normalization: the provider kept an equivalent prior value
             prior_text = f" nor prior value {prior.get(name)!r}" if prior is not None else ""
-            return f".{name}: planned value {got!r} does not match config value {cfg!r}{prior_text}"
+            return f"{path}.{name}: planned value {got!r} does not match config value {cfg!r}{prior_text}"
         elif not a.computed and got is not None:
-            return f".{name}: planned value {got!r} for a non-computed attribute that is null in configuration"
-    for name in planned:
-        if name not in schema.attributes and name not in schema.blocks:
-            return f".{name}: the provider planned an attribute that is not in its schema"
+            return f"{path}.{name}: planned value {got!r} for a non-computed attribute that is null in configuration"
+    for name, b in blocks.items():
+        problem = _check_block(f"{path}.{name}", b, config.get(name), prior.get(name) if prior else None,
+                               planned.get(name))
+        if problem:
+            return problem
+    return None
+
+
+def _check_block(path: str, b: BlockSchema, cfg: Any, prior: Any, got: Any) -> str | None:
+    """One nested block's planned value against its configuration, element by element."""
+    if cfg is None or cfg is UNKNOWN or b.nesting == "set":
+        return None
+    if b.nesting == "single":
+        if not isinstance(cfg, dict):
+            return None
+        if not isinstance(got, dict):
+            return f"{path}: planned {got!r} for a block that is in configuration"
+        return _check_object(path, b.attributes, b.blocks, cfg, prior if isinstance(prior, dict) else None, got)
+    if b.nesting == "list" and isinstance(cfg, tuple):
+        if not isinstance(got, tuple) or len(got) != len(cfg):
+            return f"{path}: planned {got!r} for {len(cfg)} block(s) in configuration"
+        for i, (c, g) in enumerate(zip(cfg, got, strict=True)):
+            p = prior[i] if isinstance(prior, tuple) and i < len(prior) and isinstance(prior[i], dict) else None
+            if isinstance(c, dict) and isinstance(g, dict):
+                problem = _check_object(f"{path}[{i}]", b.attributes, b.blocks, c, p, g)
+                if problem:
+                    return problem
+        return None
+    if b.nesting == "map" and isinstance(cfg, dict):
+        if not isinstance(got, dict) or got.keys() != cfg.keys():
+            return f"{path}: planned {got!r} for the blocks {sorted(cfg)} in configuration"
+        for k, c in cfg.items():
+            p = prior.get(k) if isinstance(prior, dict) and isinstance(prior.get(k), dict) else None
+            if isinstance(c, dict) and isinstance(got[k], dict):
+                problem = _check_object(f'{path}["{k}"]', b.attributes, b.blocks, c, p, got[k])
+                if problem:
+                    return problem
     return None
 
 

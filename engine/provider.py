@@ -250,11 +250,30 @@ class BaseProvider:
 
 def proposed_new_state(schema: ResourceSchema, prior: dict[str, Any] | None,
                        config: dict[str, Any]) -> dict[str, Any]:
-    """Configuration where non-null; prior values for computed attributes left null in configuration."""
+    """Configuration where non-null; prior values for computed attributes left null in
+    configuration, inside nested blocks too (single blocks, list blocks by index, map blocks by
+    key; a set block's elements have no identity to pair them by, and stay as configured)."""
     if prior is None:
         return dict(config)
+    return _proposed_object(schema.attributes, schema.blocks, prior, config)
+
+
+def _proposed_object(attributes: dict[str, AttributeSchema], blocks: dict[str, BlockSchema],
+                     prior: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     out = dict(config)
-    for name, a in schema.attributes.items():
+    for name, a in attributes.items():
         if a.computed and out.get(name) is None and name in prior:
             out[name] = prior[name]
+    for name, b in blocks.items():  # hot path: most schemas have none
+        cv, pv = out.get(name), prior.get(name)
+        if b.nesting == "single" and isinstance(cv, dict) and isinstance(pv, dict):
+            out[name] = _proposed_object(b.attributes, b.blocks, pv, cv)
+        elif b.nesting == "list" and isinstance(cv, tuple) and isinstance(pv, tuple):
+            out[name] = type(cv)(_proposed_object(b.attributes, b.blocks, pv[i], c)
+                                 if i < len(pv) and isinstance(c, dict) and isinstance(pv[i], dict) else c
+                                 for i, c in enumerate(cv))
+        elif b.nesting == "map" and isinstance(cv, dict) and isinstance(pv, dict):
+            out[name] = type(cv)({k: _proposed_object(b.attributes, b.blocks, pv[k], c)
+                                  if isinstance(c, dict) and isinstance(pv.get(k), dict) else c
+                                  for k, c in cv.items()})
     return out

@@ -145,7 +145,7 @@ def run(ctx: Context) -> Report:
                "behind that burst on the event loop; that, not the graph, is what separates the measured "
                "wall from one chain.",
                "With -parallelism below 2N the walker's FIFO ready queue holds every A (ready at once) "
-               "ahead of B[0] (ready when A[0] is recorded), so B[0] starts only after the last A has *started*."],
+               "ahead of B[0] (ready when A[0] is durable), so B[0] starts only after the last A has *started*."],
     )
 
 

@@ -240,3 +240,47 @@ def test_a_known_part_of_a_partly_unknown_value_must_be_kept(planned: dict[str, 
                                                             problem: str | None) -> None:
     assert check_final_plan(planned, got) == problem
     assert check_new_state(planned, got) == problem
+
+
+# nested blocks: the planned-state contract and the proposed new state look inside them
+
+from engine.contracts import check_planned_state  # noqa: E402
+from engine.provider import proposed_new_state  # noqa: E402
+
+_BLOCK_ATTRS = {"a": AttributeSchema("string", optional=True), "c": AttributeSchema("string", computed=True)}
+
+
+def _nested(nesting: str) -> ResourceSchema:
+    return ResourceSchema({"id": AttributeSchema("string", computed=True)},
+                          blocks={"blk": BlockSchema(nesting, dict(_BLOCK_ATTRS))})
+
+
+@pytest.mark.parametrize(("nesting", "config", "planned", "problem"), [
+    ("single", {"a": "x", "c": None}, {"a": "CHANGED", "c": "k"},
+     ".blk.a: planned value 'CHANGED' does not match config value 'x'"),
+    ("list", ListVal([{"a": "x", "c": None}]), ListVal([{"a": "CHANGED", "c": "k"}]),
+     ".blk[0].a: planned value 'CHANGED' does not match config value 'x'"),
+    ("map", MapVal({"k": {"a": "x", "c": None}}), MapVal({"k": {"a": "CHANGED", "c": "k"}}),
+     '.blk["k"].a: planned value \'CHANGED\' does not match config value \'x\''),
+    ("list", ListVal([{"a": "x", "c": None}]), ListVal([]), ".blk: planned tolist([]) for 1 block(s) in configuration"),
+    ("single", {"a": "x", "c": None}, {"a": "x", "c": "computed by the provider"}, None),
+    ("set", SetVal([{"a": "x", "c": None}]), SetVal([{"a": "y", "c": None}]), None),  # no identity to pair by
+])
+def test_a_provider_must_keep_what_is_configured_inside_nested_blocks(nesting: str, config: Any, planned: Any,
+                                                                    problem: str | None) -> None:
+    got = check_planned_state(_nested(nesting), {"id": None, "blk": config}, None, {"id": UNKNOWN, "blk": planned})
+    assert got == problem, got
+
+
+@pytest.mark.parametrize(("nesting", "prior", "config", "proposed"), [
+    ("single", {"a": "x", "c": "k1"}, {"a": "y", "c": None}, {"a": "y", "c": "k1"}),
+    ("list", ListVal([{"a": "x", "c": "k1"}]), ListVal([{"a": "y", "c": None}, {"a": "z", "c": None}]),
+     ListVal([{"a": "y", "c": "k1"}, {"a": "z", "c": None}])),
+    ("map", MapVal({"m": {"a": "x", "c": "k1"}}), MapVal({"m": {"a": "y", "c": None}, "n": {"a": "z", "c": None}}),
+     MapVal({"m": {"a": "y", "c": "k1"}, "n": {"a": "z", "c": None}})),
+])
+def test_the_proposed_new_state_keeps_prior_computed_values_inside_nested_blocks(
+        nesting: str, prior: Any, config: Any, proposed: Any) -> None:
+    got = proposed_new_state(_nested(nesting), {"id": "i", "blk": prior}, {"id": None, "blk": config})
+    assert got == {"id": "i", "blk": proposed}, got
+    assert type(got["blk"]) is type(proposed)
