@@ -864,12 +864,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
     except BaseException as exc:
-        if _out_of_memory(exc):
+        if _raised(exc, MemoryError):
             # a count or for_each far beyond this machine: one line, not a traceback (the state on
             # disk holds everything an apply completed)
             sys.stderr.write("strata: out of memory (is a count or for_each much larger than intended?)\n")
             return 1
-        if not _interrupted(exc):
+        if not _raised(exc, KeyboardInterrupt):  # Ctrl-C
             raise
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
                          "compacted on the next apply).\n")
@@ -898,20 +898,13 @@ def _stdout_to_devnull() -> None:
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
 
 
-def _out_of_memory(exc: BaseException) -> bool:
-    if isinstance(exc, MemoryError):
+def _raised(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is a ``kind``, possibly wrapped in exception groups by the task groups it
+    passed through."""
+    if isinstance(exc, kind):
         return True
     if isinstance(exc, BaseExceptionGroup):
-        return exc.subgroup(lambda e: isinstance(e, MemoryError)) is not None
-    return False
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Ctrl-C, possibly wrapped in exception groups by the task groups it passed through."""
-    if isinstance(exc, KeyboardInterrupt):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return exc.subgroup(lambda e: isinstance(e, KeyboardInterrupt)) is not None
+        return exc.subgroup(lambda e: isinstance(e, kind)) is not None
     return False
 
 
