@@ -255,6 +255,7 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                 out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
                 if not refresh_cmd:
                     out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
+                out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
                 _print_outputs(out, p.state.outputs)
             return 0
         if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval

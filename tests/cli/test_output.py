@@ -211,5 +211,9 @@ def test_an_apply_without_outputs_still_ends_its_json_stream_with_an_outputs_eve
     assert res.returncode == 0, res.stdout + res.stderr
     last = res.events[-1]
     assert (last["type"], last["@message"], last["outputs"]) == ("outputs", "Outputs: 0", {}), last
+    # and when there is nothing to change: the stream still ends with the outputs
+    res = workdir.strata("apply", "-auto-approve", "-json")
+    last = res.events[-1]
+    assert (last["type"], last["@message"], last["outputs"]) == ("outputs", "Outputs: 0", {}), last
     res = workdir.strata("destroy", "-auto-approve", "-json")
     assert "outputs" not in [e["type"] for e in res.events], res.stdout
