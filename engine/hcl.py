@@ -529,10 +529,9 @@ class _Converter:
                 continue
             inner = c.children[0]
             if isinstance(inner, Token):
-                if inner.type == "ESCAPED_INTERPOLATION":
-                    parts.append(str(inner)[1:])
-                elif inner.type == "ESCAPED_DIRECTIVE":
-                    parts.append(str(inner)[1:])
+                if inner.type in ("ESCAPED_INTERPOLATION", "ESCAPED_DIRECTIVE"):
+                    # "$${...}" is a literal "${...}", whose text may hold escapes too ("$${a\tb}")
+                    parts.append(_unescape(str(inner)[1:], line))
                 else:
                     parts.append(_unescape(str(inner), line))
             elif inner.data == "interpolation":
@@ -621,7 +620,9 @@ def parse_expression(src: str, filename: str, line: int) -> E.Expr:
     try:
         attrs, _ = conv.body(tree.children[0])
         ex = attrs["__x"].expr
-    except (_SyntaxFail, KeyError) as exc:
+    except _SyntaxFail as exc:  # its own summary and detail ("Invalid escape sequence", ...)
+        raise DiagnosticsError([error(exc.summary, exc.detail, SourceRange(filename, line))]) from None
+    except KeyError as exc:
         raise DiagnosticsError([error("Invalid expression", str(exc), SourceRange(filename, line))]) from None
     return _relined(ex, line)
 

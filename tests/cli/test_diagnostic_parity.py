@@ -352,3 +352,14 @@ def test_valid_escape_sequences_are_resolved(workdir: Workdir) -> None:
     res = workdir.strata("apply", "-auto-approve", "-json")
     assert res.returncode == 0, res.stderr
     assert workdir.state()["outputs"]["o"]["value"] == "\u00e9\U0001F600\t\"\\"
+
+
+def test_escapes_inside_a_literal_interpolation_are_resolved_and_checked(workdir: Workdir) -> None:
+    # "$${a\tb}" is the literal text "${a<tab>b}", as terraform reads it; "$${a\qb}" is an error
+    workdir.write('output "o" {\n  value = "$${a\\tb}%%{c\\u0041}"\n}\n')
+    res = workdir.strata("apply", "-auto-approve", "-json")
+    assert res.returncode == 0, res.stderr
+    assert workdir.state()["outputs"]["o"]["value"] == "${a\tb}%{cA}"
+    workdir.write('output "o" {\n  value = "$${a\\qb}"\n}\n')
+    res = workdir.strata("validate", "-no-color")
+    assert res.returncode == 1 and "Error: Invalid escape sequence" in res.stderr, res.stderr
