@@ -19,7 +19,12 @@ from .addrs import InstanceAddr, provider_key_from_state
 from .config import Module
 from .diagnostics import Diagnostic, addressed, error, errors_of
 from .limits import Limits
-from .provider import ReadResourceRequest, ResourceSchema, UpgradeResourceStateRequest
+from .provider import (
+    ReadResourceRequest,
+    ReadResourceResponse,
+    ResourceSchema,
+    UpgradeResourceStateRequest,
+)
 from .registry import Providers
 from .state import ObjectState, State
 from .statecodec import encode_attributes
@@ -33,7 +38,7 @@ class Refresher:
         self.module = module
         # -provider-parallelism, -rate-limit and the rest hold for ReadResource as for apply: a
         # large refresh is what hits a cloud API's throttling first
-        self.limits = limits if limits is not None and limits.active() else None
+        self.limits = limits or Limits()
         self.state = state
         self.providers = providers
         self.diags = diags
@@ -76,16 +81,11 @@ class Refresher:
             return
         limiter = anyio.CapacityLimiter(self.parallelism)
 
-        limits = self.limits
 
         async def one(addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
                       schema: ResourceSchema) -> None:
             async with limiter:
-                if limits is None:
-                    await self._refresh_one(addr, obj, prov, provider, schema)
-                    return
-                async with limits.slot(pname, addr.resource.type):
-                    await self._refresh_one(addr, obj, prov, provider, schema)
+                await self._refresh_one(addr, obj, prov, pname, provider, schema)
 
         async with anyio.create_task_group() as tg:
             for item in work:
@@ -121,13 +121,32 @@ class Refresher:
         self.state.set_object(addr, prov, upgraded, deposed)
         return upgraded
 
-    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, provider: Any,
+    async def _read(self, addr: InstanceAddr, obj: ObjectState, pname: str, provider: Any) -> ReadResourceResponse:
+        """One ReadResource under the configured limits, retried with backoff while the provider
+        marks its errors retryable (as an apply's calls are). Raises what the provider raised."""
+        limits = self.limits
+        retries = limits.retries_for(pname)
+        attempt = 0
+        while True:
+            req = ReadResourceRequest(addr.resource.type, obj.attributes)
+            if limits.active():
+                async with limits.slot(pname, addr.resource.type):
+                    resp = await provider.read_resource(req)
+            else:
+                resp = await provider.read_resource(req)
+            errs = errors_of(resp.diagnostics)
+            if not errs or not all(d.retryable for d in errs) or attempt >= retries:
+                return resp
+            attempt += 1
+            await anyio.sleep(limits.retry.delay(attempt))
+
+    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
                            schema: ResourceSchema) -> None:
         id_key = schema.id_attribute
         id_value = obj.attributes.get(id_key)
         self.emit(ev.refresh_start(addr, id_key, id_value))
         try:
-            resp = await provider.read_resource(ReadResourceRequest(addr.resource.type, obj.attributes))
+            resp = await self._read(addr, obj, pname, provider)
         except Exception as exc:
             self.diags.append(error("Provider error during refresh", f"{type(exc).__name__}: {exc}",
                                     address=str(addr)))

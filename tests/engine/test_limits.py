@@ -15,6 +15,7 @@ from engine import (
     ApplyResourceChangeResponse,
     AttributeSchema,
     BaseProvider,
+    DiagnosticsError,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
@@ -258,3 +259,42 @@ async def test_apply_start_is_emitted_once_a_slot_is_held_not_while_waiting_for_
     result = await apply_planned(planned, opts, emit)
     assert result.ok and started == 30
     assert worst <= 3, f"{worst} operations were reported started while only 3 may be in flight"
+
+
+class ThrottledReads(CountingReads):
+    """Reads fail with a retryable error the first ``fail_reads`` times."""
+
+    def __init__(self, fail_reads: int, retryable: bool = True) -> None:
+        super().__init__()
+        self.fail_reads = fail_reads
+        self.read_calls = 0
+        self.read_retryable = retryable
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+        self.read_calls += 1
+        if self.read_calls <= self.fail_reads:
+            return ReadResourceResponse(None, (error("throttled", retryable=self.read_retryable),))
+        return ReadResourceResponse(req.current_state)
+
+
+ONE = 'resource "count_thing" "x" {\n  n = 1\n}\n'
+
+
+@pytest.mark.trio
+async def test_a_retryable_read_error_during_refresh_is_retried_as_an_apply_s_would_be(tmp_path: Path) -> None:
+    provider = ThrottledReads(fail_reads=2)
+    assert (await _apply(_opts(tmp_path, ONE), provider)).ok
+    opts = _opts(tmp_path, ONE, limits=Limits(retry=RetryPolicy(retries=3, base_delay=0.001)))
+    planned = await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+    assert not planned.plan.has_changes()
+    assert provider.read_calls == 3
+
+
+@pytest.mark.trio
+async def test_a_read_error_not_marked_retryable_fails_the_plan_at_once(tmp_path: Path) -> None:
+    provider = ThrottledReads(fail_reads=1, retryable=False)
+    assert (await _apply(_opts(tmp_path, ONE), provider)).ok
+    opts = _opts(tmp_path, ONE, limits=Limits(retry=RetryPolicy(retries=3, base_delay=0.001)))
+    with pytest.raises(DiagnosticsError):
+        await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+    assert provider.read_calls == 1
