@@ -391,7 +391,9 @@ def type_constraint(e: E.Expr) -> Any:
     """A type expression (``list(string)``, ``object({a = number})``) as cty JSON type notation."""
     if isinstance(e, E.Var) and e.name in _PRIMITIVES:
         return _PRIMITIVES[e.name]
-    if isinstance(e, E.Var) and e.name not in ("list", "set", "map", "tuple", "object"):
+    if isinstance(e, E.Var) and e.name in ("list", "set", "map"):
+        return [e.name, "dynamic"]  # the legacy bare keyword: list(any), as terraform still reads it
+    if isinstance(e, E.Var) and e.name not in ("tuple", "object"):
         raise ValueError(f'The keyword "{e.name}" is not a valid type specification.')  # terraform's words
     if isinstance(e, E.Call):
         if e.name in ("list", "set", "map") and len(e.args) == 1:

@@ -484,3 +484,11 @@ def test_a_json_variable_s_type_is_an_expression_in_a_string(tmp_path: Path, spe
 def test_an_unknown_type_keyword_is_named(tmp_path: Path) -> None:
     got = diags(tmp_path, {"main.tf": 'variable "v" {\n  type = strin\n}\n'})
     assert got == [("Invalid type specification", "main.tf:2")], got
+
+
+@pytest.mark.parametrize(("keyword", "expected"), [("list", ["list", "dynamic"]), ("map", ["map", "dynamic"]),
+                                                  ("set", ["set", "dynamic"])])
+def test_a_bare_collection_keyword_is_a_collection_of_any_type(tmp_path: Path, keyword: str, expected: object) -> None:
+    # terraform still reads the pre-0.12 spelling "type = list" as list(any)
+    m = load(tmp_path, {"main.tf": f'variable "v" {{\n  type = {keyword}\n}}\n'})
+    assert m.variables["v"].type == expected
