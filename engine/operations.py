@@ -113,13 +113,9 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             raise DiagnosticsError([error("Invalid target address", f"{exc}: -target takes TYPE.NAME, "
                                           'TYPE.NAME[INDEX] or TYPE.NAME["KEY"] (modules are not supported).')
                                     ]) from None
-        limits = opts.limits  # the command line's, then each provider block's: refresh reads under them too
-        for pc in module.providers.values():
-            if pc.limits is not None:
-                limits.merge(pc.limits)
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
-                          limits=limits)
+                          limits=_limits(module, opts))  # refresh reads are held to them too
         try:
             plan = await planner.run(destroy=destroy)
         except DiagnosticsError as exc:
@@ -218,12 +214,8 @@ async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], gra
                 resolver: ApplyResolver, local_value: Callable[[str, int], Any]) -> ApplyResult:
     """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
     async with p.store.writer(p.state) as writer:
-        limits = opts.limits
-        for pc in p.module.providers.values():
-            if pc.limits is not None:
-                limits.merge(pc.limits)
         applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                          resolver, local_value, limits)
+                          resolver, local_value, _limits(p.module, opts))
         applier.record_data_reads()
         if p.plan.refresh_only and p.plan.drift:
             writer.changed = True  # the refreshed objects are what this apply records
@@ -233,6 +225,15 @@ async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], gra
             writer.changed = True
         p.state.outputs = outputs
     return result
+
+
+def _limits(module: Module, opts: Options) -> Limits:
+    """The command line's limits, then each provider block's where the command line set none."""
+    limits = opts.limits
+    for pc in module.providers.values():
+        if pc.limits is not None:
+            limits.merge(pc.limits)
+    return limits
 
 
 def _key_order(k: Any) -> tuple[int, Any]:

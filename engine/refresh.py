@@ -81,7 +81,6 @@ class Refresher:
             return
         limiter = anyio.CapacityLimiter(self.parallelism)
 
-
         async def one(addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
                       schema: ResourceSchema) -> None:
             async with limiter:
