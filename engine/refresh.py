@@ -79,16 +79,18 @@ class Refresher:
                 work.append((addr, obj, prov, pname, provider, schema))
         if not work:
             return
-        limiter = anyio.CapacityLimiter(self.parallelism)
+        # a pool of ``parallelism`` workers taking the objects in order, not a task per object
+        # queued on a limiter: at 100k objects the tasks and their limiter waits cost more than
+        # the reads (a fifth of a no-change plan's CPU)
+        pending = iter(work)
 
-        async def one(addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
-                      schema: ResourceSchema) -> None:
-            async with limiter:
-                await self._refresh_one(addr, obj, prov, pname, provider, schema)
+        async def worker() -> None:
+            for item in pending:  # one event loop: next() needs no lock
+                await self._refresh_one(*item)
 
         async with anyio.create_task_group() as tg:
-            for item in work:
-                tg.start_soon(one, *item)
+            for _ in range(min(max(1, self.parallelism), len(work))):
+                tg.start_soon(worker)
 
     async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: str,
                        provider: Any, schema: ResourceSchema) -> ObjectState | None:

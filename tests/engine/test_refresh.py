@@ -114,3 +114,36 @@ async def test_unknowns_from_a_read_are_a_diagnostic_naming_the_address() -> Non
     state = state_of(x={"id": "1"})
     diags, _ = await refresh(state, Cloud({"1": {"id": "1", "size": UNKNOWN}}))
     assert [d.address for d in diags] == ["cloud_thing.x"] and "unknown" in diags[0].detail
+
+
+class SlowCloud(Cloud):
+    """Reads that take a moment, counting how many are in flight at once."""
+
+    def __init__(self, live: dict[str, dict[str, Any] | None]) -> None:
+        super().__init__(live)
+        self.in_flight = self.most = 0
+        self.order: list[str] = []
+
+    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+        import trio
+
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        self.order.append(req.current_state["id"])
+        await trio.sleep(0.01)
+        self.in_flight -= 1
+        return await super().read_resource(req)
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize("parallelism", [1, 3, 50])
+async def test_reads_run_parallelism_at_a_time_in_state_order(parallelism: int) -> None:
+    objs = {f"t{i:02d}": {"id": str(i), "size": i} for i in range(20)}
+    state = state_of(**objs)
+    cloud = SlowCloud({str(i): {"id": str(i), "size": i} for i in range(20)})
+    diags: list[Diagnostic] = []
+    await Refresher(Module("."), state, Providers({"cloud": cloud}), diags, lambda e: None, True,
+                    parallelism).run()
+    assert diags == [] and cloud.reads == 20
+    assert cloud.most == min(parallelism, 20)  # the bound holds, and is used
+    assert cloud.order == [str(i) for i in range(20)]  # started in the state's order
