@@ -720,7 +720,7 @@ class Planner:
         for key, _scope in instances:  # an instance that refers to a later one sees it unknown
             values.setdefault(key, UNKNOWN)
         for key, scope in instances:
-            addr = InstanceAddr(rc.addr, key)
+            addr = rc.addr.instance(key)
             # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
             if self._refers_to_itself(rc, self_references(rc, exprs, key), str(addr)):
                 self._failed.add(rc.addr)

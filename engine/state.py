@@ -100,7 +100,7 @@ class State:
         """Every tracked object: (instance address, deposed key or None, object, provider)."""
         for rs in self.resources.values():
             for key, inst in rs.instances.items():
-                ia = InstanceAddr(rs.addr, key)
+                ia = rs.addr.instance(key)
                 if inst.current is not None:
                     yield ia, None, inst.current, rs.provider
                 for dk, obj in inst.deposed.items():

@@ -136,7 +136,7 @@ class StateStore:
                 state.lineage = rec["lineage"]
                 continue
             mode, type_, name = rec["r"]
-            addr = InstanceAddr(resource_addr(type_, name, mode), rec["k"])
+            addr = resource_addr(type_, name, mode).instance(rec["k"])
             obj = decode_object(rec["o"], self.dynamic_attrs(type_)) if rec["o"] is not None else None
             state.set_object(addr, rec["p"], obj, rec["d"])
             changed = True
