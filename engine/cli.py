@@ -18,7 +18,6 @@ from typing import Any
 
 import anyio
 import orjson
-import structlog
 
 from . import events as ev
 from . import planfile, statemove
@@ -841,8 +840,6 @@ def main(argv: list[str] | None = None) -> int:
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
     gc.set_threshold(100_000, 50, 100)
-    # internal logs go to stderr: stdout carries the plan, or the -json event stream
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
     try:
         if backend not in ("trio", "asyncio"):

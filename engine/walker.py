@@ -22,20 +22,21 @@ bookkeeping, O(out-degree).
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
 import anyio
 import anyio.lowlevel
-import structlog
 
 from .graph import Graph
+from .log import get_logger
 
 N = TypeVar("N", bound=Hashable)
 Done = Callable[[bool], None]
 
-log = structlog.get_logger("strata.walker")
+log = get_logger("strata.walker")
 
 _CHAIN_TURN = 8
 """A worker taking nodes without waiting for them lets the other tasks run every this many."""
@@ -177,7 +178,8 @@ class Walker(Generic[N]):
                 try:
                     await execute(node, done)
                 except Exception:  # a bug in an executor must not hang the walk
-                    log.exception("executor crashed", node=str(node))
+                    with contextlib.suppress(OSError, ValueError):  # stderr closed: still fail the node
+                        log.exception("executor crashed", node=str(node))
                     done(False)
                 finally:
                     executing[me] = None

@@ -37,8 +37,7 @@ def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys) 
         raise MemoryError
 
     monkeypatch.setattr(cli, "run", exhausted)
-    # main() configures the process's logging and collector: not for the tests that run after this one
-    monkeypatch.setattr(cli.structlog, "configure", lambda **kw: None)
+    # main() configures the process's collector: not for the tests that run after this one
     monkeypatch.setattr(cli.gc, "set_threshold", lambda *a: None)
     assert cli.main(["plan"]) == 1
     err = capsys.readouterr().err

@@ -376,6 +376,16 @@ async def test_executor_exception_counts_as_failure():
     assert rec.skips == [("b", "a")], f"on_skip calls: {rec.skips}"
 
 
+@pytest.mark.anyio
+async def test_executor_exception_is_logged_to_stderr_with_its_traceback(capsys):
+    async def execute(node, done):
+        raise RuntimeError("provider bug")
+
+    await walk(graph_of(["a"], []), execute)
+    err = capsys.readouterr().err
+    assert "executor crashed" in err and "node=a" in err and "RuntimeError: provider bug" in err, err
+
+
 # ---------------------------------------------------------------- passthrough (barrier) nodes
 
 
