@@ -18,6 +18,7 @@ ROW_KEYS = {
     "scheduling": {"shape", "n", "parallelism", "latency_ms", "critical_path", "bound_s", "apply_wall_s",
                    "ratio", "efficiency"},
     "walker": {"shape", "n", "parallelism", "bound_s", "wall_s", "ratio", "efficiency"},
+    "lifecycle": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
 }
 
 
@@ -78,3 +79,15 @@ def test_critical_chain_follows_the_parent_that_finished_last() -> None:
     dag = Dag(layers=[[0, 1], [2], [3]], deps=[[], [], [0, 1], [2]])
     assert critical_chain(dag, {0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0}) == [1, 2, 3]
     assert critical_chain(dag, {}) == []
+
+
+def test_lifecycle_runs_each_step_on_the_state_the_last_left(results: Path) -> None:
+    rows = json.loads((results / "lifecycle.json").read_text())["rows"]
+    assert [r["step"] for r in rows] == ["create", "no-op", "update", "destroy"]
+
+
+def test_lifecycle_update_changes_every_input() -> None:
+    from benchmarks.common import count_config
+    from benchmarks.scenarios.lifecycle import updated_config
+
+    assert updated_config(3) != count_config(3) and 'input = "v2-${count.index}"' in updated_config(3)

@@ -2,6 +2,6 @@
 
 from types import ModuleType
 
-from . import e2e, overhead, pipelining, scaling, scheduling, walker
+from . import e2e, lifecycle, overhead, pipelining, scaling, scheduling, walker
 
-SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, scaling, overhead, pipelining, scheduling, walker)}
+SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, scaling, lifecycle, overhead, pipelining, scheduling, walker)}
