@@ -3,8 +3,8 @@
 Layering (each layer imports only those above it):
 
     values, addrs, diagnostics,         plain data: values with unknowns, addresses, errors;
-    limits, goquote, datasync           concurrency limits; strings quoted as terraform's Go does;
-                                        fdatasync awaited without a thread
+    limits, goquote, datasync, log      concurrency limits; strings quoted as terraform's Go does;
+                                        fdatasync awaited without a thread; the internal log
     events                              events as data (terraform's UI shapes) and their sinks
     number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
     convert, functions, exprvalues,     .tf.json, type conversion, built-in functions (with
