@@ -3,8 +3,9 @@
 Layering (each layer imports only those above it):
 
     values, addrs, diagnostics,         plain data: values with unknowns, addresses, errors;
-    limits, goquote, datasync, log      concurrency limits; strings quoted as terraform's Go does;
-                                        fdatasync awaited without a thread; the internal log
+    limits, goquote, datasync, log,     concurrency limits; strings quoted as terraform's Go does;
+    jsonline                            fdatasync awaited without a thread; the internal log; an
+                                        event's JSON line, and the process that writes them
     events                              events as data (terraform's UI shapes) and their sinks
     number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
     convert, functions, exprvalues,     .tf.json, type conversion, built-in functions (with

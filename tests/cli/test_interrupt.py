@@ -45,14 +45,16 @@ def _state_names(workdir: Workdir) -> set[str]:
     return {i["attributes"]["name"] for r in state["resources"] for i in r["instances"]}
 
 
-def _apply_and_signal(workdir: Workdir, signals: list[int]) -> tuple[int, list[dict], str]:
+def _apply_and_signal(workdir: Workdir, signals: list[int], group: bool = False,
+                      **env_vars: str) -> tuple[int, list[dict], str]:
     """Start an apply; once two operations have started, send ``signals`` 0.2 s apart (as a person
     pressing Ctrl-C twice; the same signal twice at once is one to the event loop); return the exit
-    code, the -json events and stderr."""
+    code, the -json events and stderr. ``group``: to the whole process group, as a terminal does."""
     workdir.write(CONFIG)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(REPO), **env_vars)
     proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json", "-parallelism=2"],
-                            cwd=workdir.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            cwd=workdir.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=group)
     events: list[dict] = []
     assert proc.stdout is not None and proc.stderr is not None
     started = 0
@@ -66,7 +68,10 @@ def _apply_and_signal(workdir: Workdir, signals: list[int]) -> tuple[int, list[d
                     for i, s in enumerate(signals):
                         if i:
                             time.sleep(0.2)
-                        proc.send_signal(s)
+                        if group:
+                            os.killpg(proc.pid, s)
+                        else:
+                            proc.send_signal(s)
     finally:
         code = proc.wait(timeout=60)
     return code, events, proc.stderr.read().decode()
@@ -90,6 +95,19 @@ def test_first_interrupt_lets_operations_in_flight_finish_and_starts_nothing_new
     # the next apply finishes the job without duplicating anything
     workdir.strata("apply", "-auto-approve", check=True)
     assert len(_ledger_names(workdir)) == 12 and _state_names(workdir) == _ledger_names(workdir)
+
+
+def test_ctrl_c_to_the_whole_group_leaves_the_json_writer_to_write_every_line(workdir: Workdir) -> None:
+    # the writer process (forced on) gets the terminal's SIGINT too; it must outlive it, so the
+    # lines of what finished after the interrupt, and of what was skipped, are written
+    code, events, stderr = _apply_and_signal(workdir, [signal.SIGINT], group=True, STRATA_JSON_WRITER_AFTER="0")
+    assert code == 130 and "Traceback" not in stderr, f"exit {code}\n{stderr}"
+    started = {e["hook"]["resource"]["addr"] for e in events if e["type"] == "apply_start"}
+    completed = {e["hook"]["resource"]["addr"] for e in events if e["type"] == "apply_complete"}
+    assert len(started) == 2 and completed == started
+    assert len([e for e in events if e["type"] == "apply_skipped"]) == 10
+    # what finished after the interrupt reached the stream: the writer outlived the signal
+    assert events[-1]["type"] == "apply_complete"
 
 
 def test_second_interrupt_stops_at_once_and_the_state_still_matches_the_cloud(workdir: Workdir) -> None:

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /
 CONFIG = 'resource "terraform_data" "x" {\n  count = 3\n  input = count.index\n}\n'
 
 
-def run_to_full_disk(workdir: Workdir, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+def run_to_full_disk(workdir: Workdir, *args: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO), **env_vars)
     with open("/dev/full", "w") as full:
         return subprocess.run([sys.executable, "-m", "engine", *args], cwd=workdir.path, env=env,
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
@@ -40,3 +40,11 @@ def test_other_commands_say_so_in_one_line(workdir: Workdir, args: list[str]) ->
     res = run_to_full_disk(workdir, *args)
     assert res.returncode == 1, res.stderr
     assert "Traceback" not in res.stderr and "No space left on device" in res.stderr
+
+
+def test_a_large_runs_writer_process_reports_a_full_disk_as_strata_does(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    res = run_to_full_disk(workdir, "apply", "-auto-approve", "-json", STRATA_JSON_WRITER_AFTER="0")
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr and res.stderr.count("No space left on device") == 1, res.stderr
+    assert len(workdir.strata("state", "list", check=True).stdout.split()) == 3

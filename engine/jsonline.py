@@ -1,0 +1,134 @@
+"""One ``-json`` event as one line of terraform's machine-readable UI, and the process that can
+write them for a large run.
+
+:func:`json_line` is the only formatter of event lines. A run with many events hands the
+formatting to a **writer process** (:func:`serve`, started by ``events.JsonSink``): strata sends
+it each event as a compact JSON array, ``[type, message, payload, level, timestamp]``, one per
+line (or, rarely, a finished line: an object, for what orjson cannot encode), and the writer
+formats and writes them to the standard output it inherited, in order. Encoding the array costs
+the event loop a third of formatting the line, and the formatting and the writing run on the
+other core: at 100k resources that is 300,000 lines.
+
+This module imports only the standard library and orjson: the writer process runs it as a
+script (``python -I engine/jsonline.py``), without strata's other modules.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+_dumps = orjson.dumps
+_TS_PREFIX: dict[int, str] = {}
+
+
+def timestamp(t: float) -> str:
+    """RFC 3339 with microseconds, as terraform writes; the per-second prefix is cached (hot path)."""
+    sec, us = divmod(int(t * 1_000_000), 1_000_000)
+    return f"{second_prefix(sec)}{us:06d}Z"
+
+
+def second_prefix(sec: int) -> str:
+    prefix = _TS_PREFIX.get(sec)
+    if prefix is None:
+        _TS_PREFIX.clear()
+        prefix = _TS_PREFIX[sec] = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+    return prefix
+
+
+_LINE = b'{"@level":%s,"@message":%s,"@module":"terraform.ui","@timestamp":"%s%06dZ",%s"type":%s}\n'
+_B_PREFIX: dict[int, bytes] = {}
+_B_NAMES: dict[str, bytes] = {}  # JSON of each type and level seen: a handful of strings
+
+
+def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) -> bytes:
+    """``Event.to_json()`` as one line of JSON, byte for byte, at half the cost: the common fields
+    go into a byte template around one ``orjson.dumps`` of the payload (hot path: three events per
+    resource; building the merged dict and the timestamp string cost as much as the encoding).
+
+    Raises TypeError for what orjson cannot encode (an integer beyond 64 bits)."""
+    type_, message, payload, level, t = event
+    us = int(t * 1_000_000)
+    sec = us // 1_000_000
+    prefix = _B_PREFIX.get(sec)
+    if prefix is None:
+        _B_PREFIX.clear()
+        prefix = _B_PREFIX[sec] = second_prefix(sec).encode()
+    names = _B_NAMES
+    tb = names.get(type_)
+    if tb is None:
+        tb = names[type_] = _dumps(type_)
+    lb = names.get(level)
+    if lb is None:
+        lb = names[level] = _dumps(level)
+    body = _dumps(payload)
+    # the payload's members sit between @timestamp and type, each followed by a comma
+    body = body[1:-1] + b"," if len(body) > 2 else b""
+    return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
+
+
+# --------------------------------------------------------------------------- the writer process
+
+OUTPUT_FAILED_STATUS = 3
+"""The writer's exit status when its output could not be written (it said why on stderr)."""
+
+
+def format_lines(data: bytes) -> bytes:
+    """The output for ``data``: whole lines of the writer's input (each ends with a newline)."""
+    out = []
+    for line in data.split(b"\n")[:-1]:
+        if line[:1] == b"[":
+            out.append(json_line(orjson.loads(line)))
+        else:
+            out.append(line + b"\n")  # a line strata formatted itself
+    return b"".join(out)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:  # a non-blocking standard output (shared with strata): wait for it
+            select.select([], [fd], [])
+
+
+def serve(inp: int = 0, out: int = 1) -> int:
+    """Read event arrays from ``inp`` until it ends, write their lines to ``out``. Returns the
+    exit status: 0, or :data:`OUTPUT_FAILED_STATUS` when writing failed other than by the reader
+    going away (``| head``), which is no news."""
+    pending = b""
+    while True:
+        chunk = os.read(inp, 1 << 20)
+        if not chunk:
+            return 0
+        data = pending + chunk
+        end = data.rfind(b"\n") + 1
+        pending = data[end:]
+        if not end:
+            continue
+        try:
+            _write_all(out, format_lines(data[:end]))
+        except BrokenPipeError:
+            return 0
+        except OSError as exc:
+            try:
+                sys.stderr.write(f"strata: the -json event stream could not be written ({exc}); "
+                                 "it stops here, the run goes on.\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            return OUTPUT_FAILED_STATUS
+
+
+if __name__ == "__main__":
+    # Ctrl-C reaches the whole process group: strata decides when the stream ends (its end of
+    # the pipe closing), so the lines it handed over are all written
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(serve())
