@@ -301,12 +301,34 @@ class JsonSink:
         if self.closed:
             return
         try:
-            self._writer = subprocess.Popen([sys.executable, "-I", jsonline.__file__], stdin=subprocess.PIPE,
-                                            stdout=self.stream.fileno(), close_fds=True)
+            out = self.stream.fileno()
+            ready, ready_w = os.pipe()
         except (OSError, ValueError, io.UnsupportedOperation):
             return
-        assert self._writer.stdin is not None
-        self._pipe = self._writer.stdin.fileno()
+        try:
+            # -P: not engine/ first on its path (a module of ours named like one of the library's)
+            writer = subprocess.Popen([sys.executable, "-P", jsonline.__file__, str(ready_w)],
+                                      stdin=subprocess.PIPE, stdout=out, pass_fds=(ready_w,))
+        except OSError:
+            return
+        finally:
+            os.close(ready_w)
+        try:
+            # it says so once it runs (its imports done): until then its output is not ours to
+            # give away; one that cannot start leaves the stream to this process (once, at 5,000
+            # events: a wait of a Python start-up)
+            started = select.select([ready], [], [], _WRITER_START_TIMEOUT)[0] and os.read(ready, 1) == b"1"
+        except OSError:
+            started = False
+        finally:
+            os.close(ready)
+        if not started:
+            writer.kill()
+            writer.wait()
+            return
+        assert writer.stdin is not None
+        self._writer = writer
+        self._pipe = writer.stdin.fileno()
         os.set_blocking(self._pipe, False)
         with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)
             fcntl.fcntl(self._pipe, _F_SETPIPE_SZ, 1 << 20)
@@ -354,6 +376,7 @@ class JsonSink:
             stream_failed(RuntimeError(f"its writer process exited with status {status}"), "-json event stream")
 
 
+_WRITER_START_TIMEOUT = 10.0  # seconds
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 _PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow
 

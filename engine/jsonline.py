@@ -10,7 +10,7 @@ the event loop a third of formatting the line, and the formatting and the writin
 other core: at 100k resources that is 300,000 lines.
 
 This module imports only the standard library and orjson: the writer process runs it as a
-script (``python -I engine/jsonline.py``), without strata's other modules.
+script (``python -P engine/jsonline.py``), without strata's other modules.
 """
 
 from __future__ import annotations
@@ -22,7 +22,12 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
+try:
+    import orjson
+except ImportError:
+    if __name__ == "__main__":  # the writer process, in an interpreter without orjson: strata
+        sys.exit(2)             # sees it never started and writes its lines itself
+    raise
 
 _dumps = orjson.dumps
 _TS_PREFIX: dict[int, str] = {}
@@ -127,8 +132,16 @@ def serve(inp: int = 0, out: int = 1) -> int:
             return OUTPUT_FAILED_STATUS
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
     # Ctrl-C reaches the whole process group: strata decides when the stream ends (its end of
     # the pipe closing), so the lines it handed over are all written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    sys.exit(serve())
+    if len(argv) > 1:  # the descriptor on which strata waits to hear that the writer runs
+        ready = int(argv[1])
+        os.write(ready, b"1")
+        os.close(ready)
+    return serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

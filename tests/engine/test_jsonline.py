@@ -29,7 +29,7 @@ def test_a_line_that_is_not_an_array_passes_through() -> None:
 
 
 def run_writer(data: bytes, stdout: int | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-I", jsonline.__file__], input=data, timeout=60,
+    return subprocess.run([sys.executable, "-P", jsonline.__file__], input=data, timeout=60,
                           stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -95,3 +95,14 @@ def test_the_writer_is_started_only_for_this_process_standard_output_unless_aske
     assert ev.JsonSink(io.BytesIO())._writer_after == -1
     monkeypatch.setenv("STRATA_JSON_WRITER_AFTER", "nonsense")
     assert ev.JsonSink()._writer_after == 5000
+
+
+@pytest.mark.trio
+async def test_a_writer_that_cannot_start_leaves_the_stream_to_the_sink(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # an interpreter whose writer exits at once (here: `false`), as one without orjson would
+    monkeypatch.setattr(ev.sys, "executable", "/bin/false")
+    events = [*_every_kind_of_event(), HUGE] * 5
+    sink, had = await sink_run(tmp_path / "a", events, 0)
+    await sink_run(tmp_path / "b", events, -1)
+    assert not had and not sink.closed
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
