@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import anyio
 import orjson
+from trio.lowlevel import enable_ki_protection
 
 from . import jsonline
 from .addrs import InstanceAddr
@@ -234,6 +235,7 @@ class JsonSink:
         self._count = 0
         self._writer: subprocess.Popen[bytes] | None = None
         self._pipe = -1  # its input, non-blocking
+        self._flush_at = _BATCH  # flush when this much is waiting (more while the writer's pipe is full)
 
     def __call__(self, event: Event) -> None:
         if self.closed:
@@ -243,23 +245,21 @@ class JsonSink:
         if self._pipe >= 0:
             try:
                 line = _dumps(event[:], option=_ARRAY)  # [type, message, payload, level, timestamp]
-            except TypeError:  # an integer beyond 64 bits: formatted here, passed through as it is
-                line = json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
+            except TypeError:  # formatted here (as without a writer), passed through as it is
+                line = _line_here(event)
         else:
             self._count += 1
-            try:
-                line = json_line(event)
-            except TypeError:  # an integer beyond 64 bits somewhere in the payload
-                line = json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
+            line = _line_here(event)
         buf = self._buf
         was_empty = not buf
         buf += line
         within = self._within
-        if within is None or len(buf) >= 1 << 20 or event[0] in _FLUSH_NOW:
+        if within is None or len(buf) >= self._flush_at or event[0] in _FLUSH_NOW:
             self.flush()
         elif was_empty:
             within.mark()
 
+    @enable_ki_protection  # Ctrl-C between a write and its bookkeeping would send lines twice
     def flush(self) -> None:
         """Write out every line gathered so far (to the writer process: what its pipe takes now;
         the rest at the next flush)."""
@@ -270,6 +270,8 @@ class JsonSink:
             return
         if self._pipe >= 0:
             self._to_writer(block=len(self._buf) >= _PIPE_BACKLOG)
+            # a full pipe: try again within max_delay, or once another batch is waiting
+            self._flush_at = len(self._buf) + _BATCH
             return
         data, self._buf = self._buf, bytearray()
         try:
@@ -293,6 +295,7 @@ class JsonSink:
 
     # ------------------------------------------------------------------ the writer process
 
+    @enable_ki_protection
     def _start_writer(self) -> None:
         """Write what is gathered, then start the writer on our standard output; stay in this
         process if it cannot start."""
@@ -306,27 +309,34 @@ class JsonSink:
         except (OSError, ValueError, io.UnsupportedOperation):
             return
         try:
-            # -P: not engine/ first on its path (a module of ours named like one of the library's)
-            writer = subprocess.Popen([sys.executable, "-P", jsonline.__file__, str(ready_w)],
-                                      stdin=subprocess.PIPE, stdout=out, pass_fds=(ready_w,))
+            try:
+                # -P: not engine/ first on its path (a module of ours named like one of the
+                # library's); a process group of its own: a signal to strata's group (Ctrl-C, a
+                # service manager's SIGTERM) is strata's to handle, and the writer ends when
+                # strata closes its input, with every line written
+                writer = subprocess.Popen([sys.executable, "-P", jsonline.__file__, str(ready_w)],
+                                          stdin=subprocess.PIPE, stdout=out, pass_fds=(ready_w,),
+                                          process_group=0)
+            finally:
+                os.close(ready_w)
         except OSError:
+            os.close(ready)
             return
-        finally:
-            os.close(ready_w)
         try:
             # it says so once it runs (its imports done): until then its output is not ours to
             # give away; one that cannot start leaves the stream to this process (once, at 5,000
-            # events: a wait of a Python start-up)
-            started = select.select([ready], [], [], _WRITER_START_TIMEOUT)[0] and os.read(ready, 1) == b"1"
+            # events: the wait of a Python start-up)
+            started = _readable(ready, _WRITER_START_TIMEOUT) and os.read(ready, 1) == b"1"
         except OSError:
             started = False
         finally:
             os.close(ready)
+        assert writer.stdin is not None
         if not started:
             writer.kill()
             writer.wait()
+            writer.stdin.close()
             return
-        assert writer.stdin is not None
         self._writer = writer
         self._pipe = writer.stdin.fileno()
         os.set_blocking(self._pipe, False)
@@ -334,27 +344,29 @@ class JsonSink:
             fcntl.fcntl(self._pipe, _F_SETPIPE_SZ, 1 << 20)
 
     def _to_writer(self, block: bool) -> None:
-        view = memoryview(self._buf)
+        buf = self._buf
         written = 0
-        try:
-            while written < len(view):
-                try:
-                    written += os.write(self._pipe, view[written:])
-                except BlockingIOError:
-                    if not block:
-                        break
-                    select.select([], [self._pipe], [])
-        except OSError:  # the writer is gone (its reader went away, or it failed): it said why
-            view.release()
+        gone = False
+        with memoryview(buf) as view:
+            try:
+                while written < len(view):
+                    try:
+                        written += os.write(self._pipe, view[written:])
+                    except BlockingIOError:
+                        if not block:
+                            break
+                        _writable(self._pipe)
+            except OSError:  # the writer is gone (its reader went away, or it failed): it said why
+                gone = True
+        del buf[:written]
+        if gone:
             self._buf = bytearray()
             self.closed = True
             self._stop_writer()
-            return
-        view.release()
-        del self._buf[:written]
-        if self._buf and self._within is not None:
+        elif buf and self._within is not None:
             self._within.mark()  # the pipe is full: try again within max_delay
 
+    @enable_ki_protection  # and a Ctrl-C here would leave the writer's last lines unwritten
     def _stop_writer(self) -> None:
         """Hand over what is left, end the writer's input and wait for it: every line is written
         when this returns. Later events are written by this process again."""
@@ -376,9 +388,29 @@ class JsonSink:
             stream_failed(RuntimeError(f"its writer process exited with status {status}"), "-json event stream")
 
 
+_BATCH = 1 << 20
 _WRITER_START_TIMEOUT = 10.0  # seconds
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 _PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow
+
+
+def _line_here(event: Event) -> bytes:
+    try:
+        return json_line(event)
+    except TypeError:  # an integer beyond 64 bits somewhere in the payload
+        return json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
+
+
+def _readable(fd: int, timeout: float) -> bool:
+    p = select.poll()  # not select(): a descriptor number may be 1024 or more
+    p.register(fd, select.POLLIN)
+    return bool(p.poll(timeout * 1000))
+
+
+def _writable(fd: int) -> None:
+    p = select.poll()
+    p.register(fd, select.POLLOUT)
+    p.poll()
 
 
 def _writer_after() -> int:

@@ -133,9 +133,12 @@ def serve(inp: int = 0, out: int = 1) -> int:
 
 
 def main(argv: list[str]) -> int:
-    # Ctrl-C reaches the whole process group: strata decides when the stream ends (its end of
-    # the pipe closing), so the lines it handed over are all written
+    # strata starts it in a process group of its own; a Ctrl-C sent to it all the same must not
+    # cut the stream short: strata decides when it ends (closing its input), every line written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # in a process group of its own, it writes to a terminal from the background: with
+    # `stty tostop` that stops a process unless it ignores SIGTTOU
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     if len(argv) > 1:  # the descriptor on which strata waits to hear that the writer runs
         ready = int(argv[1])
         os.write(ready, b"1")

@@ -97,10 +97,13 @@ def test_first_interrupt_lets_operations_in_flight_finish_and_starts_nothing_new
     assert len(_ledger_names(workdir)) == 12 and _state_names(workdir) == _ledger_names(workdir)
 
 
-def test_ctrl_c_to_the_whole_group_leaves_the_json_writer_to_write_every_line(workdir: Workdir) -> None:
-    # the writer process (forced on) gets the terminal's SIGINT too; it must outlive it, so the
-    # lines of what finished after the interrupt, and of what was skipped, are written
-    code, events, stderr = _apply_and_signal(workdir, [signal.SIGINT], group=True, STRATA_JSON_WRITER_AFTER="0")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_whole_group_leaves_the_json_writer_to_write_every_line(workdir: Workdir,
+                                                                                  sig: int) -> None:
+    # a terminal's Ctrl-C, or a service manager's SIGTERM, goes to the whole process group; the
+    # -json writer process (forced on) must outlive it, so the lines of what finished after the
+    # interrupt, and of what was skipped, are written
+    code, events, stderr = _apply_and_signal(workdir, [sig], group=True, STRATA_JSON_WRITER_AFTER="0")
     assert code == 130 and "Traceback" not in stderr, f"exit {code}\n{stderr}"
     started = {e["hook"]["resource"]["addr"] for e in events if e["type"] == "apply_start"}
     completed = {e["hook"]["resource"]["addr"] for e in events if e["type"] == "apply_complete"}

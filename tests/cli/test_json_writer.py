@@ -8,8 +8,10 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import REPO, Workdir
 
@@ -64,3 +66,48 @@ def test_a_reader_that_goes_away_ends_the_stream_not_the_apply(workdir: Workdir)
     assert proc.wait(timeout=120) == 0, err
     assert orjson.loads(first)["type"] == "version" and "Traceback" not in err and err == "", err
     assert len(workdir.strata("state", "list", check=True).stdout.split()) == 41
+
+
+SLOW = """
+provider "sim" {
+  ledger     = "cloud.jsonl"
+  latency_ms = 300
+}
+resource "sim_object" "a" {
+  count = 3
+  name  = "a-${count.index}"
+}
+"""
+
+
+def children(pid: int) -> list[str]:
+    """The command lines of ``pid``'s child processes."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with_args = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            out.append(" ".join(a.decode() for a in with_args if a))
+    return out
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="needs /proc/PID/task/TID/children")
+def test_the_writer_process_is_what_writes_the_stream(workdir: Workdir) -> None:
+    # the other tests here pass as well when the writer silently fails to start: this one
+    # looks for it while the apply runs
+    workdir.write(SLOW)
+    env = dict(os.environ, PYTHONPATH=str(REPO), STRATA_JSON_WRITER_AFTER="0")
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json"],
+                            cwd=workdir.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if orjson.loads(line)["type"] == "apply_start":  # written by the writer, if there is one
+                kids = children(proc.pid)
+                break
+        rest = proc.stdout.read()
+    finally:
+        code = proc.wait(timeout=60)
+    assert code == 0
+    assert any("jsonline.py" in k for k in kids), kids
+    assert rest.decode().count("apply_complete") == 3

@@ -106,3 +106,37 @@ async def test_a_writer_that_cannot_start_leaves_the_stream_to_the_sink(tmp_path
     await sink_run(tmp_path / "b", events, -1)
     assert not had and not sink.closed
     assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+
+
+@pytest.mark.trio
+async def test_a_writer_whose_reader_is_slow_gets_every_line_in_order(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the writer's output is a pipe read slowly, so the writer blocks, the sink's pipe to it
+    # fills, lines wait in the sink, and past the (here small) backlog the sink waits for it
+    import threading
+    import time
+
+    monkeypatch.setattr(ev, "_PIPE_BACKLOG", 2 << 20)
+    events = [*_every_kind_of_event(), HUGE] * 2500  # ~6 MB of lines
+    r, w = os.pipe()
+    got = bytearray()
+
+    def slow_reader() -> None:
+        while chunk := os.read(r, 1 << 16):
+            got.extend(chunk)
+            time.sleep(0.001)
+
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    try:
+        with open(w, "wb", buffering=0, closefd=True) as out:
+            sink = ev.JsonSink(out, writer_after=0)
+            async with sink.batching():
+                for e in events:
+                    sink(e)
+                waited = len(sink._buf) > 0 or sink._flush_at > (1 << 20)
+                assert sink._writer is not None
+    finally:
+        reader.join(timeout=60)
+        os.close(r)
+    assert waited, "the writer's pipe never filled: this test did not test what it says"
+    assert bytes(got) == b"".join(ev._line_here(e) for e in events)
