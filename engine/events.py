@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import io
 import json
 import operator
@@ -23,11 +24,10 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import anyio
 import orjson
-from trio.lowlevel import enable_ki_protection
 
 from . import jsonline
 from .addrs import InstanceAddr
@@ -206,6 +206,29 @@ def stream_failed(exc: BaseException, what: str) -> None:
         sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _ki_protected(fn: _F) -> _F:
+    """``trio.lowlevel.enable_ki_protection(fn)``, made on the first call under trio: trio raises
+    KeyboardInterrupt anywhere outside protected code, and importing it here would cost the
+    asyncio backend its start-up (asyncio turns a Ctrl-C into a cancellation at an ``await``)."""
+    protected: Callable[..., Any] | None = None
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal protected
+        if protected is None:
+            if "trio" not in sys.modules:
+                return fn(*args, **kwargs)
+            from trio.lowlevel import enable_ki_protection
+
+            protected = enable_ki_protection(fn)
+        return protected(*args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
 _FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
 
 
@@ -259,7 +282,7 @@ class JsonSink:
         elif was_empty:
             within.mark()
 
-    @enable_ki_protection  # Ctrl-C between a write and its bookkeeping would send lines twice
+    @_ki_protected  # Ctrl-C between a write and its bookkeeping would send lines twice
     def flush(self) -> None:
         """Write out every line gathered so far (to the writer process: what its pipe takes now;
         the rest at the next flush)."""
@@ -295,7 +318,7 @@ class JsonSink:
 
     # ------------------------------------------------------------------ the writer process
 
-    @enable_ki_protection
+    @_ki_protected
     def _start_writer(self) -> None:
         """Write what is gathered, then start the writer on our standard output; stay in this
         process if it cannot start."""
@@ -366,7 +389,7 @@ class JsonSink:
         elif buf and self._within is not None:
             self._within.mark()  # the pipe is full: try again within max_delay
 
-    @enable_ki_protection  # and a Ctrl-C here would leave the writer's last lines unwritten
+    @_ki_protected  # and a Ctrl-C here would leave the writer's last lines unwritten
     def _stop_writer(self) -> None:
         """Hand over what is left, end the writer's input and wait for it: every line is written
         when this returns. Later events are written by this process again."""

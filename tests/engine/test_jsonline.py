@@ -140,3 +140,24 @@ async def test_a_writer_whose_reader_is_slow_gets_every_line_in_order(tmp_path: 
         os.close(r)
     assert waited, "the writer's pipe never filled: this test did not test what it says"
     assert bytes(got) == b"".join(ev._line_here(e) for e in events)
+
+
+@pytest.mark.trio
+async def test_the_sinks_hand_over_is_protected_from_keyboard_interrupt_under_trio() -> None:
+    import trio
+
+    @ev._ki_protected
+    def inside() -> bool:
+        return trio.lowlevel.currently_ki_protected()
+
+    assert inside() and not trio.lowlevel.currently_ki_protected()
+    for name in ("flush", "_start_writer", "_stop_writer"):
+        assert getattr(ev.JsonSink, name).__wrapped__ is not None  # decorated
+
+
+def test_importing_the_events_does_not_import_trio() -> None:
+    # the asyncio backend must not pay for trio's import at start-up
+    code = "import sys, engine.events; print('trio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout.strip()
+    assert out == "False"
