@@ -13,14 +13,12 @@ dict literal, and the JSON sink serialises it with orjson.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import io
 import json
 import operator
 import os
 import select
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -256,16 +254,15 @@ class JsonSink:
         self._writer_after = writer_after if writer_after is not None else (
             _writer_after() if stream is None else -1)
         self._count = 0
-        self._writer: subprocess.Popen[bytes] | None = None
-        self._pipe = -1  # its input, non-blocking
+        self._writer: jsonline.Writer | None = None
         self._flush_at = _BATCH  # flush when this much is waiting (more while the writer's pipe is full)
 
     def __call__(self, event: Event) -> None:
         if self.closed:
             return
-        if self._pipe < 0 and 0 <= self._writer_after <= self._count and self._within is not None:
+        if self._writer is None and 0 <= self._writer_after <= self._count and self._within is not None:
             self._start_writer()
-        if self._pipe >= 0:
+        if self._writer is not None:
             try:
                 line = _dumps(event[:], option=_ARRAY)  # [type, message, payload, level, timestamp]
             except TypeError:  # formatted here (as without a writer), passed through as it is
@@ -291,7 +288,7 @@ class JsonSink:
         if self.closed:
             self._buf = bytearray()
             return
-        if self._pipe >= 0:
+        if self._writer is not None:
             self._to_writer(block=len(self._buf) >= _PIPE_BACKLOG)
             # a full pipe: try again within max_delay, or once another batch is waiting
             self._flush_at = len(self._buf) + _BATCH
@@ -321,72 +318,25 @@ class JsonSink:
     @_ki_protected
     def _start_writer(self) -> None:
         """Write what is gathered, then start the writer on our standard output; stay in this
-        process if it cannot start."""
+        process if it cannot start (once, at 5,000 events: the wait of a Python start-up)."""
         self._writer_after = -1  # one attempt
         self.flush()
         if self.closed:
             return
         try:
             out = self.stream.fileno()
-            ready, ready_w = os.pipe()
         except (OSError, ValueError, io.UnsupportedOperation):
             return
-        try:
-            try:
-                # -P: not engine/ first on its path (a module of ours named like one of the
-                # library's); a process group of its own: a signal to strata's group (Ctrl-C, a
-                # service manager's SIGTERM) is strata's to handle, and the writer ends when
-                # strata closes its input, with every line written
-                writer = subprocess.Popen([sys.executable, "-P", jsonline.__file__, str(ready_w)],
-                                          stdin=subprocess.PIPE, stdout=out, pass_fds=(ready_w,),
-                                          process_group=0)
-            finally:
-                os.close(ready_w)
-        except OSError:
-            os.close(ready)
-            return
-        try:
-            # it says so once it runs (its imports done): until then its output is not ours to
-            # give away; one that cannot start leaves the stream to this process (once, at 5,000
-            # events: the wait of a Python start-up)
-            started = _readable(ready, _WRITER_START_TIMEOUT) and os.read(ready, 1) == b"1"
-        except OSError:
-            started = False
-        finally:
-            os.close(ready)
-        assert writer.stdin is not None
-        if not started:
-            writer.kill()
-            writer.wait()
-            writer.stdin.close()
-            return
-        self._writer = writer
-        self._pipe = writer.stdin.fileno()
-        os.set_blocking(self._pipe, False)
-        with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)
-            fcntl.fcntl(self._pipe, _F_SETPIPE_SZ, 1 << 20)
+        self._writer = jsonline.Writer.start(out)
 
     def _to_writer(self, block: bool) -> None:
-        buf = self._buf
-        written = 0
-        gone = False
-        with memoryview(buf) as view:
-            try:
-                while written < len(view):
-                    try:
-                        written += os.write(self._pipe, view[written:])
-                    except BlockingIOError:
-                        if not block:
-                            break
-                        _writable(self._pipe)
-            except OSError:  # the writer is gone (its reader went away, or it failed): it said why
-                gone = True
-        del buf[:written]
-        if gone:
+        assert self._writer is not None
+        if not self._writer.send(self._buf, block):
+            # gone: its reader went away (| head), or it failed, and then it said why
             self._buf = bytearray()
             self.closed = True
             self._stop_writer()
-        elif buf and self._within is not None:
+        elif self._buf and self._within is not None:
             self._within.mark()  # the pipe is full: try again within max_delay
 
     @_ki_protected  # and a Ctrl-C here would leave the writer's last lines unwritten
@@ -397,12 +347,9 @@ class JsonSink:
         if writer is None:
             return
         if self._buf and not self.closed:
-            self._to_writer(block=True)
-        self._pipe = -1
-        with contextlib.suppress(OSError):
-            assert writer.stdin is not None
-            writer.stdin.close()
-        status = writer.wait()
+            writer.send(self._buf, block=True)
+            self._buf = bytearray()
+        status = writer.stop()
         if status == jsonline.OUTPUT_FAILED_STATUS:
             self.closed = True
             OUTPUT_FAILED.append(OSError("the -json event stream could not be written"))
@@ -412,8 +359,6 @@ class JsonSink:
 
 
 _BATCH = 1 << 20
-_WRITER_START_TIMEOUT = 10.0  # seconds
-_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 _PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow
 
 
@@ -422,18 +367,6 @@ def _line_here(event: Event) -> bytes:
         return json_line(event)
     except TypeError:  # an integer beyond 64 bits somewhere in the payload
         return json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
-
-
-def _readable(fd: int, timeout: float) -> bool:
-    p = select.poll()  # not select(): a descriptor number may be 1024 or more
-    p.register(fd, select.POLLIN)
-    return bool(p.poll(timeout * 1000))
-
-
-def _writable(fd: int) -> None:
-    p = select.poll()
-    p.register(fd, select.POLLOUT)
-    p.poll()
 
 
 def _writer_after() -> int:

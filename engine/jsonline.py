@@ -9,15 +9,20 @@ formats and writes them to the standard output it inherited, in order. Encoding 
 the event loop a third of formatting the line, and the formatting and the writing run on the
 other core: at 100k resources that is 300,000 lines.
 
-This module imports only the standard library and orjson: the writer process runs it as a
-script (``python -P engine/jsonline.py``), without strata's other modules.
+Both ends of that hand-over are here: :class:`Writer` is strata's (start the process, wait for
+it to say it runs, feed its pipe, wait for it to finish), :func:`serve` and :func:`main` the
+writer's. This module imports only the standard library and orjson: the writer process runs it
+as a script (``python -P engine/jsonline.py``), without strata's other modules.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import select
 import signal
+import subprocess
 import sys
 from datetime import UTC, datetime
 from typing import Any
@@ -82,6 +87,86 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
 
 OUTPUT_FAILED_STATUS = 3
 """The writer's exit status when its output could not be written (it said why on stderr)."""
+START_TIMEOUT = 10.0  # seconds for a writer to say it runs
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
+
+
+class Writer:
+    """strata's end of a writer process: its input, a non-blocking pipe, and the process."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None
+        self.process = process
+        self.pipe = process.stdin.fileno()
+        os.set_blocking(self.pipe, False)
+        with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)
+            fcntl.fcntl(self.pipe, _F_SETPIPE_SZ, 1 << 20)
+
+    @classmethod
+    def start(cls, out: int, timeout: float = START_TIMEOUT) -> Writer | None:
+        """A writer on the descriptor ``out``, once it says it runs (its imports done: until then
+        the output is not its to take); None if it cannot start, or does not say so in time."""
+        ready, ready_w = os.pipe()
+        try:
+            try:
+                # -P: not engine/ first on its path (a module of ours named like one of the
+                # library's); a process group of its own: a signal to strata's group (Ctrl-C, a
+                # service manager's SIGTERM) is strata's to handle, and the writer ends when
+                # strata closes its input, with every line written
+                process = subprocess.Popen([sys.executable, "-P", __file__, str(ready_w)], stdin=subprocess.PIPE,
+                                           stdout=out, pass_fds=(ready_w,), process_group=0)
+            finally:
+                os.close(ready_w)
+        except OSError:
+            os.close(ready)
+            return None
+        try:
+            started = _wait(ready, select.POLLIN, timeout) and os.read(ready, 1) == b"1"
+        except OSError:
+            started = False
+        finally:
+            os.close(ready)
+        if not started:
+            process.kill()
+            process.wait()
+            assert process.stdin is not None
+            process.stdin.close()
+            return None
+        return cls(process)
+
+    def send(self, buf: bytearray, block: bool) -> bool:
+        """Hand over the start of ``buf`` (removed from it): all of it when ``block``, else what the
+        pipe takes now. False when the writer is gone (it said why, if there was a why)."""
+        written = 0
+        gone = False
+        with memoryview(buf) as view:
+            try:
+                while written < len(view):
+                    try:
+                        written += os.write(self.pipe, view[written:])
+                    except BlockingIOError:
+                        if not block:
+                            break
+                        _wait(self.pipe, select.POLLOUT, None)
+            except OSError:
+                gone = True
+        del buf[:written]
+        return not gone
+
+    def stop(self) -> int:
+        """End its input and wait for it to write the rest: its exit status."""
+        with contextlib.suppress(OSError):
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        return self.process.wait()
+
+
+def _wait(fd: int, event: int, timeout: float | None) -> bool:
+    """Wait for ``fd`` to be readable or writable. poll(), not select(): a descriptor number may
+    be 1024 or more."""
+    p = select.poll()
+    p.register(fd, event)
+    return bool(p.poll(None if timeout is None else timeout * 1000))
 
 
 def format_lines(data: bytes) -> bytes:
