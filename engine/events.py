@@ -186,7 +186,7 @@ def write_all(stream: IO[bytes], data: bytes | bytearray) -> None:
 
 def _wait_writable(stream: IO[bytes]) -> None:
     try:
-        select.select([], [stream.fileno()], [])
+        jsonline.wait(stream.fileno(), select.POLLOUT)
     except (OSError, ValueError, io.UnsupportedOperation):
         time.sleep(0.001)
 

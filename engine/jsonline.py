@@ -121,7 +121,7 @@ class Writer:
             os.close(ready)
             return None
         try:
-            started = _wait(ready, select.POLLIN, timeout) and os.read(ready, 1) == b"1"
+            started = wait(ready, select.POLLIN, timeout) and os.read(ready, 1) == b"1"
         except OSError:
             started = False
         finally:
@@ -147,7 +147,7 @@ class Writer:
                     except BlockingIOError:
                         if not block:
                             break
-                        _wait(self.pipe, select.POLLOUT, None)
+                        wait(self.pipe, select.POLLOUT)
             except OSError:
                 gone = True
         del buf[:written]
@@ -161,7 +161,7 @@ class Writer:
         return self.process.wait()
 
 
-def _wait(fd: int, event: int, timeout: float | None) -> bool:
+def wait(fd: int, event: int, timeout: float | None = None) -> bool:
     """Wait for ``fd`` to be readable or writable. poll(), not select(): a descriptor number may
     be 1024 or more."""
     p = select.poll()
@@ -186,7 +186,7 @@ def _write_all(fd: int, data: bytes) -> None:
         try:
             view = view[os.write(fd, view):]
         except BlockingIOError:  # a non-blocking standard output (shared with strata): wait for it
-            select.select([], [fd], [])
+            wait(fd, select.POLLOUT)
 
 
 def serve(inp: int = 0, out: int = 1) -> int:
