@@ -1,44 +1,42 @@
 """strata: an async plan/apply executor with Terraform core's semantics.
 
-Layering (each layer imports only those above it):
+Layering: a package per pipeline stage. Each layer imports only itself and the layers above it;
+inside a layer, modules import each other without cycles.
 
-    values, addrs, diagnostics,         plain data: values with unknowns, addresses, errors;
-    limits, goquote, datasync, log,     concurrency limits; strings quoted as terraform's Go does;
-    jsonline                            fdatasync awaited without a thread; the internal log; an
-                                        event's JSON line, and the process that writes them
-    events                              events as data (terraform's UI shapes) and their sinks
-    number, expr, hcl, hcljson,         the Terraform language: cty numbers, expressions, .tf and
-    convert, functions, exprvalues,     .tf.json, type conversion, built-in functions (with
-    evaluate                            functions_text, which builds on them), what a diagnostic
-                                        states about a failed expression's values, evaluation
-    graph                               a domain-free DAG
-    sensitivity                         which values are sensitive: terraform's marks, followed
-                                        through the configuration's references
-    config, variables                   the root module, loaded from .tf / .tf.json; input variables
-    provider, framework, registry       the one provider seam, a framework for writing providers,
-                                        and where providers come from
-    instanceconfig, conditions          an instance's configuration, evaluated against its schema;
-                                        precondition and postcondition blocks
-    state, statecodec, statestore,      state in memory, the v4 format, the one writer; state rm / mv
-    statemove
-    plan, contracts, forcedcbd,         pure action selection; the provider promises the core checks;
-    targeting                           forced create_before_destroy; what -target lets a plan touch
-    refresh, planner                    upgrade and refresh; planning
-    applygraph, walker, apply           the apply graph built from a plan; the concurrent walk;
-                                        applying a plan
-    render, valuetext, valuediff,       human rendering: plans, diagnostics; output values; an
-    wordwrap                            in-place change of a value, as terraform's plan shows it;
-                                        terraform's word wrapping of diagnostic details
-    planfile                            saved plans (plan -out, apply FILE)
-    operations, cliargs, cli            what a user runs; its arguments; the command
+    values, addrs, diagnostics, log   plain data every stage shares: values with unknowns,
+                                      addresses, the error tree, the internal log
+    lang                              the Terraform language: .tf and .tf.json syntax, expressions,
+                                      cty numbers, type conversion, built-in functions,
+                                      evaluation, sensitive marks, strings quoted as terraform's Go
+    events                            events as data (terraform's UI shapes), their sinks, and the
+                                      process that writes a large run's -json lines
+    graph                             a domain-free DAG, the concurrent walker, concurrency limits
+    provider                          the one provider seam: the protocol's requests and responses,
+                                      the promises the core checks, a framework, the registry
+    config                            a module loaded from its files, input variables, conditions,
+                                      an instance's configuration evaluated against its schema
+    state                             state in memory, the v4 format, the one writer, state edits
+    plans                             the Plan: the value apply is given, and its file (plan -out)
+    planning                          refresh, targeting, forced create_before_destroy, the planner
+    apply                             the apply graph built from a plan, and its execution
+    render                            human output: plans, diagnostics, values, word wrapping
+    backend                           the operations a user runs (plan, apply, ...) on a state
+    cli                               the command: arguments, commands, main
 
 Providers (``providers/``) use only the names re-exported here.
 """
 
-from .addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_instance_addr
-from .diagnostics import CycleError, Diagnostic, DiagnosticsError, ProviderError, StrataError, error
-from .events import Event, capture_events
-from .framework import (
+from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_instance_addr
+from engine.diagnostics import (
+    CycleError,
+    Diagnostic,
+    DiagnosticsError,
+    ProviderError,
+    StrataError,
+    error,
+)
+from engine.events.stream import Event, capture_events
+from engine.provider.framework import (
     ApplyContext,
     Attr,
     DataSource,
@@ -50,7 +48,7 @@ from .framework import (
     requires_replace_if_set,
     sequence,
 )
-from .provider import (
+from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
     AttributeSchema,
@@ -72,7 +70,7 @@ from .provider import (
     ValidateResourceConfigRequest,
     ValidateResourceConfigResponse,
 )
-from .values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
+from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
 
 __all__ = [
     "ApplyContext", "Attr", "BlockSchema", "DataSource", "FrameworkProvider", "ImportResourceStateRequest",

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .addrs import parse_instance_addr
+from engine.addrs import parse_instance_addr
 
 
 @dataclass(frozen=True, slots=True)

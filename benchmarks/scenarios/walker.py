@@ -18,8 +18,8 @@ from typing import Any
 
 import anyio
 
-from engine.graph import Graph
-from engine.walker import Walker
+from engine.graph.dag import Graph
+from engine.graph.walker import Walker
 from providers.sim.clock import precise_sleep
 
 from ..common import Column, Context, Report, Target, plot_efficiency

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from engine.diagnostics import Diagnostic, SourceRange
-from engine.render import render_diagnostic
+from engine.render.text import render_diagnostic
 from tests.conftest import Workdir, requires_terraform
 
 LONG = """\

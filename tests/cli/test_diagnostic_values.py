@@ -11,8 +11,8 @@ import subprocess
 import orjson
 import pytest
 
-from engine import expr as E
-from engine.exprvalues import compact_value, friendly_name, statements, traversal_text
+from engine.lang import expr as E
+from engine.lang.diagnostic_values import compact_value, friendly_name, statements, traversal_text
 from engine.values import ListVal, MapVal, SetVal
 from tests.conftest import Workdir, requires_terraform
 

@@ -31,7 +31,7 @@ def test_plan_apply_replan_destroy(workdir: Workdir) -> None:
 
 def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     # e.g. count = 1e10: terraform itself dies of it; strata says so in one line and exits 1
-    import engine.cli as cli
+    import engine.cli.main as cli
 
     async def exhausted(argv: list[str]) -> int:
         raise MemoryError

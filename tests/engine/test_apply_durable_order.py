@@ -15,10 +15,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-import engine.statestore as statestore
-from engine.events import Event
-from engine.operations import Options, apply_planned, make_plan
-from engine.statestore import StateWriteError
+import engine.state.store as statestore
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.events.stream import Event
+from engine.state.store import StateWriteError
 
 SYNC_SECONDS = 0.3
 

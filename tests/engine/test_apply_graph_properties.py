@@ -46,10 +46,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.applygraph import ApplyNode, Barrier, build_apply_graph
-from engine.graph import Graph
-from engine.plan import Action, Plan, ResourceInstanceChange
-from engine.walker import Walker
+from engine.apply.graph import ApplyNode, Barrier, build_apply_graph
+from engine.graph.dag import Graph
+from engine.graph.walker import Walker
+from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
 PROVIDER = 'provider["registry.terraform.io/hashicorp/test"]'
 ACTIONS = ("create", "update", "no-op", "replace", "replace-cbd", "delete")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cliargs import UsageError, enter_chdir, options_from, parse_args
+from engine.cli.args import UsageError, enter_chdir, options_from, parse_args
 
 
 @pytest.mark.parametrize("argv", [
@@ -45,7 +45,7 @@ def test_chdir_before_the_command_switches_directory_first(tmp_path: Path) -> No
                                   ["apply", "-detailed-exitcode"], ["plan", "-type-parallelism=x=1"],
                                   ["state", "list", "-replace=a.b"]])
 def test_an_option_the_command_does_not_use_is_an_error(argv):
-    from engine.cliargs import check_options_for
+    from engine.cli.args import check_options_for
 
     with pytest.raises(UsageError, match=f'not valid for "strata {argv[0]}"'):
         check_options_for(parse_args(argv))
@@ -56,6 +56,6 @@ def test_an_option_the_command_does_not_use_is_an_error(argv):
                                   ["plan", "-destroy", "-detailed-exitcode", "-replace=a.b"],
                                   ["graph", "-type=apply"], ["import", "-no-fsync", "a.b", "id"]])
 def test_options_the_command_uses_are_accepted(argv):
-    from engine.cliargs import check_options_for
+    from engine.cli.args import check_options_for
 
     check_options_for(parse_args(argv))

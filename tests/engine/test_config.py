@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import expr as E
 from engine.addrs import ResourceAddr
-from engine.config import NO_DEFAULT, Module, load_module, validate_references
+from engine.config.module import NO_DEFAULT, Module, load_module, validate_references
 from engine.diagnostics import DiagnosticsError
+from engine.lang import expr as E
 
 
 def write(d: Path, files: dict[str, str]) -> str:

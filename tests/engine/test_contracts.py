@@ -26,8 +26,8 @@ from engine import (
     UpgradeResourceStateRequest,
     UpgradeResourceStateResponse,
 )
-from engine.operations import Options, apply_planned, make_plan
-from engine.registry import Providers
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.provider.registry import Providers
 
 SCHEMA = ResourceSchema(
     attributes={
@@ -223,7 +223,7 @@ async def test_provider_exception_fails_only_that_resource(tmp_path: Path) -> No
 
 # the pure checks, inside partly unknown values: each known part must be kept
 
-from engine.contracts import check_final_plan, check_new_state  # noqa: E402
+from engine.provider.contracts import check_final_plan, check_new_state  # noqa: E402
 from engine.values import ListVal, MapVal, SetVal  # noqa: E402
 
 
@@ -244,8 +244,8 @@ def test_a_known_part_of_a_partly_unknown_value_must_be_kept(planned: dict[str, 
 
 # nested blocks: the planned-state contract and the proposed new state look inside them
 
-from engine.contracts import check_planned_state  # noqa: E402
-from engine.provider import proposed_new_state  # noqa: E402
+from engine.provider.contracts import check_planned_state  # noqa: E402
+from engine.provider.protocol import proposed_new_state  # noqa: E402
 
 _BLOCK_ATTRS = {"a": AttributeSchema("string", optional=True), "c": AttributeSchema("string", computed=True)}
 

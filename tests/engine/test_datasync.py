@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine import datasync
-from engine.datasync import DataSync
+from engine.state import fsync as datasync
+from engine.state.fsync import DataSync
 
 native_here = pytest.mark.skipif(datasync._libc() is None, reason="no Linux AIO on this platform")
 BACKENDS = pytest.mark.parametrize("backend", ["trio", "asyncio"])

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from engine.addrs import ResourceAddr
-from engine.evaluate import EvalError, Scope, evaluate
-from engine.hcl import parse_expression, parse_hcl
+from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.hcl import parse_expression, parse_hcl
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal
 
 A = ResourceAddr("terraform_data", "a")  # count = 2

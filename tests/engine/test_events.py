@@ -17,10 +17,10 @@ from typing import Any
 import orjson
 import pytest
 
-from engine import events as ev
 from engine.addrs import parse_instance_addr
 from engine.diagnostics import SourceRange, error
-from engine.plan import Reason
+from engine.events import stream as ev
+from engine.plans.plan import Reason
 
 SAMPLES = Path("/work/shared/reference/terraform-samples")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")

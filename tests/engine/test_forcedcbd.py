@@ -4,8 +4,8 @@ create_before_destroy too, transitively, through configuration and through state
 from __future__ import annotations
 
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.forcedcbd import force_create_before_destroy
-from engine.plan import Action, ResourceInstanceChange
+from engine.planning.create_before_destroy import force_create_before_destroy
+from engine.plans.plan import Action, ResourceInstanceChange
 
 
 def addr(name: str, key: int | None = None) -> InstanceAddr:

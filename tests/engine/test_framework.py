@@ -23,8 +23,8 @@ from engine import (
     requires_replace_if_set,
     sequence,
 )
-from engine.operations import Options, apply_planned, make_plan
-from engine.registry import Providers
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.provider.registry import Providers
 
 
 def bigger(old: Any, new: Any) -> bool:

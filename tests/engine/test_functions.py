@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from engine.functions import FUNCTIONS, FunctionError
-from engine.functions_text import TEXT_FUNCTIONS
+from engine.lang.functions import FUNCTIONS, FunctionError
+from engine.lang.functions_text import TEXT_FUNCTIONS
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal
 
 U = UNKNOWN

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.functions import FUNCTIONS, FunctionError
-from engine.functions_text import TEXT_FUNCTIONS
+from engine.lang.functions import FUNCTIONS, FunctionError
+from engine.lang.functions_text import TEXT_FUNCTIONS
 from engine.values import UNKNOWN
 
 

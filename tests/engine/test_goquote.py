@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.goquote import go_quote
+from engine.lang.quote import go_quote
 
 
 def test_quotes_as_go_does() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.diagnostics import CycleError
-from engine.graph import Graph
+from engine.graph.dag import Graph
 
 
 def graph_of(nodes, edges) -> Graph:

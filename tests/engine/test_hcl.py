@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from engine import expr as E
-from engine.config import _NoResources
+from engine.config.module import _NoResources
 from engine.diagnostics import DiagnosticsError
-from engine.evaluate import Scope, evaluate
-from engine.hcl import parse_expression, parse_hcl
+from engine.lang import expr as E
+from engine.lang.evaluate import Scope, evaluate
+from engine.lang.hcl import parse_expression, parse_hcl
 
 
 def hcl(src: str, filename: str = "main.tf"):

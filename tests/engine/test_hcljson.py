@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine import expr as E
-from engine.config import _NoResources
+from engine.config.module import _NoResources
 from engine.diagnostics import DiagnosticsError
-from engine.evaluate import Scope, evaluate
-from engine.hcljson import parse_json
+from engine.lang import expr as E
+from engine.lang.evaluate import Scope, evaluate
+from engine.lang.hcl_json import parse_json
 
 JSON_DOC = """\
 {

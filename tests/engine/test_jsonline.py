@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine import events as ev
-from engine import jsonline
+from engine.events import jsonline
+from engine.events import stream as ev
 from tests.engine.test_events import _every_kind_of_event
 
 HUGE = ev.Event("x", "big", {"n": 2**70}, timestamp=1.5)  # beyond orjson: formatted by strata

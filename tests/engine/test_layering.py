@@ -1,5 +1,6 @@
-"""engine/__init__.py's layering note is true: each module imports only modules of its own layer
-or the layers above it (read from the note itself, and from each module's imports)."""
+"""engine/__init__.py's layering note is true: each package (a stage of the pipeline) imports only
+itself and the layers above it, read from the note itself and from every module's imports; and no
+two modules import each other, directly or through others."""
 
 from __future__ import annotations
 
@@ -10,56 +11,88 @@ from pathlib import Path
 import engine
 
 ENGINE = Path(engine.__file__).parent
-ALSO = {"functions_text": "functions"}  # a module the note names through another
 
 
 def layers() -> dict[str, int]:
     doc = engine.__doc__ or ""
-    block = doc.split("Layering (each layer imports only those above it):", 1)[1].split("Providers (", 1)[0]
+    block = doc.split("without cycles.", 1)[1].split("Providers (", 1)[0]
     out: dict[str, int] = {}
-    layer, continued = -1, False
     for line in block.splitlines():
-        if not line.startswith("    ") or not line.strip():
+        left = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0] if line.startswith("    ") else ""
+        if not left or not line[4:5].strip():
             continue
-        left = line[4:40].strip()
-        if not left:
-            continue  # a description continued
-        if not continued:
-            layer += 1
         for name in re.split(r",\s*", left.rstrip(",")):
-            out[name] = layer
-        continued = left.endswith(",")
-    for name, like in ALSO.items():
-        out[name] = out[like]
+            out[name] = len(set(out.values()))
     return out
 
 
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(a.name for a in node.names)
+def modules() -> dict[str, Path]:
+    """Every engine module by dotted name below ``engine`` (``lang.hcl``), packages' inits left out."""
+    found = {}
+    for path in ENGINE.rglob("*.py"):
+        rel = path.relative_to(ENGINE).with_suffix("")
+        if rel.name in ("__init__", "__main__"):
+            continue
+        found[".".join(rel.parts)] = path
     return found
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The engine modules a file imports, as dotted names below ``engine``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            if name.startswith("engine."):
+                dotted = name.removeprefix("engine.")
+                if dotted in known:
+                    found.add(dotted)
+        assert not (isinstance(node, ast.ImportFrom) and node.level), f"{path}: use absolute imports"
+    return found
+
+
+def layer_of(module: str, named: dict[str, int]) -> int:
+    return named.get(module, named.get(module.split(".")[0], -1))
 
 
 def test_every_module_is_in_the_note() -> None:
     named = layers()
-    modules = {p.stem for p in ENGINE.glob("*.py")} - {"__init__", "__main__"}
-    assert modules - set(named) == set(), "modules missing from the layering note"
-    assert set(named) - modules == set(), "the note names modules that do not exist"
+    missing = sorted(m for m in modules() if layer_of(m, named) < 0)
+    assert missing == [], "modules missing from the layering note"
+    packages = {m.split(".")[0] for m in modules()}
+    assert set(named) - packages == set(), "the note names packages or modules that do not exist"
 
 
 def test_no_module_imports_from_a_layer_below_its_own() -> None:
-    named = layers()
+    named, mods = layers(), modules()
     wrong = []
-    for path in sorted(ENGINE.glob("*.py")):
-        if path.stem in ("__init__", "__main__"):
-            continue
-        for dep in sorted(imports_of(path)):
-            if named[dep] > named[path.stem]:
-                wrong.append(f"{path.stem} (layer {named[path.stem]}) imports {dep} (layer {named[dep]})")
+    for name, path in sorted(mods.items()):
+        for dep in sorted(imports_of(path, set(mods))):
+            if layer_of(dep, named) > layer_of(name, named):
+                wrong.append(f"{name} (layer {layer_of(name, named)}) imports {dep} (layer {layer_of(dep, named)})")
     assert wrong == []
+
+
+def test_no_import_cycles_between_modules() -> None:
+    mods = modules()
+    edges = {name: imports_of(path, set(mods)) - {name} for name, path in mods.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(edges[node]):
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = 2
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []

@@ -24,10 +24,10 @@ from engine import (
     ResourceSchema,
     error,
 )
-from engine.config import load_module
-from engine.limits import Limits, RetryPolicy, TokenBucket, parse_pairs
-from engine.operations import Options, apply_planned, make_plan
-from engine.registry import Providers
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.config.module import load_module
+from engine.graph.limits import Limits, RetryPolicy, TokenBucket, parse_pairs
+from engine.provider.registry import Providers
 
 
 class Counting(BaseProvider):

@@ -8,7 +8,13 @@ from decimal import Decimal
 import pytest
 
 from engine.diagnostics import FunctionError
-from engine.number import exact_decimal, number_from_decimal, parse_number, to_number, to_string
+from engine.lang.number import (
+    exact_decimal,
+    number_from_decimal,
+    parse_number,
+    to_number,
+    to_string,
+)
 
 
 @pytest.mark.parametrize(("text", "value"), [("1", 1), ("1.0", 1), ("1e3", 1000), ("-0.5", -0.5), (".25", 0.25)])

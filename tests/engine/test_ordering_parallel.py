@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Event
-from engine.operations import Options, apply_planned, make_plan
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.events.stream import Event
 
 PARALLELISM = 50
 COUNT = 20

@@ -13,7 +13,14 @@ from __future__ import annotations
 import pytest
 
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.plan import Action, Plan, Reason, ResourceInstanceChange, orphan_reason, select_action
+from engine.plans.plan import (
+    Action,
+    Plan,
+    Reason,
+    ResourceInstanceChange,
+    orphan_reason,
+    select_action,
+)
 from engine.values import UNKNOWN, ListVal
 
 PRIOR = {"id": "i-1", "input": "a", "output": "a", "triggers_replace": None}

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from engine import events as ev
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.config import Module
+from engine.config.module import Module
 from engine.diagnostics import Diagnostic
-from engine.provider import (
+from engine.events import stream as ev
+from engine.planning.refresh import Refresher
+from engine.provider.protocol import (
     AttributeSchema,
     BaseProvider,
     ProviderSchema,
@@ -22,9 +23,8 @@ from engine.provider import (
     UpgradeResourceStateRequest,
     UpgradeResourceStateResponse,
 )
-from engine.refresh import Refresher
-from engine.registry import Providers
-from engine.state import ObjectState, State
+from engine.provider.registry import Providers
+from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN
 
 PROV = 'provider["example.com/test/cloud"]'
@@ -82,8 +82,8 @@ async def test_gone_objects_leave_and_drifted_ones_are_updated() -> None:
 
 @pytest.mark.trio
 async def test_what_changed_outside_is_kept_as_drift_and_rendered_as_terraform_does() -> None:
-    from engine.plan import Action, Plan, ResourceInstanceChange
-    from engine.render import render_drift
+    from engine.plans.plan import Action, Plan, ResourceInstanceChange
+    from engine.render.text import render_drift
 
     state = state_of(same={"id": "1", "size": 1}, drifted={"id": "2", "size": 1}, gone={"id": "3", "size": 1})
     r = Refresher(Module("."), state, Providers({"cloud": Cloud({"1": {"id": "1", "size": 1},

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from engine import expr as E
-from engine.config import load_module
-from engine.sensitivity import Sensitivity
+from engine.config.module import load_module
+from engine.lang import expr as E
+from engine.lang.sensitivity import Sensitivity
 
 CONFIG = '''
 variable "s" {

@@ -15,8 +15,8 @@ import pytest
 
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.diagnostics import StrataError
-from engine.state import ObjectState, State
-from engine.statestore import StateLockError, StateStore
+from engine.state.model import ObjectState, State
+from engine.state.store import StateLockError, StateStore
 from tests.conftest import REPO, Workdir
 
 PROVIDER = 'provider["terraform.io/builtin/terraform"]'
@@ -87,8 +87,8 @@ CRASHER = textwrap.dedent("""
     sys.path.insert(0, sys.argv[1])
     import anyio
     from engine.addrs import InstanceAddr, ResourceAddr
-    from engine.state import ObjectState
-    from engine.statestore import StateStore
+    from engine.state.model import ObjectState
+    from engine.state.store import StateStore
 
     DYN = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
     PROV = 'provider["terraform.io/builtin/terraform"]'
@@ -154,7 +154,7 @@ def test_the_new_journal_is_made_durable_in_its_directory_before_any_record(
         state_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # after a power loss a journal whose directory entry was never fsync'd may be gone, and with
     # it records that were reported durable
-    import engine.statestore as statestore
+    import engine.state.store as statestore
 
     calls: list[str] = []
     real = statestore._fsync_dir
@@ -443,7 +443,7 @@ def test_lock_is_held_against_another_process(state_path: Path) -> None:
         code = textwrap.dedent("""
             import sys
             sys.path.insert(0, sys.argv[1])
-            from engine.statestore import StateLockError, StateStore
+            from engine.state.store import StateLockError, StateStore
             try:
                 StateStore(sys.argv[2], lambda t: {}).lock()
             except StateLockError:
@@ -479,8 +479,8 @@ def test_a_journal_write_failure_stops_the_writer_instead_of_hanging(state_path:
 
     import anyio
 
-    from engine.datasync import DataSync
-    from engine.statestore import StateWriteError, StateWriter
+    from engine.state.fsync import DataSync
+    from engine.state.store import StateWriteError, StateWriter
 
     def no_space(*args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -513,7 +513,7 @@ def test_callbacks_come_back_to_the_event_loop_in_put_order_on_both_backends(
 
     import anyio
 
-    from engine import datasync
+    from engine.state import fsync as datasync
 
     if not aio:
         monkeypatch.setattr(datasync, "_libc", lambda: None)  # the fdatasync in a worker thread

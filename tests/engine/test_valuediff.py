@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.valuediff import ABSENT, SHOW_ALL, diff
+from engine.render.value_diff import ABSENT, SHOW_ALL, diff
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 
 

@@ -3,8 +3,8 @@ expected texts are terraform 1.11.4's for the same values."""
 
 from __future__ import annotations
 
+from engine.render.value_text import output_text
 from engine.values import ListVal, MapVal, SetVal
-from engine.valuetext import output_text
 
 
 def test_scalars() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from engine.config import load_module
+from engine.config.module import load_module
+from engine.config.variables import resolve
 from engine.values import MapVal
-from engine.variables import resolve
 
 CONFIG = """
 variable "env" {}

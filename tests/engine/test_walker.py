@@ -12,8 +12,8 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from engine.graph import Graph
-from engine.walker import Walker
+from engine.graph.dag import Graph
+from engine.graph.walker import Walker
 
 TIMEOUT = 3
 
@@ -542,7 +542,7 @@ async def test_without_fail_fast_independent_nodes_keep_starting():
 
 @pytest.mark.anyio
 async def test_ready_queue_hands_each_node_to_one_idle_worker_and_queues_the_rest():
-    from engine.walker import _ReadyQueue
+    from engine.graph.walker import _ReadyQueue
 
     q: _ReadyQueue[str] = _ReadyQueue()
     got: list[tuple[int, str | None]] = []
@@ -564,7 +564,7 @@ async def test_ready_queue_hands_each_node_to_one_idle_worker_and_queues_the_res
 
 @pytest.mark.anyio
 async def test_ready_queue_close_releases_idle_workers_and_later_gets():
-    from engine.walker import _ReadyQueue
+    from engine.graph.walker import _ReadyQueue
 
     q: _ReadyQueue[str] = _ReadyQueue()
     got: list[str | None] = []
@@ -582,7 +582,7 @@ async def test_ready_queue_close_releases_idle_workers_and_later_gets():
 
 @pytest.mark.anyio
 async def test_ready_queue_passes_over_a_worker_cancelled_while_idle():
-    from engine.walker import _ReadyQueue
+    from engine.graph.walker import _ReadyQueue
 
     q: _ReadyQueue[str] = _ReadyQueue()
     with anyio.fail_after(TIMEOUT):
@@ -628,7 +628,7 @@ def test_ready_queue_a_node_handed_to_a_cancelled_worker_goes_to_another_idle_wo
     # Task.cancel() right after put() does exactly that, deterministically
     import asyncio
 
-    from engine.walker import _ReadyQueue
+    from engine.graph.walker import _ReadyQueue
 
     async def main() -> tuple[list[str | None], bool]:
         q: _ReadyQueue[str] = _ReadyQueue()

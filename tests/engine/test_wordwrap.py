@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.wordwrap import wrap
+from engine.render.wordwrap import wrap
 
 
 def test_breaks_at_the_last_space_that_keeps_the_line_within_the_limit() -> None:

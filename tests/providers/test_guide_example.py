@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from engine.operations import Options, apply_planned, make_plan
-from engine.registry import Providers
+from engine.backend.operations import Options, apply_planned, make_plan
+from engine.provider.registry import Providers
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -28,7 +28,7 @@ from engine import (
     ReadDataSourceRequest,
     ReadResourceRequest,
 )
-from engine.provider import proposed_new_state
+from engine.provider.protocol import proposed_new_state
 from providers.sim import Ledger, SimProvider, latency_sample, object_token
 from tests.conftest import REPO, Workdir
 

@@ -1,0 +1,511 @@
+"""Applying a plan: the effectful half. Walks the apply graph, calls providers, records state.
+
+For each node: evaluate the final configuration (dependencies are applied by
+now, so their values are known), plan again when the initial plan had
+unknowns and check the provider kept every promise, apply, check the result,
+and hand the new object to the state writer. Only once the writer says the
+record is durable is its ``apply_complete`` emitted and its dependents
+started: a crash at any moment loses no object that anything was told of or
+built on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
+from engine.apply.graph import ApplyNode, Barrier, Node, Work
+from engine.config import conditions
+from engine.config.instance import block_counts, evaluate_instance_config
+from engine.config.module import Module
+from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
+from engine.events import stream as ev
+from engine.graph.dag import Graph
+from engine.graph.limits import Limits
+from engine.graph.walker import Done, Walker
+from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.sensitivity import of_module as sensitivity_of
+from engine.lang.sensitivity import state_marks
+from engine.planning.planner import whole_resource_value
+from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from engine.provider.contracts import check_final_plan, check_new_state
+from engine.provider.protocol import (
+    ApplyResourceChangeRequest,
+    PlanResourceChangeRequest,
+    Provider,
+    ReadDataSourceRequest,
+    ResourceSchema,
+    proposed_new_state,
+)
+from engine.provider.registry import Providers
+from engine.state.model import ObjectState, State
+from engine.state.store import StateWriter
+from engine.values import UNKNOWN, is_wholly_known
+
+Emit = Callable[[ev.Event], None]
+
+INTERRUPT = "interrupt"  # what the walker is told stopped it (compared by identity)
+INTERRUPT_TEXT = ("\nInterrupt received.\nPlease wait for strata to exit or data loss may occur: the "
+                  "operations in flight finish and are recorded, nothing new starts.\nGracefully shutting "
+                  "down... (interrupt again to stop at once)\n")
+
+
+class ApplyResolver:
+    """Apply-time resource values: what the state holds now."""
+
+    def __init__(self, module: Module, state: State, kinds: dict[ResourceAddr, str],
+                 keys: dict[ResourceAddr, list[InstanceKey]]) -> None:
+        self.module = module
+        self.state = state
+        self.kinds = kinds
+        self.keys = keys
+
+    def has_resource(self, addr: ResourceAddr) -> bool:
+        return addr in self.module.resources
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        return self.kinds.get(addr, "single") != "single"
+
+    def expansion(self, addr: ResourceAddr) -> str:
+        return self.kinds.get(addr, "single")
+
+    def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
+        obj = self.state.object_at(addr, key)
+        if obj is None:
+            if key in self.keys.get(addr, ()):
+                return UNKNOWN
+            raise KeyError(key)
+        return obj.attributes
+
+    def resource_value(self, addr: ResourceAddr) -> Any:
+        vals: dict[InstanceKey, Any] = {}
+        for k in self.keys.get(addr, ()):
+            obj = self.state.object_at(addr, k)
+            vals[k] = obj.attributes if obj is not None else UNKNOWN
+        return whole_resource_value(self.kinds.get(addr, "single"), vals)
+
+
+@dataclass
+class ApplyResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"add": 0, "change": 0, "import": 0, "remove": 0})
+    failed: int = 0
+    skipped: int = 0
+    interrupted: bool = False
+    """An interrupt stopped the apply: what was in flight finished, nothing else started."""
+
+    @property
+    def ok(self) -> bool:
+        return not errors_of(self.diagnostics)
+
+
+class Applier:
+    def __init__(self, module: Module | None, plan: Plan, graph: Graph[Node], work: dict[ApplyNode, Work],
+                 providers: Providers, writer: StateWriter, emit: Emit, variables: dict[str, Any],
+                 resolver: ApplyResolver,
+                 local_value: Callable[[str, int], Any] | None = None, limits: Limits | None = None) -> None:
+        self.module = module
+        self.plan = plan
+        self.graph = graph
+        self.work = work
+        self.providers = providers
+        self.writer = writer
+        self.state = writer.state
+        self.emit = emit
+        self.variables = variables
+        self.result = ApplyResult()
+        self.resolver = resolver
+        self._local_value = local_value
+        self.limits = limits or Limits()
+        self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
+        self._sensitivity = sensitivity_of(module, providers) if module is not None else None
+
+    # ------------------------------------------------------------------ walk
+
+    async def run(self, parallelism: int = 10, fail_fast: bool = False, on_signals: bool = False) -> ApplyResult:
+        """Walk the apply graph. With ``on_signals`` (the command line), a first SIGINT or SIGTERM
+        stops it gracefully (:meth:`interrupt`) and a second one at once (KeyboardInterrupt)."""
+        walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
+        self._walker = walker
+        walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
+        if not on_signals:
+            await walk
+            return self.result
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._on_signals)
+            await walk
+            tg.cancel_scope.cancel()
+        return self.result
+
+    def interrupt(self) -> None:
+        """Terraform's graceful stop: operations in flight finish and are recorded, nothing new starts."""
+        if not self.result.interrupted:
+            self.result.interrupted = True
+            self._walker.stop(INTERRUPT)
+
+    async def _on_signals(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                if self.result.interrupted:
+                    raise KeyboardInterrupt  # the second one: stop now, cancelling what is in flight
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(INTERRUPT_TEXT)
+                    sys.stderr.flush()
+                self.interrupt()
+
+    def _skipped(self, node: Node, cause: object) -> None:
+        if isinstance(node, ApplyNode):
+            self.result.skipped += 1
+            if cause is INTERRUPT:
+                self.emit(ev.apply_skipped(node.addr, node.op, "", interrupted=True))
+                return
+            cause_name = str(cause.addr) if isinstance(cause, ApplyNode) else str(cause)
+            early = node in self._walker.stopped_early
+            self.emit(ev.apply_skipped(node.addr, node.op, cause_name, fail_fast=early))
+
+    async def _execute(self, node: Node, done: Done) -> None:
+        assert isinstance(node, ApplyNode)
+        w = self.work[node]
+        try:
+            if node.op == Action.DELETE:
+                await self._delete(node, w.change, done)
+            elif node.op == Action.READ:
+                await self._read(node, w.change, done)
+            else:
+                await self._create_or_update(node, w, done)
+        except Exception as exc:  # a bug (ours or a provider's) fails this node, never the whole run
+            self._fail(node.addr, "Internal error while applying",
+                       f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
+                       "please report this.")
+            done(False)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
+        r = c.addr.resource
+        rc = self.module.resources.get(r) if self.module else None
+        name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
+        key = (name, r.type, r.mode)
+        found = self._providers_of.get(key)  # the same for every resource of a type: once each
+        if found is None:
+            found = self._providers_of[key] = (name, self.providers.get(name),
+                                               self.providers.schema(name, r.type, r.mode))
+        return found
+
+    def _fail(self, addr: InstanceAddr, summary: str, detail: str, subject: SourceRange | None = None,
+              in_config: Diagnostic | None = None) -> None:
+        """``addr`` failed: say why (``in_config``: a mistake in its configuration, reported as it
+        is, naming the block but no instance, as terraform does)."""
+        if in_config is not None:
+            d = in_config
+        else:
+            if subject is None and self.module is not None:
+                rc = self.module.resources.get(addr.resource)
+                if rc is not None:  # where the resource is declared, as terraform points at it
+                    subject = SourceRange(rc.range.filename, rc.range.line)
+            d = error(summary, detail, subject, str(addr))
+        self.result.diagnostics.append(d)
+        self.result.failed += 1
+        self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
+
+    def _record(self, addr: InstanceAddr, provider: str, obj: ObjectState | None, deposed: str | None,
+                complete: Callable[[], ev.Event], done: Done, unmet: list[Diagnostic] | None = None) -> None:
+        """Hand ``obj`` to the state writer; once the record is durable, emit ``complete()`` (its
+        apply_complete, stamped with the moment it became true), report the ``unmet``
+        postconditions and let the dependents start (none do when a postcondition failed)."""
+
+        def durable() -> None:
+            self.emit(complete())
+            for d in unmet or ():  # the object exists and is recorded; what depends on it does not start
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(not unmet)
+
+        self.writer.put(addr, provider, obj, deposed, on_durable=durable)
+
+    def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
+        """What an instance's expressions are evaluated in: count.index, each.key and each.value."""
+        scope = self._scope(addr.key)
+        if isinstance(addr.key, str) and rc.for_each is not None:
+            try:
+                fe = evaluate(rc.for_each.expr, Scope(self.variables, self._locals, self.resolver))
+                if isinstance(fe, dict):
+                    scope.each = (addr.key, fe.get(addr.key))
+            except EvalError:
+                pass
+        return scope
+
+    def _conditions(self, addr: InstanceAddr, kind: str, new: dict[str, Any] | None = None) -> list[Diagnostic]:
+        """The resource's preconditions (before its provider is called) or postconditions (against
+        the object the provider returned, ``self``) that are not met, now that everything is known."""
+        rc = self.module.resources.get(addr.resource) if self.module else None
+        if rc is None:
+            return []
+        conds = rc.lifecycle.preconditions if kind == "precondition" else rc.lifecycle.postconditions
+        if not conds:
+            return []
+        scope = self._instance_scope(addr, rc)
+        failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context,
+                                     self_of=None if new is None else (addr.resource.mode, addr.resource.type,
+                                                                       addr.resource.name))
+        for w in [d for d in failed if d.severity != "error"]:  # an error message that is not shown
+            self.result.diagnostics.append(w)
+            self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
+        return errors_of(failed)
+
+    def _scope(self, key: InstanceKey) -> Scope:
+        count_index = key if isinstance(key, int) else None
+        each = (key, key) if isinstance(key, str) else None
+        return Scope(self.variables, self._locals, self.resolver, count_index, each, sensitivity=self._sensitivity)
+
+    def _locals(self, name: str, line: int) -> Any:
+        if self._local_value is None:
+            raise EvalError("Reference to undeclared local value", name, line)
+        return self._local_value(name, line)
+
+    # ------------------------------------------------------------------ create / update
+
+    async def _create_or_update(self, node: ApplyNode, w: Work, done: Done) -> None:
+        c = w.change
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        prior_obj = self.state.object(addr)
+        prior = prior_obj.attributes if prior_obj is not None and node.op == Action.UPDATE else None
+        # two-phase planning: plan again now that every dependency is applied, and check the
+        # provider keeps each promise of the initial plan
+        final = await self._final_plan(c, prior, pname, provider, schema)
+        if final is None:
+            done(False)
+            return
+        planned, config = final
+        unmet = self._conditions(addr, "precondition")
+        if unmet:  # decided only now that what it refers to is applied
+            for d in unmet:
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(False)
+            return
+        id_key = schema.id_attribute if schema else "id"
+        action = "update" if node.op == Action.UPDATE else "create"
+        started = [time.monotonic()]
+
+        def starting() -> None:  # once a concurrency slot is held, right before the provider's call
+            started[0] = time.monotonic()
+            if node.op == Action.UPDATE:
+                self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
+            else:
+                self.emit(ev.apply_start(addr, "create"))
+            if w.depose_as is not None and prior_obj is not None:
+                # create_before_destroy: the current object becomes deposed before its successor exists
+                self.writer.put(addr, c.provider, None)
+                self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+
+        new, diags = await self._call_apply(
+            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
+                                                              self._progress_reporter(addr, action, started)),
+            action, starting)
+        elapsed = time.monotonic() - started[0]
+        errs = errors_of(diags)
+        if not errs and new is None:
+            errs = [error("Provider returned no object",
+                          f'Provider "{pname}" reported success for the {action} of {addr} but returned '
+                          "no object. This is a bug in the provider.")]
+        if not errs and new is not None:
+            problem = None
+            if schema is not None and block_counts(planned, schema) != block_counts(new, schema):
+                problem = (f"the number of nested blocks changed: planned {block_counts(planned, schema)}, "
+                           f"got {block_counts(new, schema)}")
+            problem = problem or check_new_state(planned, new)
+            if problem:
+                errs = [error("Provider produced inconsistent result after apply",
+                              f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
+                              f"new value: {problem}.")]
+        if errs:
+            self.emit(ev.apply_errored(addr, action, elapsed))
+            for d in errs:
+                self._fail(addr, d.summary, d.detail)
+            if new is not None and is_wholly_known(new):
+                status = "tainted" if action == "create" else "ready"
+                obj = ObjectState(new, status, schema.version if schema else 0, c.state_dependencies,
+                                  c.create_before_destroy)
+                self.writer.put(addr, c.provider, obj)
+            elif w.depose_as is not None and prior_obj is not None:
+                # nothing was created: the deposed object is current again, as terraform does
+                self.writer.put(addr, c.provider, None, w.depose_as)
+                self.writer.put(addr, c.provider, prior_obj)
+            done(False)
+            return
+        assert new is not None
+        obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
+                          c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks))
+        id_value = new.get(id_key)
+        unmet = self._conditions(addr, "postcondition", new)
+        self._record(addr, c.provider, obj, None, lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value),
+                     done, unmet)
+        self.result.counts["add" if action == "create" else "change"] += 1
+
+    async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
+                            ) -> dict[str, Any] | None:
+        """The instance's configuration evaluated now, when everything it refers to is applied."""
+        addr = c.addr
+        rc = self.module.resources.get(addr.resource) if self.module else None
+        if rc is None or schema is None:
+            self._fail(addr, "Resource configuration missing", "The configuration changed during apply.")
+            return None
+        scope = self._instance_scope(addr, rc)
+        config, diags = evaluate_instance_config(rc, schema, scope)
+        errs = errors_of(diags)
+        if errs:
+            for d in errs:
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            return None
+        return config
+
+    async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
+                          provider: Provider, schema: ResourceSchema | None
+                          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        addr = c.addr
+        config = c.config
+        if config is None or not is_wholly_known(config):
+            config = await self._final_config(c, schema)
+            if config is None:
+                return None
+        assert schema is not None
+        proposed = proposed_new_state(schema, prior, config)
+        try:
+            resp = await provider.plan_resource_change(
+                PlanResourceChangeRequest(addr.resource.type, prior, proposed, config))
+        except Exception as exc:
+            self._fail(addr, "Provider error", f"{type(exc).__name__}: {exc}")
+            return None
+        errs = errors_of(resp.diagnostics)
+        if errs:
+            for d in errs:
+                self._fail(addr, d.summary, d.detail)
+            return None
+        final = resp.planned_state
+        if final is None:
+            self._fail(addr, "Provider produced null plan", f'Provider "{pname}" planned no object for {addr}.')
+            return None
+        problem = check_final_plan(c.after, final) if c.after is not None else None
+        if problem:
+            self._fail(addr, "Provider produced inconsistent final plan",
+                       f'When expanding the plan for {addr} to include new values learned so far during '
+                       f'apply, provider "{pname}" produced an invalid new value for {problem}.')
+            return None
+        return final, config
+
+    async def _call_apply(self, pname: str, provider: Provider, addr: InstanceAddr,
+                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None]
+                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
+        """One ApplyResourceChange under the configured limits, retried with backoff while the
+        provider marks its errors retryable. ``starting`` runs once, when the first call is about
+        to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
+        attempt = 0
+        retries = self.limits.retries_for(pname)
+        while True:
+            try:
+                if self.limits.active():
+                    async with self.limits.slot(pname, addr.resource.type):
+                        if attempt == 0:
+                            starting()
+                        resp = await provider.apply_resource_change(req)
+                else:
+                    if attempt == 0:
+                        starting()
+                    resp = await provider.apply_resource_change(req)
+                new, diags = resp.new_state, tuple(resp.diagnostics)
+            except Exception as exc:  # a provider bug is this resource's failure, not strata's
+                new, diags = None, (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+            errs = errors_of(diags)
+            if not errs or not all(d.retryable for d in errs) or attempt >= retries:
+                return new, diags
+            attempt += 1
+            delay = self.limits.retry.delay(attempt)
+            self.emit(ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
+                                        f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}"))
+            await anyio.sleep(delay)
+
+    def _progress_reporter(self, addr: InstanceAddr, action: str, started: list[float]
+                           ) -> Callable[[str], None]:
+        def progress(message: str) -> None:
+            self.emit(ev.apply_progress(addr, action, time.monotonic() - started[0], message))
+
+        return progress
+
+    # ------------------------------------------------------------------ data sources
+
+    def record_data_reads(self) -> None:
+        """Write what planning read from data sources, and forget data objects no longer configured."""
+        for addr in self.plan.forget:
+            self.writer.put(addr, "", None)
+        for addr, (prov, value) in self.plan.data_reads.items():
+            r = addr.resource
+            names = self._sensitivity.attributes(r.mode, r.type, r.name) if self._sensitivity else frozenset()
+            self.writer.put(addr, prov, ObjectState(value, sensitive_attributes=state_marks(value, names)))
+
+    async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        config = c.config
+        if config is None or not is_wholly_known(config):
+            final = await self._final_config(c, schema)
+            if final is None:
+                done(False)
+                return
+            config = final
+        try:
+            resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config))
+            diags, value = resp.diagnostics, resp.state
+        except Exception as exc:
+            diags, value = (error("Provider error", f"{type(exc).__name__}: {exc}"),), None
+        errs = errors_of(diags)
+        if errs or value is None:
+            for d in errs or [error("Provider returned no object",
+                                    f'Provider "{pname}" returned nothing when reading {addr}.')]:
+                self._fail(addr, d.summary, d.detail)
+            done(False)
+            return
+        self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
+                                                      sensitive_attributes=state_marks(value, c.sensitive)),
+                        on_durable=lambda: done(True))
+
+    # ------------------------------------------------------------------ delete
+
+    async def _delete(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
+        addr = c.addr
+        pname, provider, schema = self._provider(c)
+        obj = self.state.object(addr, node.deposed)
+        if obj is None:
+            done(True)  # already gone (e.g. a CBD create failed and restored the old object)
+            return
+        id_key = schema.id_attribute if schema else "id"
+        started = [time.monotonic()]
+
+        def starting() -> None:
+            started[0] = time.monotonic()
+            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
+
+        new, diags = await self._call_apply(
+            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
+            "delete", starting)
+        if new is None and errors_of(diags):
+            new = obj.attributes
+        elapsed = time.monotonic() - started[0]
+        errs = errors_of(diags)
+        if errs or new is not None:
+            self.emit(ev.apply_errored(addr, "delete", elapsed))
+            for d in errs or [error("Provider returned an object after delete",
+                                    f'Provider "{pname}" returned a non-null object for a destroyed {addr}.')]:
+                self._fail(addr, d.summary, d.detail)
+            done(False)
+            return
+        self._record(addr, c.provider, None, node.deposed,
+                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed), done)
+        self.result.counts["remove"] += 1

@@ -1,0 +1,536 @@
+"""Events as data: what happened during a run, in terraform's machine-readable UI shape.
+
+An :class:`Event` carries its ``type`` (``planned_change``, ``apply_start``,
+``apply_complete``, ...), a human ``message`` and the ``payload`` terraform
+puts beside them (``hook``, ``change``, ``changes``, ``outputs``,
+``diagnostic``). Sinks decide how to show them; :func:`capture_events`
+collects them for tests.
+
+Hot path: one event per operation start and end; constructing one is a
+dict literal, and the JSON sink serialises it with orjson.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import operator
+import os
+import select
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import IO, Any, TypeVar
+
+import anyio
+import orjson
+
+from engine.addrs import InstanceAddr
+from engine.diagnostics import Diagnostic
+from engine.events import jsonline
+from engine.events.jsonline import json_line, timestamp
+
+UI_VERSION = "1.2"
+STRATA_VERSION = "0.1.0"
+TERRAFORM_COMPAT = "1.11.4"  # the terraform whose formats we write
+
+
+class Event(tuple[str, str, dict[str, Any], str, float]):
+    """One event: ``type``, ``message``, ``payload``, ``level`` and ``timestamp`` (seconds since
+    the epoch; now, unless given).
+
+    Immutable, like a frozen dataclass, but a tuple: hot path, three per resource at 100k
+    resources, and a frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) cost
+    three times as much as ``tuple.__new__``. Treat ``payload`` as read-only.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, type: str, message: str, payload: dict[str, Any] | None = None, level: str = "info",
+                timestamp: float | None = None) -> Event:
+        return tuple.__new__(cls, (type, message, {} if payload is None else payload, level,
+                                   _now() if timestamp is None else timestamp))
+
+    type = property(operator.itemgetter(0), doc="terraform's event type: planned_change, apply_start, ...")
+    message = property(operator.itemgetter(1), doc="the human text (``@message``)")
+    payload = property(operator.itemgetter(2), doc="what terraform puts beside the common fields")
+    level = property(operator.itemgetter(3), doc="info, warn or error")
+    timestamp = property(operator.itemgetter(4), doc="seconds since the epoch")
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"Event(type={self[0]!r}, message={self[1]!r}, payload={self[2]!r}, level={self[3]!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        type_, message, payload, level, timestamp = self
+        return {"@level": level, "@message": message, "@module": "terraform.ui",
+                "@timestamp": _timestamp(timestamp), **payload, "type": type_}
+
+
+_now = time.time
+_dumps = orjson.dumps
+_timestamp = timestamp
+_ARRAY = orjson.OPT_APPEND_NEWLINE
+
+
+Sink = Callable[[Event], None]
+
+
+class EventBus:
+    """Fans events out to sinks, synchronously and in order."""
+
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = list(sinks)
+        self._captures = capture_sink not in self.sinks  # every bus feeds capture_events()
+
+    def emit(self, event: Event) -> None:
+        for s in self.sinks:
+            s(event)
+        if _CAPTURES and self._captures:
+            capture_sink(event)
+
+
+_CAPTURES: list[list[Event]] = []
+
+
+@contextlib.contextmanager
+def capture_events() -> Iterator[list[Event]]:
+    """Collect every event emitted through any bus while the block runs (a testing helper)."""
+    got: list[Event] = []
+    _CAPTURES.append(got)
+    try:
+        yield got
+    finally:
+        # by identity: two captures holding equal events must not be confused
+        for i in range(len(_CAPTURES) - 1, -1, -1):
+            if _CAPTURES[i] is got:
+                del _CAPTURES[i]
+                break
+
+
+def capture_sink(event: Event) -> None:
+    for c in _CAPTURES:
+        c.append(event)
+
+
+class FlushWithin:
+    """Calls ``flush`` at most ``max_delay`` seconds after the first :meth:`mark` since the last
+    flush, from a background task while :meth:`running`; once more when the block ends.
+
+    What lets a sink gather its output into few large writes while a program (or a person)
+    reading it through a pipe still sees each line within ``max_delay``.
+    """
+
+    def __init__(self, flush: Callable[[], None], max_delay: float = 0.02) -> None:
+        self._flush = flush
+        self.max_delay = max_delay
+        self._dirty = False
+        self._wake: anyio.Event | None = None
+
+    def mark(self) -> None:
+        """Something was written that must reach the reader within ``max_delay``."""
+        if not self._dirty:
+            self._dirty = True
+            if self._wake is not None:
+                self._wake.set()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        async def flusher() -> None:
+            while True:
+                self._wake = anyio.Event()
+                if not self._dirty:
+                    await self._wake.wait()
+                await anyio.sleep(self.max_delay)
+                self._dirty = False
+                self._flush()
+
+        failed: BaseException | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(flusher)
+                try:
+                    yield
+                except BaseException as exc:
+                    # raised again below, outside the task group: the caller gets its own
+                    # exception (an error, Ctrl-C, a cancellation), not a group around it
+                    failed = exc
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._wake = None
+            self._dirty = False
+            try:
+                self._flush()
+            finally:
+                if failed is not None:
+                    # replaces a Cancelled the task group's exit may raise meanwhile
+                    raise failed
+
+
+def write_all(stream: IO[bytes], data: bytes | bytearray) -> None:
+    """Write all of ``data``: an unbuffered stream (``PYTHONUNBUFFERED``) may take part of it, or,
+    on a non-blocking pipe, none (``None``) until the reader catches up."""
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        if n is None:
+            _wait_writable(stream)
+            continue
+        view = view[n:]
+
+
+def _wait_writable(stream: IO[bytes]) -> None:
+    try:
+        jsonline.wait(stream.fileno(), select.POLLOUT)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        time.sleep(0.001)
+
+
+OUTPUT_FAILED: list[BaseException] = []
+"""Why output could not be written this run (not a closed pipe): the command then exits 1."""
+
+
+def stream_failed(exc: BaseException, what: str) -> None:
+    """Say once, on stderr, why a sink stopped writing; a closed pipe (``| head``) is no news."""
+    if isinstance(exc, BrokenPipeError | ValueError):
+        return
+    OUTPUT_FAILED.append(exc)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _ki_protected(fn: _F) -> _F:
+    """``trio.lowlevel.enable_ki_protection(fn)``, made on the first call under trio: trio raises
+    KeyboardInterrupt anywhere outside protected code, and importing it here would cost the
+    asyncio backend its start-up (asyncio turns a Ctrl-C into a cancellation at an ``await``)."""
+    protected: Callable[..., Any] | None = None
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal protected
+        if protected is None:
+            if "trio" not in sys.modules:
+                return fn(*args, **kwargs)
+            from trio.lowlevel import enable_ki_protection
+
+            protected = enable_ki_protection(fn)
+        return protected(*args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+_FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
+
+
+class JsonSink:
+    """One JSON object per line, like ``terraform -json``.
+
+    Each line is written as its event is emitted, unless the sink is :meth:`batching`: then lines
+    are gathered and written together once 1 MiB is waiting, at once for a diagnostic or the
+    summary, and otherwise within ``max_delay`` seconds (:class:`FlushWithin`). One write per
+    batch instead of one per event is much of what the stream costs at 100k resources, while a
+    consumer reading the live stream still sees each event within ``max_delay``.
+
+    A large run (``writer_after`` events while batching; ``STRATA_JSON_WRITER_AFTER``, default
+    5,000) hands the formatting and the writing to a writer process (``engine/jsonline.py``)
+    that shares its standard output: the event loop then only encodes each event as an array,
+    a third of the work. The batch ends with every line written and the writer gone.
+    """
+
+    def __init__(self, stream: IO[bytes] | None = None, writer_after: int | None = None) -> None:
+        self.stream = stream or sys.stdout.buffer
+        self.closed = False
+        self._buf = bytearray()  # lines not yet written (one growing buffer: no object per line kept)
+        self._within: FlushWithin | None = None
+        # a writer process only for our own standard output, unless a caller asks for one
+        self._writer_after = writer_after if writer_after is not None else (
+            _writer_after() if stream is None else -1)
+        self._count = 0
+        self._writer: jsonline.Writer | None = None
+        self._flush_at = _BATCH  # flush when this much is waiting (more while the writer's pipe is full)
+
+    def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        if self._writer is None and 0 <= self._writer_after <= self._count and self._within is not None:
+            self._start_writer()
+        if self._writer is not None:
+            try:
+                line = _dumps(event[:], option=_ARRAY)  # [type, message, payload, level, timestamp]
+            except TypeError:  # formatted here (as without a writer), passed through as it is
+                line = _line_here(event)
+        else:
+            self._count += 1
+            line = _line_here(event)
+        buf = self._buf
+        was_empty = not buf
+        buf += line
+        within = self._within
+        if within is None or len(buf) >= self._flush_at or event[0] in _FLUSH_NOW:
+            self.flush()
+        elif was_empty:
+            within.mark()
+
+    @_ki_protected  # Ctrl-C between a write and its bookkeeping would send lines twice
+    def flush(self) -> None:
+        """Write out every line gathered so far (to the writer process: what its pipe takes now;
+        the rest at the next flush)."""
+        if not self._buf:
+            return
+        if self.closed:
+            self._buf = bytearray()
+            return
+        if self._writer is not None:
+            self._to_writer(block=len(self._buf) >= _PIPE_BACKLOG)
+            # a full pipe: try again within max_delay, or once another batch is waiting
+            self._flush_at = len(self._buf) + _BATCH
+            return
+        data, self._buf = self._buf, bytearray()
+        try:
+            write_all(self.stream, data)
+            self.stream.flush()
+        except (OSError, ValueError) as exc:
+            # the reader went away (| head), or the disk is full: stop writing, never stop the apply
+            self.closed = True
+            stream_failed(exc, "-json event stream")
+
+    @contextlib.asynccontextmanager
+    async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:
+        """Gather lines while the block runs; each batch is written within ``max_delay``."""
+        self._within = FlushWithin(self.flush, max_delay)
+        try:
+            async with self._within.running():
+                yield
+        finally:
+            self._within = None
+            self._stop_writer()
+
+    # ------------------------------------------------------------------ the writer process
+
+    @_ki_protected
+    def _start_writer(self) -> None:
+        """Write what is gathered, then start the writer on our standard output; stay in this
+        process if it cannot start (once, at 5,000 events: the wait of a Python start-up)."""
+        self._writer_after = -1  # one attempt
+        self.flush()
+        if self.closed:
+            return
+        try:
+            out = self.stream.fileno()
+        except (OSError, ValueError, io.UnsupportedOperation):
+            return
+        self._writer = jsonline.Writer.start(out)
+
+    def _to_writer(self, block: bool) -> None:
+        assert self._writer is not None
+        if not self._writer.send(self._buf, block):
+            # gone: its reader went away (| head), or it failed, and then it said why
+            self._buf = bytearray()
+            self.closed = True
+            self._stop_writer()
+        elif self._buf and self._within is not None:
+            self._within.mark()  # the pipe is full: try again within max_delay
+
+    @_ki_protected  # and a Ctrl-C here would leave the writer's last lines unwritten
+    def _stop_writer(self) -> None:
+        """Hand over what is left, end the writer's input and wait for it: every line is written
+        when this returns. Later events are written by this process again."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        if self._buf and not self.closed:
+            writer.send(self._buf, block=True)
+            self._buf = bytearray()
+        status = writer.stop()
+        if status == jsonline.OUTPUT_FAILED_STATUS:
+            self.closed = True
+            OUTPUT_FAILED.append(OSError("the -json event stream could not be written"))
+        elif status != 0:
+            self.closed = True
+            stream_failed(RuntimeError(f"its writer process exited with status {status}"), "-json event stream")
+
+
+_BATCH = 1 << 20
+_PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow
+
+
+def _line_here(event: Event) -> bytes:
+    try:
+        return json_line(event)
+    except TypeError:  # an integer beyond 64 bits somewhere in the payload
+        return json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
+
+
+def _writer_after() -> int:
+    """``STRATA_JSON_WRITER_AFTER``: events before the writer process takes over (0: at once;
+    negative: never). Default 5,000: a run smaller than that is over before the writer pays off."""
+    raw = os.environ.get("STRATA_JSON_WRITER_AFTER", "")
+    try:
+        return int(raw) if raw.strip() else 5000
+    except ValueError:
+        return 5000
+
+
+# --------------------------------------------------------------------------- constructors
+
+def resource_json(addr: InstanceAddr) -> dict[str, Any]:
+    """The ``resource`` object of terraform's UI events (built once per address: hot path).
+    Treat it as read-only: it is shared by every event about the address."""
+    cached = addr._ui
+    if cached is not None:
+        return cached
+    r = addr.resource
+    ui = {
+        "addr": str(addr),
+        "module": "",
+        "resource": str(addr),
+        "implied_provider": r.type.split("_", 1)[0],
+        "resource_type": r.type,
+        "resource_name": r.name,
+        "resource_key": addr.key,
+    }
+    object.__setattr__(addr, "_ui", ui)
+    return ui
+
+
+def version() -> Event:
+    # terraform's keys exactly; which program wrote the stream is in @message
+    return Event("version", f"strata {STRATA_VERSION}", {"terraform": TERRAFORM_COMPAT, "ui": UI_VERSION})
+
+
+_PLAN_VERB = {"create": "create", "update": "update", "delete": "delete", "replace": "replace", "noop": "no-op"}
+
+
+def json_action(action: str) -> str:
+    """Our internal action name to terraform's UI action name."""
+    if action in ("delete-create", "create-delete"):
+        return "replace"
+    if action == "no-op":
+        return "noop"
+    return action
+
+
+_UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this one differently
+
+
+def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
+                   deposed: str | None = None, previous: InstanceAddr | None = None) -> Event:
+    a = json_action(action)
+    change: dict[str, Any] = {"resource": resource_json(addr), "action": a}
+    if reason:
+        change["reason"] = _UI_REASON.get(reason, reason)
+    msg = f"{addr}: Plan to {a}"
+    if deposed:
+        change["deposed_key"] = deposed
+        msg = f"{addr} (deposed object {deposed}): Plan to {a}"
+    return Event("planned_change", msg, {"change": change})
+
+
+def resource_drift(addr: InstanceAddr, action: str) -> Event:
+    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh."""
+    return Event("resource_drift", f"{addr}: Drift detected ({action})",
+                 {"change": {"resource": resource_json(addr), "action": action}})
+
+
+def change_summary(counts: dict[str, int], operation: str) -> Event:
+    if operation == "plan":
+        msg = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['remove']} to destroy."
+    elif operation == "destroy":
+        msg = f"Destroy complete! Resources: {counts['remove']} destroyed."
+    else:
+        msg = (f"Apply complete! Resources: {counts['add']} added, {counts['change']} changed, "
+               f"{counts['remove']} destroyed.")
+    return Event("change_summary", msg, {"changes": {**counts, "operation": operation}})
+
+
+_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying..."}
+_DONE_VERB = {"create": "Creation complete", "update": "Modifications complete",
+              "delete": "Destruction complete"}
+_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored"}
+
+
+def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) -> dict[str, Any]:
+    h: dict[str, Any] = {"resource": resource_json(addr), "action": action}
+    if id_value is not None:
+        h["id_key"] = id_key
+        h["id_value"] = str(id_value)
+    return h
+
+
+def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_value: Any = None,
+                deposed: str | None = None) -> Event:
+    suffix = f" [{id_key}={id_value}]" if id_value is not None else ""
+    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
+    return Event("apply_start", f"{where}: {_START_VERB[action]}{suffix}",
+                 {"hook": _hook(addr, action, id_key, id_value)})
+
+
+def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
+    verb = {"create": "Still creating...", "update": "Still modifying...",
+            "delete": "Still destroying..."}[action]
+    text = f"{addr}: {verb} [{int(elapsed)}s elapsed]" + (f" {message}" if message else "")
+    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    if message:
+        hook["message"] = message
+    return Event("apply_progress", text, {"hook": hook})
+
+
+def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str | None = None,
+                   id_value: Any = None, deposed: str | None = None) -> Event:
+    suffix = f" [{id_key}={id_value}]" if id_value is not None and action != "delete" else ""
+    hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
+    hook["elapsed_seconds"] = int(elapsed)
+    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
+    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {int(elapsed)}s{suffix}",
+                 {"hook": hook})
+
+
+def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
+    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s",
+                 {"hook": hook}, level="error")
+
+
+def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False,
+                  interrupted: bool = False) -> Event:
+    """strata's own event: an operation not started because something it depends on failed
+    (or, with ``fail_fast``, because -fail-fast stopped the apply after ``because`` failed; or,
+    ``interrupted``, because an interrupt stopped the apply)."""
+    if interrupted:
+        hook = {"resource": resource_json(addr), "action": action, "reason": "interrupted"}
+        return Event("apply_skipped", f"{addr}: Not started: the apply was interrupted", {"hook": hook},
+                     level="warn")
+    hook = {"resource": resource_json(addr), "action": action, "because": because,
+            "reason": "fail_fast" if fail_fast else "dependency_failed"}
+    msg = (f"{addr}: Not started: -fail-fast stopped the apply after {because} failed" if fail_fast
+           else f"{addr}: Skipped because {because} failed")
+    return Event("apply_skipped", msg, {"hook": hook}, level="warn")
+
+
+def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
+    return Event("refresh_start", f"{addr}: Refreshing state... [{id_key}={id_value}]",
+                 {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
+
+
+def refresh_complete(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
+    return Event("refresh_complete", f"{addr}: Refresh complete [{id_key}={id_value}]",
+                 {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
+
+
+def diagnostic(d: Diagnostic, code: str | None = None) -> Event:
+    """``code``: the source line the diagnostic points at, for terraform's ``snippet``."""
+    level = "error" if d.severity == "error" else "warn"
+    msg = f"{d.severity.capitalize()}: {d.summary}"
+    return Event("diagnostic", msg, {"diagnostic": d.to_json(code)}, level=level)
+
+
+def outputs_event(outputs: dict[str, dict[str, Any]]) -> Event:
+    return Event("outputs", f"Outputs: {len(outputs)}", {"outputs": outputs})

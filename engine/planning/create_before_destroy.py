@@ -1,0 +1,53 @@
+"""Forced create_before_destroy: every dependency of a create_before_destroy object becomes one too.
+
+"All resources that precede a resource with create_before_destroy must in
+turn be handled in the same manner" (004_a0c7c5032e246c72.txt); otherwise a
+replace of the dependency makes a cycle in the apply graph. Dependencies are
+followed both through configuration and through the ``dependencies`` recorded
+in state, so orphans and objects deleted with a CBD flag in state count too.
+
+A pure transformation of the planned changes, run once at the end of planning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from engine.addrs import InstanceAddr, ResourceAddr, parse_resource_addr
+from engine.plans.plan import Action, ResourceInstanceChange
+
+
+def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[ResourceInstanceChange]:
+    """``changes`` with every (transitive) dependency of a create_before_destroy change made
+    create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept."""
+    by_addr: dict[InstanceAddr, list[int]] = {}
+    by_res: dict[ResourceAddr, list[int]] = {}
+    for i, c in enumerate(changes):
+        if c.deposed is None:
+            by_addr.setdefault(c.addr, []).append(i)
+            by_res.setdefault(c.addr.resource, []).append(i)
+    stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
+    seen = set(stack)
+    forced: set[int] = set()
+    while stack:
+        c = changes[stack.pop()]
+        targets: list[int] = []
+        for d in c.depends_on:
+            targets.extend(by_addr.get(d, ()))
+        for r in c.depends_on_resources:
+            targets.extend(by_res.get(r, ()))
+        for s in c.prior_dependencies:
+            pr = parse_resource_addr(s)
+            if pr is not None:
+                targets.extend(by_res.get(pr, ()))
+        for t in targets:
+            if t not in seen and changes[t].addr.resource != c.addr.resource:
+                seen.add(t)
+                forced.add(t)
+                stack.append(t)
+    out = list(changes)
+    for i in forced:
+        c = changes[i]
+        action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
+        out[i] = dataclasses.replace(c, action=action, create_before_destroy=True)
+    return out

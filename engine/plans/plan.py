@@ -1,0 +1,177 @@
+"""The plan: one change per resource-instance object, and the pure decisions that build it.
+
+``select_action`` is the heart of the default planning behaviours
+(000_34fd253a7fe8f8a7.txt): it is a pure function of prior state, planned
+state and the provider's requires-replace answer, so it is unit-tested
+without any event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.addrs import InstanceAddr, ResourceAddr
+from engine.values import equal
+
+
+class Action:
+    """Action names as terraform's machine-readable UI spells them."""
+
+    NOOP = "no-op"
+    READ = "read"
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+    DELETE_THEN_CREATE = "delete-create"  # replace, default ordering
+    CREATE_THEN_DELETE = "create-delete"  # replace, create_before_destroy
+
+    REPLACES = frozenset({DELETE_THEN_CREATE, CREATE_THEN_DELETE})
+
+
+class Reason:
+    """Terraform's ``action_reason`` names."""
+
+    TAINTED = "tainted"
+    CANNOT_UPDATE = "cannot_update"
+    REPLACE_BY_REQUEST = "replace_by_request"
+    DELETE_NO_CONFIG = "delete_because_no_resource_config"
+    DELETE_COUNT_INDEX = "delete_because_count_index"
+    DELETE_EACH_KEY = "delete_because_each_key"
+    DELETE_WRONG_REPETITION = "delete_because_wrong_repetition"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceInstanceChange:
+    """One planned change of one object.
+
+    ``deposed`` is set only for the destruction of a deposed object left
+    behind by an earlier create_before_destroy. ``depends_on`` lists the
+    instances this one's configuration refers to; ``depends_on_resources``
+    the resources it refers to as a whole (``a[*]``, ``depends_on = [a]``).
+    """
+
+    addr: InstanceAddr
+    action: str
+    provider: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    reason: str | None = None
+    deposed: str | None = None
+    requires_replace: tuple[str, ...] = ()
+    create_before_destroy: bool = False
+    depends_on: frozenset[InstanceAddr] = frozenset()
+    depends_on_resources: frozenset[ResourceAddr] = frozenset()
+    state_dependencies: tuple[str, ...] = ()
+    prior_dependencies: tuple[str, ...] = ()
+    config: dict[str, Any] | None = None
+    sensitive: frozenset[str] = frozenset()
+    """Attributes never shown in plans: sensitive now (:mod:`engine.sensitivity`) or recorded
+    sensitive in the prior object."""
+    marks: frozenset[str] | None = None
+    """The attributes the state records sensitive once this change is applied (None: ``sensitive``)."""
+
+    @property
+    def is_replace(self) -> bool:
+        return self.action in Action.REPLACES
+
+    def key(self) -> tuple[InstanceAddr, str | None]:
+        return (self.addr, self.deposed)
+
+
+@dataclass
+class Plan:
+    changes: list[ResourceInstanceChange] = field(default_factory=list)
+    outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
+    prior_outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+    destroy: bool = False
+    variables: dict[str, Any] = field(default_factory=dict)
+    data_reads: dict[InstanceAddr, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    """Data sources read while planning: recorded in state when the plan is applied."""
+    forget: list[InstanceAddr] = field(default_factory=list)
+    """Data resource objects to drop from state (no longer configured, or destroy)."""
+    targeted: bool = False
+    """Made with -target: some of the configuration was left out."""
+    kept_outputs: set[str] = field(default_factory=set)
+    """Outputs left out by -target: they keep the values they had."""
+    refresh_only: bool = False
+    """-refresh-only: no change to any object, only the state brought up to date with them."""
+    drift: list[ResourceInstanceChange] = field(default_factory=list)
+    """What refresh found changed (update) or deleted (delete) outside strata."""
+
+    def counts(self) -> dict[str, int]:
+        add = change = remove = 0
+        for c in self.changes:
+            if c.action == Action.CREATE:
+                add += 1
+            elif c.action == Action.UPDATE:
+                change += 1
+            elif c.action == Action.DELETE:
+                remove += 1
+            elif c.is_replace:
+                add += 1
+                remove += 1
+        return {"add": add, "change": change, "import": 0, "remove": remove}
+
+    def has_changes(self) -> bool:
+        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes)
+                or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
+
+    def outputs_changed(self) -> bool:
+        if set(self.outputs) != set(self.prior_outputs):
+            return True
+        return any(not equal(v[0], self.prior_outputs[k][0]) for k, v in self.outputs.items())
+
+
+def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,
+                  tainted: bool = False, requires_replace: tuple[str, ...] = (),
+                  create_before_destroy: bool = False, replace_requested: bool = False
+                  ) -> tuple[str, str | None]:
+    """The action and reason for an instance that is in configuration.
+
+    ``prior`` is the current object (None when there is none), ``planned`` the
+    provider's planned new state.
+    """
+    replace = Action.CREATE_THEN_DELETE if create_before_destroy else Action.DELETE_THEN_CREATE
+    if prior is None:
+        return Action.CREATE, None
+    if tainted:
+        return replace, Reason.TAINTED
+    if replace_requested:
+        return replace, Reason.REPLACE_BY_REQUEST
+    if requires_replace and planned is not None and changed_paths(prior, planned, requires_replace):
+        return replace, Reason.CANNOT_UPDATE
+    if planned is not None and equal(prior, planned):
+        return Action.NOOP, None
+    return Action.UPDATE, None
+
+
+def changed_paths(prior: dict[str, Any], planned: dict[str, Any], paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The requires-replace paths whose value actually changed (terraform ignores the others)."""
+    out = []
+    for p in paths:
+        a: Any = prior
+        b: Any = planned
+        for step in p.split("."):
+            a = a.get(step) if isinstance(a, dict) else None
+            b = b.get(step) if isinstance(b, dict) else None
+        if not equal(a, b):
+            out.append(p)
+    return tuple(out)
+
+
+def orphan_reason(in_config: bool, expanded: bool, key: Any, key_kind: str) -> str:
+    """Why an instance in state but not in configuration is deleted.
+
+    ``key_kind`` is how the configuration expands the resource now:
+    ``"single"``, ``"count"`` or ``"for_each"``.
+    """
+    if not in_config:
+        return Reason.DELETE_NO_CONFIG
+    if key is None and key_kind != "single":
+        return Reason.DELETE_WRONG_REPETITION
+    if isinstance(key, int):
+        return Reason.DELETE_COUNT_INDEX if key_kind == "count" else Reason.DELETE_WRONG_REPETITION
+    if isinstance(key, str):
+        return Reason.DELETE_EACH_KEY if key_kind == "for_each" else Reason.DELETE_WRONG_REPETITION
+    return Reason.DELETE_WRONG_REPETITION

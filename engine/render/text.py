@@ -1,0 +1,368 @@
+"""Human-readable output in terraform's style: plan diffs, diagnostics, apply progress."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import IO, Any
+
+import orjson
+
+from engine.diagnostics import Diagnostic, source_line
+from engine.events import stream as ev
+from engine.lang.quote import go_quote
+from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from engine.render.value_diff import ABSENT, IMPORTANT, SHOW_ALL, diff, json_of
+from engine.render.value_text import scalar_text
+from engine.render.wordwrap import wrap
+from engine.values import UNKNOWN, MapVal, equal
+
+_SYMBOL = {
+    Action.READ: "<=",
+    Action.CREATE: "+",
+    Action.UPDATE: "~",
+    Action.DELETE: "-",
+    Action.DELETE_THEN_CREATE: "-/+",
+    Action.CREATE_THEN_DELETE: "+/-",
+}
+_LEGEND = {
+    Action.READ: " <= read (data resources)",
+    Action.CREATE: "  + create",
+    Action.UPDATE: "  ~ update in-place",
+    Action.DELETE: "  - destroy",
+    Action.DELETE_THEN_CREATE: "-/+ destroy and then create replacement",
+    Action.CREATE_THEN_DELETE: "+/- create replacement and then destroy",
+}
+_REASON_TEXT = {
+    "delete_because_no_resource_config": "because {res} is not in configuration",
+    "delete_because_count_index": "because index {key} is out of range for count",
+    "delete_because_each_key": "because key {key} is not in for_each map",
+    "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
+}
+
+
+class _Sensitive:
+    def __repr__(self) -> str:
+        return "(sensitive value)"
+
+
+_SENSITIVE: Any = _Sensitive()
+
+
+def fmt_value(v: Any, col: int, mark: str = "", quote_map_keys: bool = False) -> str:
+    """A value as terraform's plan and ``show`` print it, for a name or list item at column
+    ``col``: nested entries at ``col`` + 2, each after ``mark`` ("+" in a create, "-" in a
+    destroy, " " in ``show``'s outputs, none in an update's before and after), closing brackets
+    and heredoc delimiters back at ``col``. ``quote_map_keys``: a map's keys as quoted strings,
+    as ``show`` prints an output's map (an object's stay bare)."""
+    if v is _SENSITIVE:
+        return "(sensitive value)"
+    scalar = scalar_text(v)
+    if scalar is not None:
+        return scalar
+    prefix = mark + " " if mark else ""
+    inner = col + 2 + len(prefix)  # where a nested entry's name or item starts
+    if isinstance(v, str):
+        decoded = json_of(v) if mark in ("+", "-") else ABSENT
+        if decoded is not ABSENT:  # a JSON document, as terraform's plan shows one
+            return (f"jsonencode(\n{' ' * (col + 4)}{fmt_value(decoded, col + 4, mark, quote_map_keys)}"
+                    f"\n{' ' * col})")
+        if "\n" in v:
+            body = "\n".join(" " * inner + line for line in v.rstrip("\n").split("\n"))
+            return f"<<-EOT\n{body}\n{' ' * col}EOT"
+        return go_quote(v)
+    lead = " " * (col + 2) + prefix
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        keys = {k: go_quote(k) if quote_map_keys and isinstance(v, MapVal) else _key(k) for k in v}
+        width = max(len(k) for k in keys.values())
+        lines = [f"{lead}{keys[k].ljust(width)} = {fmt_value(v[k], inner, mark, quote_map_keys)}"
+                 for k in sorted(v)]
+        return "{\n" + "\n".join(lines) + "\n" + " " * col + "}"
+    if isinstance(v, tuple):
+        if not v:
+            return "[]"
+        lines = [f"{lead}{fmt_value(x, inner, mark, quote_map_keys)}," for x in v]
+        return "[\n" + "\n".join(lines) + "\n" + " " * col + "]"
+    return repr(v)
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "a").replace("-", "a").isalnum() and not k[:1].isdigit() else orjson.dumps(k).decode()
+
+
+def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None) -> str:
+    """One resource instance's change; ``types``: its attributes' types (from the provider's
+    schema), by which a dynamic attribute's value is compared as terraform compares it."""
+    types = types or {}
+    addr = c.addr
+    r = addr.resource
+    head = f"  # {addr}"
+    if c.deposed:
+        head += f" (deposed object {c.deposed})"
+    if c.action == Action.READ:
+        head += " will be read during apply"
+    elif c.action == Action.CREATE:
+        head += " will be created"
+    elif c.action == Action.UPDATE:
+        head += " will be updated in-place"
+    elif c.action == Action.DELETE:
+        head += " will be destroyed"
+    elif c.reason == "tainted":
+        head += " is tainted, so must be replaced"
+    elif c.reason == "replace_by_request":
+        head += " will be replaced, as requested"
+    else:
+        head += " must be replaced"
+    lines = [head]
+    if c.action == Action.DELETE and c.reason in _REASON_TEXT:
+        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=str(r), key=ev.resource_json(addr)["resource_key"]
+                                                              if not isinstance(addr.key, str) else
+                                                              orjson.dumps(addr.key).decode()) + ")")
+    sym = _SYMBOL[c.action]
+    kind = "data" if r.mode == "data" else "resource"
+    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} {kind} \"{r.type}\" \"{r.name}\" {{")
+    before = c.before or {}
+    after = c.after or {}
+    names = sorted(set(before) | set(after))
+    shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
+    named: list[str] = []  # every attribute not null on both sides: shown or hidden, it takes room
+    hidden = 0
+    for name in names:
+        b = before.get(name) if c.before is not None else None
+        a = after.get(name) if c.after is not None else None
+        same = equal(a, b)
+        if name in c.sensitive:
+            b = _SENSITIVE if b is not None else None
+            a = _SENSITIVE if a is not None and a is not UNKNOWN else a
+        if b is not None or a is not None:
+            named.append(name)
+        if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
+            if a is None:
+                continue
+            shown.append(("+", name, fmt_value(a, 8, "+")))
+        elif c.action == Action.DELETE:
+            if b is None:
+                continue
+            shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
+        else:
+            # terraform always shows the attributes that say which object this is, in full
+            important = name in IMPORTANT
+            if same and not (important and b is not None):
+                if b is not None:
+                    hidden += 1
+                continue
+            dynamic = types.get(name) == "dynamic"
+            forces = " # forces replacement" if name in c.requires_replace and not dynamic else ""
+            if name in c.sensitive:  # one line, whatever changed inside it
+                mark = "+" if b is None else "-" if a is None else "~"
+                shown.append((mark, name, fmt_value(a if a is not None else b, 8)
+                               + (" -> null" if a is None else "") + forces))
+                continue
+            node = diff(ABSENT if b is None else b, ABSENT if a is None else a, json=dynamic)
+            text = node.render(8, SHOW_ALL if important else None)
+            if forces:  # (terraform does not say it of a dynamic attribute)
+                # after the value, or after the opening line of one written over several lines
+                first, nl, rest = text.partition("\n")
+                text = f"{first}{forces}{nl}{rest}"
+            shown.append((node.action, name, text))
+    # names line up among the attributes that are not null (shown or hidden), as terraform's do
+    width = max((len(n) for n in named), default=0)
+    lines.extend(f"      {mark} {name.ljust(width)} = {text}" for mark, name, text in shown)
+    if hidden:
+        lines.append(f"        # ({hidden} unchanged attribute{'s' if hidden != 1 else ''} hidden)")
+    lines.append("    }")
+    return "\n".join(lines)
+
+
+def render_drift(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None) -> str:
+    """What refresh found changed outside strata, as terraform's "Objects have changed" note."""
+    out = ["\nNote: Objects have changed outside of strata\n",
+           "strata detected the following changes made outside of strata since the\n"
+           'last "strata apply" which may have affected this plan:\n']
+    for c in plan.drift:
+        text = render_change(c, types(c.addr.resource.type) if types else None).split("\n")
+        verb = "has been deleted" if c.action == Action.DELETE else "has changed"
+        text[0] = f"  # {c.addr} {verb}"
+        out.append("\n".join(text))
+        out.append("")
+    return "\n".join(out)
+
+
+PLANNING_FAILED = "\nPlanning failed. strata encountered an error while generating this plan.\n\n"
+
+
+def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]] | None = None,
+                       command: str = "plan") -> str:
+    """What terraform prints when planning stopped at errors: the changes planned before them, or
+    (``plan`` only) that planning failed."""
+    if partial_plan_shown(plan):
+        assert plan is not None
+        return render_plan(plan, types, errored=True)
+    return PLANNING_FAILED if command == "plan" else ""
+
+
+def partial_plan_shown(plan: Plan | None) -> bool:
+    """Does terraform show what was planned before planning stopped at an error (text or -json)?"""
+    return plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
+                                                           or plan.outputs_changed())
+
+
+def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None,
+                errored: bool = False) -> str:
+    """The plan as ``terraform plan`` prints it; ``types``: a resource type's attribute types.
+    ``errored``: the changes planned before planning stopped at an error."""
+    if plan.refresh_only:
+        if not plan.drift and not plan.outputs_changed():
+            return ("\nNo changes. Your infrastructure still matches the configuration.\n\n"
+                    "strata has checked that the real remote objects still match the result of\n"
+                    "your most recent changes, and found no differences.\n")
+        oc = _output_changes(plan)
+        if not plan.drift:
+            return "\nChanges to Outputs:\n" + "\n".join(oc) + "\n" + _SAVE_OUTPUTS
+        text = render_drift(plan, types)
+        text += ("\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
+                 "these. If you were expecting these changes then you can apply this plan to\n"
+                 "record the updated values in the strata state without changing any remote\n"
+                 "objects.\n")
+        if oc:
+            text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
+        return text
+    changes = [c for c in plan.changes if c.action != Action.NOOP]
+    if not changes and not plan.outputs_changed():
+        if plan.destroy:
+            return ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet "
+                    "or the existing objects were\nalready deleted outside of strata.\n")
+        return ("\nNo changes. Your infrastructure matches the configuration.\n\n"
+                "strata has compared your real infrastructure against your configuration\n"
+                "and found no differences, so no changes are needed.\n")
+    out: list[str] = []
+    if changes:
+        used = [a for a in _LEGEND if any(c.action == a for c in changes)]
+        out.append("\nstrata used the selected providers to generate the following execution\n"
+                   "plan. Resource actions are indicated with the following symbols:")
+        out.extend(_LEGEND[a] for a in used)
+        out.append("\nstrata planned the following actions, but then encountered a problem:\n" if errored
+                   else "\nstrata will perform the following actions:\n")
+        for c in sorted(changes, key=lambda c: (c.addr.sort_key(), c.deposed or "")):
+            out.append(render_change(c, types(c.addr.resource.type) if types else None))
+            out.append("")
+        counts = plan.counts()
+        out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, "
+                   f"{counts['remove']} to destroy.")
+    oc = _output_changes(plan)
+    if oc:
+        out.append("\nChanges to Outputs:")
+        out.extend(oc)
+    text = "\n".join(out) + "\n"
+    return text + _SAVE_OUTPUTS if oc and not changes else text
+
+
+_SAVE_OUTPUTS = ("\nYou can apply this plan to save these new output values to the strata\n"
+                 "state, without changing any real infrastructure.\n")
+
+
+def _output_changes(plan: Plan) -> list[str]:
+    shown: list[tuple[str, str, str]] = []  # (marker, name, text after "name = "), aligned below
+    for name in sorted(set(plan.outputs) | set(plan.prior_outputs)):
+        new = plan.outputs.get(name)
+        old = plan.prior_outputs.get(name)
+        if new is not None and old is not None and equal(new[0], old[0]):
+            continue
+        if old is None and new is not None:
+            shown.append(("+", name, "(sensitive value)" if new[1] else fmt_value(new[0], 4, "+")))
+        elif new is None and old is not None:
+            shown.append(("-", name, ("(sensitive value)" if old[1] else fmt_value(old[0], 4, "-")) + " -> null"))
+        elif new is not None and old is not None:
+            if old[1] or new[1]:
+                shown.append(("~", name, "(sensitive value)"))
+            else:
+                node = diff(old[0], new[0], json=True)
+                shown.append((node.action, name, node.render(4)))
+    width = max((len(n) for _, n, _ in shown), default=0)
+    return [f"  {mark} {name.ljust(width)} = {text}" for mark, name, text in shown]
+
+
+DIAGNOSTIC_WIDTH = 78  # terraform's width when its output is not a terminal
+
+
+def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
+    """A diagnostic as terraform prints it: what, where (``with`` the address, ``on`` the file and
+    line, ``in`` the enclosing block, and that line of the file), then the detail, its paragraphs
+    wrapped to terraform's width (a line that starts with a space is left as it is).
+
+    Framed by a rule on the left (``╷ │ ╵``), or, ``plain`` (``-no-color``), after an empty line
+    and without the rule; no newline at the end."""
+    body = [f"{d.severity.capitalize()}: {d.summary}", ""]
+    if d.address:
+        body.append(f"  with {d.address}," if d.subject is not None else f"  with {d.address}")
+    if d.subject is not None:
+        where = f"  on {d.subject.filename} line {d.subject.line}"
+        block = d.block()
+        if block:
+            where += f", in {block}"
+        body.append(where + ":")
+        text = source_line(d.subject.filename, d.subject.line)
+        if text is not None:
+            body.append(f"{d.subject.line:>4}: {text}")
+        if d.values or d.expr_values:
+            body.append("    ├────────────────")
+            body.extend(f"    │ {v}" for v in d.values)
+            body.extend(f"    │ {t} {st}" for t, st in d.expr_values)
+    if d.address or d.subject is not None:
+        body.append("")
+    if d.detail:
+        # the rule takes two columns, and terraform leaves one free
+        limit = DIAGNOSTIC_WIDTH - 1 if plain else DIAGNOSTIC_WIDTH - 3
+        for para in d.detail.split("\n"):
+            body.extend(line.rstrip() for line in (para if para.startswith(" ") else wrap(para, limit)).split("\n"))
+    if plain:
+        return "\n" + "\n".join(body)
+    return "\n".join(["╷", *(f"│ {line}" if line else "│" for line in body), "╵"])
+
+
+class HumanSink:
+    """Prints progress events as terraform does."""
+
+    SHOWN = frozenset({"apply_start", "apply_complete", "apply_errored", "apply_progress", "apply_skipped",
+                       "refresh_start"})
+
+    def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.quiet_refresh = quiet_refresh
+        self.closed = False
+        self._within: ev.FlushWithin | None = None
+
+    def __call__(self, event: ev.Event) -> None:
+        if event.type in self.SHOWN and not self.closed:
+            if event.type == "refresh_start" and self.quiet_refresh:
+                return
+            try:
+                self.stream.write(event.message + "\n")
+            except (OSError, ValueError) as exc:
+                self.closed = True  # the reader went away, or the disk is full: the apply goes on
+                ev.stream_failed(exc, "progress output")
+                return
+            if self._within is not None:
+                self._within.mark()
+
+    def flush(self) -> None:
+        if not self.closed:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError) as exc:
+                self.closed = True
+                ev.stream_failed(exc, "progress output")
+
+    @contextlib.asynccontextmanager
+    async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:
+        """Progress lines reach a pipe (``strata apply | tee log``) within ``max_delay``, not when
+        the stream's buffer happens to fill."""
+        self._within = ev.FlushWithin(self.flush, max_delay)
+        try:
+            async with self._within.running():
+                yield
+        finally:
+            self._within = None
