@@ -1,4 +1,11 @@
-"""Addresses of resources and resource instances (``terraform_data.a``, ``terraform_data.a["k"]``)."""
+"""Addresses of module instances, resources and resource instances.
+
+``module.net[0].module.subnet`` is a :class:`ModulePath`; ``module.net[0].terraform_data.a`` a
+:class:`ResourceAddr` in it, and ``module.net[0].terraform_data.a["k"]`` an :class:`InstanceAddr`.
+Everything in the root module has the path :data:`ROOT`, whose string is empty. These are the
+in-memory forms; the state's ``module`` field, dependency strings, the plan file and the event
+stream are encodings of them, made and read at those edges with ``str()`` and the parsers here.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +18,67 @@ InstanceKey = int | str | None
 """``None`` for a resource without count/for_each, ``int`` for count, ``str`` for for_each."""
 
 
+@dataclass(frozen=True, slots=True)
+class ModulePath:
+    """A module instance: the steps from the root, each a module call's name and the instance
+    key its count or for_each gave (``None`` for a single instance). The root is ``()``.
+
+    Invariant: a step's key is ``None``, an ``int`` (count) or a ``str`` (for_each)."""
+
+    steps: tuple[tuple[str, InstanceKey], ...] = ()
+
+    @property
+    def is_root(self) -> bool:
+        return not self.steps
+
+    def child(self, name: str, key: InstanceKey = None) -> ModulePath:
+        return ModulePath(self.steps + ((name, key),))
+
+    @property
+    def parent(self) -> ModulePath:
+        if not self.steps:
+            raise ValueError("the root module has no parent")
+        return ModulePath(self.steps[:-1])
+
+    def sort_key(self) -> tuple[tuple[str, int, int | str], ...]:
+        return tuple((n, *_key_sort(k)) for n, k in self.steps)
+
+    def __lt__(self, other: ModulePath) -> bool:
+        return self.sort_key() < other.sort_key()
+
+    def __str__(self) -> str:
+        return ".".join(f"module.{n}{format_key(k)}" for n, k in self.steps)
+
+
+ROOT = ModulePath()
+"""The root module's path: every address outside a module has it."""
+
+
+def _key_sort(k: InstanceKey) -> tuple[int, int | str]:
+    if k is None:
+        return (0, 0)
+    if isinstance(k, int):
+        return (1, k)
+    return (2, k)
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class ResourceAddr:
-    """A resource in the root module: ``TYPE.NAME`` (``data.TYPE.NAME`` for data resources)."""
+    """A resource: ``TYPE.NAME`` (``data.TYPE.NAME`` for data resources), in the module instance
+    ``module`` (``module.a[0].TYPE.NAME``; the root for everything outside a module)."""
 
     type: str
     name: str
     mode: str = "managed"
+    module: ModulePath = ROOT
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _instances: dict[InstanceKey, InstanceAddr] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
 
     def __post_init__(self) -> None:
         # addresses are dict keys on every hot path: hash once
-        object.__setattr__(self, "_hash", hash((self.type, self.name, self.mode)))
+        h = hash((self.type, self.name, self.mode))
+        object.__setattr__(self, "_hash", h if self.module is ROOT else hash((h, self.module)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -37,10 +91,12 @@ class ResourceAddr:
         if type(other) is not ResourceAddr:
             return NotImplemented
         return (self._hash == other._hash and self.name == other.name and self.type == other.type
-                and self.mode == other.mode)
+                and self.mode == other.mode and (self.module is other.module or self.module == other.module))
 
     def __str__(self) -> str:
         prefix = "data." if self.mode == "data" else ""
+        if self.module is not ROOT and self.module.steps:
+            prefix = f"{self.module}.{prefix}"
         return f"{prefix}{self.type}.{self.name}"
 
     def instance(self, key: InstanceKey = None) -> InstanceAddr:
@@ -53,17 +109,19 @@ class ResourceAddr:
         return got
 
 
-_INTERNED: dict[tuple[str, str, str], ResourceAddr] = {}
+_INTERNED: dict[tuple[str, str, str, ModulePath], ResourceAddr] = {}
 
 
-def resource_addr(type_: str, name: str, mode: str = "managed") -> ResourceAddr:
+def resource_addr(type_: str, name: str, mode: str = "managed", module: ModulePath = ROOT) -> ResourceAddr:
     """The one ResourceAddr of a resource: the configuration, references, the state and the plan
     all get the same object, so a dict lookup by it hits on identity (no Python-level __eq__).
     Hot path; the table grows with the number of distinct resources (a CLI run's lifetime)."""
-    k = (type_, name, mode)
+    k = (type_, name, mode, module)
     a = _INTERNED.get(k)
     if a is None:
-        a = _INTERNED[k] = ResourceAddr(type_, name, mode)
+        if module == ROOT:
+            module = ROOT  # one root object: equality of root addresses stays an identity test
+        a = _INTERNED[k] = ResourceAddr(type_, name, mode, module)
     return a
 
 
@@ -105,33 +163,70 @@ class InstanceAddr:
             object.__setattr__(self, "_str", s)
         return s
 
-    def sort_key(self) -> tuple[str, str, int, int | str]:
+    def sort_key(self) -> tuple[object, ...]:
+        r = self.resource
         k = self.key
+        m = () if r.module is ROOT else r.module.sort_key()  # the root's instances first
         if k is None:
-            return (self.resource.type, self.resource.name, 0, 0)
+            return (m, r.type, r.name, 0, 0)
         if isinstance(k, int):
-            return (self.resource.type, self.resource.name, 1, k)
-        return (self.resource.type, self.resource.name, 2, k)
+            return (m, r.type, r.name, 1, k)
+        return (m, r.type, r.name, 2, k)
 
 
-_ADDR_RE = re.compile(
-    r'^(?:(data)\.)?([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)'
-    r'(?:\[(?:(\d+)|"((?:[^"\\]|\\.)*)")\])?$'
-)
+_KEY = r'(?:\[(?:(\d+)|"((?:[^"\\]|\\.)*)")\])?'
+_MODULE_STEP_RE = re.compile(r'module\.([A-Za-z_][A-Za-z0-9_-]*)' + _KEY + r'(?:\.|$)')
+_ADDR_RE = re.compile(r'^(?:(data)\.)?([A-Za-z_][A-Za-z0-9_-]*)\.([A-Za-z_][A-Za-z0-9_-]*)' + _KEY + '$')
+
+
+def _key_of(index: str | None, name: str | None) -> InstanceKey:
+    if index is not None:
+        return int(index)
+    if name is not None:
+        key: str = orjson.loads('"' + name + '"')
+        return key
+    return None
+
+
+def split_module_path(text: str) -> tuple[ModulePath, str]:
+    """``module.a[0].module.b.rest`` → (that module path, ``rest``); text without a ``module.``
+    prefix is in the root. Raises ``ValueError`` for a malformed module step."""
+    steps: list[tuple[str, InstanceKey]] = []
+    pos = 0
+    while text.startswith("module.", pos):
+        m = _MODULE_STEP_RE.match(text, pos)
+        if not m:
+            raise ValueError(f'invalid module address in "{text}"')
+        steps.append((m.group(1), _key_of(m.group(2), m.group(3))))
+        pos = m.end()
+    return (ModulePath(tuple(steps)) if steps else ROOT), text[pos:]
+
+
+def parse_module_path(text: str) -> ModulePath:
+    """``module.a[0].module.b`` (as in the state's ``module`` field); ``""`` is the root."""
+    path, rest = split_module_path(text.strip())
+    if rest:
+        raise ValueError(f'invalid module address "{text}"')
+    return path
 
 
 def parse_instance_addr(text: str) -> InstanceAddr:
-    """Parse an instance address as a user types it on the command line.
+    """Parse an instance address as a user types it on the command line, module path included
+    (``module.a[0].TYPE.NAME["k"]``).
 
     Raises ``ValueError`` with a message naming the text when it is not an address.
     """
-    m = _ADDR_RE.match(text.strip())
+    try:
+        module, rest = split_module_path(text.strip())
+    except ValueError:
+        raise ValueError(f'invalid resource instance address "{text}"') from None
+    m = _ADDR_RE.match(rest)
     if not m:
         raise ValueError(f'invalid resource instance address "{text}"')
     mode = "data" if m.group(1) else "managed"
     if mode == "managed" and m.group(2) == "data":
         raise ValueError(f'invalid resource instance address "{text}": a data resource is data.TYPE.NAME')
-    res = resource_addr(m.group(2), m.group(3), mode)
+    res = resource_addr(m.group(2), m.group(3), mode, module)
     if m.group(4) is not None:
         return InstanceAddr(res, int(m.group(4)))
     if m.group(5) is not None:
@@ -140,12 +235,19 @@ def parse_instance_addr(text: str) -> InstanceAddr:
 
 
 def parse_resource_addr(s: str) -> ResourceAddr | None:
-    """``TYPE.NAME`` or ``data.TYPE.NAME`` as recorded in state ``dependencies``; None otherwise."""
+    """``TYPE.NAME`` or ``data.TYPE.NAME``, after a module path if any, as recorded in state
+    ``dependencies``; None otherwise."""
+    module: ModulePath = ROOT
+    if s.startswith("module."):
+        try:
+            module, s = split_module_path(s)
+        except ValueError:
+            return None
     parts = s.split(".")
     if len(parts) == 2:
-        return resource_addr(parts[0], parts[1])
+        return resource_addr(parts[0], parts[1], "managed", module)
     if len(parts) == 3 and parts[0] == "data":
-        return resource_addr(parts[1], parts[2], "data")
+        return resource_addr(parts[1], parts[2], "data", module)
     return None
 
 

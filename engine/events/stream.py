@@ -388,10 +388,12 @@ def resource_json(addr: InstanceAddr) -> dict[str, Any]:
     if cached is not None:
         return cached
     r = addr.resource
+    full = str(addr)
+    module = "" if r.module.is_root else str(r.module)
     ui = {
-        "addr": str(addr),
-        "module": "",
-        "resource": str(addr),
+        "addr": full,
+        "module": module,
+        "resource": full[len(module) + 1:] if module else full,  # within its module, as terraform's
         "implied_provider": r.type.split("_", 1)[0],
         "resource_type": r.type,
         "resource_name": r.name,

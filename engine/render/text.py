@@ -118,7 +118,9 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         head += " must be replaced"
     lines = [head]
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
-        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=str(r), key=ev.resource_json(addr)["resource_key"]
+        # terraform names the resource within its module here (addr.Resource.Resource)
+        local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
+        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, key=ev.resource_json(addr)["resource_key"]
                                                               if not isinstance(addr.key, str) else
                                                               orjson.dumps(addr.key).decode()) + ")")
     sym = _SYMBOL[c.action]

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from engine.addrs import resource_addr
+from engine.addrs import parse_module_path, resource_addr
 from engine.diagnostics import StrataError
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
@@ -113,7 +113,7 @@ def _key_order(k: Any) -> tuple[int, Any]:
 
 def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
     resources = []
-    for addr in sorted(state.resources, key=lambda a: (a.mode != "managed", a.type, a.name)):
+    for addr in sorted(state.resources, key=lambda a: (a.module.sort_key(), a.mode != "managed", a.type, a.name)):
         rs = state.resources[addr]
         dyn = dynamic_attrs(addr.type)
         instances = []
@@ -123,7 +123,8 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
                 instances.append(encode_object(key, inst.current, dyn))
             for dk in sorted(inst.deposed):
                 instances.append(encode_object(key, inst.deposed[dk], dyn, dk))
-        r: dict[str, Any] = {"mode": addr.mode, "type": addr.type, "name": addr.name}
+        r: dict[str, Any] = {} if addr.module.is_root else {"module": str(addr.module)}
+        r.update(mode=addr.mode, type=addr.type, name=addr.name)
         r["provider"] = rs.provider
         r["instances"] = instances
         resources.append(r)
@@ -160,10 +161,8 @@ def decode_state(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> State:
                   terraform_version=doc.get("terraform_version") or "1.11.4")
     for r in doc.get("resources") or []:
         try:
-            addr = resource_addr(r["type"], r["name"], r.get("mode", "managed"))
-            if r.get("module"):
-                raise StateDecodeError(path, f"resource {addr} is in module {r['module']}; "
-                                       "strata supports only the root module")
+            addr = resource_addr(r["type"], r["name"], r.get("mode", "managed"),
+                                 parse_module_path(r.get("module") or ""))
             dyn = dynamic_attrs(addr.type)
             rs = ResourceState(addr, r["provider"])
             for raw in r.get("instances") or []:

@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import orjson
 
-from engine.addrs import InstanceAddr, resource_addr
+from engine.addrs import ROOT, InstanceAddr, parse_module_path, resource_addr
 from engine.diagnostics import StrataError
 from engine.state.codec import (
     DynamicAttrs,
@@ -135,8 +135,8 @@ class StateStore:
                                       f"but {self.path} has lineage {state.lineage}; refusing to mix them")
                 state.lineage = rec["lineage"]
                 continue
-            mode, type_, name = rec["r"]
-            addr = resource_addr(type_, name, mode).instance(rec["k"])
+            mode, type_, name, *module = rec["r"]  # a fourth element: the module path, when not the root
+            addr = resource_addr(type_, name, mode, parse_module_path(module[0]) if module else ROOT).instance(rec["k"])
             obj = decode_object(rec["o"], self.dynamic_attrs(type_)) if rec["o"] is not None else None
             state.set_object(addr, rec["p"], obj, rec["d"])
             changed = True
@@ -235,7 +235,8 @@ class StateWriter:
         if obj is not None:
             enc = encode_object(None, obj, self.store.dynamic_attrs(r.type))
         # encode first: a value that cannot be written must not reach the in-memory state either
-        line = dumps({"r": (r.mode, r.type, r.name), "k": addr.key, "d": deposed, "p": provider, "o": enc})
+        where = (r.mode, r.type, r.name) if r.module is ROOT else (r.mode, r.type, r.name, str(r.module))
+        line = dumps({"r": where, "k": addr.key, "d": deposed, "p": provider, "o": enc})
         self.state.set_object(addr, provider, obj, deposed)
         self.changed = True
         self._pending.append(line + b"\n")
