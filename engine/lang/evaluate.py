@@ -17,7 +17,7 @@ from engine.diagnostics import Diagnostic, FunctionArityError, FunctionError, So
 from engine.lang import expr as E
 from engine.lang.convert import ConversionError, convert
 from engine.lang.diagnostic_values import statements, traversals
-from engine.lang.functions import FUNCTIONS, PARAMS, signature
+from engine.lang.functions.registry import FUNCTIONS, PARAMS, signature
 from engine.lang.number import (
     DECIMAL_CONTEXT,
     exact_decimal,
