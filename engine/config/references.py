@@ -9,7 +9,7 @@ from engine.addrs import ResourceAddr, resource_addr
 from engine.config.model import Module, ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
-from engine.lang.evaluate import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
+from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
 
 
 def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
