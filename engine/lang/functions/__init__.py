@@ -24,8 +24,9 @@ To add a function: write it in its family's module (a new family is a new module
 ``registry._FAMILIES``), taking and returning values (:mod:`engine.values`), and add its terraform
 signature to that module's ``SIGNATURES`` table, as ``"name(param, other, rest...)": impl`` with
 terraform's parameter names (its diagnostics quote them; ``...`` marks a variadic one). The
-registry does the rest. Its tests go in ``tests/engine/functions/test_<family>.py``, a row in each
-of the tables there (a normal call, an unknown argument, a bad argument) as the coverage test asks.
+registry does the rest. Its tests: a row in each table of ``tests/engine/functions/test_tables.py``
+(a normal call, an unknown argument, a bad argument, terraform's results; the coverage test there
+fails until it has them), and its own behaviours in ``tests/engine/functions/test_<family>.py``.
 
 Modules import each other in this order, never back: arguments; numeric, conversion, encoding,
 strings, filesystem; collections, formatting, hashing; registry.
