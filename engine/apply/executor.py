@@ -25,7 +25,7 @@ from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_f
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
-from engine.config.module import Module
+from engine.config.model import Module
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from engine.events import stream as ev
 from engine.graph.dag import Graph

@@ -15,7 +15,8 @@ from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
 from engine.apply.executor import Applier, ApplyResolver, ApplyResult
 from engine.apply.graph import build_apply_graph
 from engine.config import conditions
-from engine.config.module import Module, load_module
+from engine.config.model import Module
+from engine.config.module import load_module
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import (
     Diagnostic,

@@ -31,7 +31,8 @@ from engine.cli.args import (
     options_from,
     parse_args,
 )
-from engine.config.module import load_module, resource_graph
+from engine.config.module import load_module
+from engine.config.references import resource_graph
 from engine.diagnostics import (
     CycleError,
     Diagnostic,

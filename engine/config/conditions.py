@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from engine.config.module import Condition, _NoResources
+from engine.config.constants import _NoResources
+from engine.config.model import Condition
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import with_self

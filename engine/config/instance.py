@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.config.module import ResourceConfig
+from engine.config.model import ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.config.module import NO_DEFAULT, Module, VariableConfig, _constant_scope
+from engine.config.constants import _constant_scope
+from engine.config.model import NO_DEFAULT, Module, VariableConfig
 from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,

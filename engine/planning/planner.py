@@ -24,15 +24,10 @@ from engine.addrs import (
     resource_addr,
 )
 from engine.config import conditions
+from engine.config.constants import _NoResources
 from engine.config.instance import evaluate_instance_config
-from engine.config.module import (
-    Module,
-    ResourceConfig,
-    _NoResources,
-    expressions_of,
-    self_reference_error,
-    self_references,
-)
+from engine.config.model import Module, ResourceConfig
+from engine.config.references import expressions_of, self_reference_error, self_references
 from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from engine.addrs import InstanceAddr, provider_key_from_state
-from engine.config.module import Module
+from engine.config.model import Module
 from engine.diagnostics import Diagnostic, addressed, error, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits

@@ -173,7 +173,7 @@ def test_depends_on_a_variable_is_accepted_as_terraform_accepts_it(workdir: Work
     ("> 1.11.3", True), (">= 99.0", False), ("~> 1.2", True), ("~> 0.12", False), (">= 1.12.0-beta1", False),
 ])
 def test_required_version_constraints(constraint: str, ok: bool) -> None:
-    from engine.config.module import version_admits
+    from engine.config.versions import version_admits
 
     assert version_admits(constraint, "1.11.4") is ok
 

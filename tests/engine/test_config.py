@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from engine.addrs import ResourceAddr
-from engine.config.module import NO_DEFAULT, Module, load_module, validate_references
+from engine.config.model import NO_DEFAULT, Module
+from engine.config.module import load_module
+from engine.config.references import validate_references
 from engine.diagnostics import DiagnosticsError
 from engine.lang import expr as E
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.config.module import _NoResources
+from engine.config.constants import _NoResources
 from engine.diagnostics import DiagnosticsError
 from engine.lang import expr as E
 from engine.lang.evaluate import Scope, evaluate

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.config.module import _NoResources
+from engine.config.constants import _NoResources
 from engine.diagnostics import DiagnosticsError
 from engine.lang import expr as E
 from engine.lang.evaluate import Scope, evaluate

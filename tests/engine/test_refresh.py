@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.config.module import Module
+from engine.config.model import Module
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.planning.refresh import Refresher

@@ -1,0 +1,166 @@
+"""What a module's expressions refer to: every static reference checked against what the module
+declares, a resource's references to itself, and the graph of resources for ``strata graph``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.addrs import ResourceAddr, resource_addr
+from engine.config.model import Module, ResourceConfig
+from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.lang import expr as E
+from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
+
+
+def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
+    """All expressions in a resource's arguments and nested blocks (not count/for_each)."""
+    out: list[E.Expr] = [a.expr for a in rc.attributes.values()]
+    stack = list(rc.blocks)
+    while stack:
+        blk = stack.pop()
+        out.extend(a.expr for a in blk.attributes.values())
+        stack.extend(blk.blocks)
+    for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):  # what they refer to comes first
+        out.extend((c.condition, c.error_message))
+    return out
+
+
+_ANY_KEY = object()
+
+
+def self_references(rc: ResourceConfig, exprs: list[E.Expr], key: Any = _ANY_KEY) -> list[int]:
+    """The lines where ``exprs`` refer to ``rc``'s own resource, in order, each once: terraform's
+    "Self-referential block". For the instance ``key``, a reference to another instance by a
+    constant key (``a[1]`` from ``a[0]``) is not one; to the whole resource, or by a key known only
+    when evaluated, it is."""
+    addr = rc.addr
+    lines: dict[int, None] = {}
+    for e in exprs:
+        for ref in E.references(e):
+            if addr.mode == "data":
+                found = ref.root == "data" and ref.step_name(0) == addr.type and ref.step_name(1) == addr.name
+                rest = ref.steps[2:]
+            else:
+                found = ref.root == addr.type and ref.step_name(0) == addr.name
+                rest = ref.steps[1:]
+            if found and key is not _ANY_KEY and rest and isinstance(rest[0], E.Literal):
+                found = rest[0].value == key or (isinstance(key, int) and rest[0].value == float(key))
+            if found:
+                lines[ref.line] = None
+    return sorted(lines)
+
+
+def self_reference_error(rc: ResourceConfig, line: int, addr: str) -> Diagnostic:
+    return error("Self-referential block", f"Configuration for {addr} may not refer to itself.",
+                 SourceRange(rc.range.filename, line))
+
+
+def validate_references(module: Module) -> list[Diagnostic]:
+    """Check every static reference points at something declared, with file:line for each mistake."""
+    diags: list[Diagnostic] = []
+
+    def check(e: E.Expr, filename: str, ctx: str, has_count: bool, has_each: bool,
+              has_self: bool = False) -> None:
+        for ref in E.references(e):
+            where = SourceRange(filename, ref.line)
+            name = ref.step_name(0)
+            if ref.root == "var":
+                if name is None or name not in module.variables:
+                    diags.append(error("Reference to undeclared input variable",
+                                       f'An input variable with the name "{name}" has not been declared. '
+                                       f'This variable can be declared with a variable "{name}" {{}} block.',
+                                       where))
+            elif ref.root == "local":
+                if name is None or name not in module.locals:
+                    diags.append(error("Reference to undeclared local value",
+                                       f'A local value with the name "{name}" has not been declared.', where))
+            elif ref.root == "count":
+                if not has_count:
+                    diags.append(error('Reference to "count" in non-counted context', COUNT_OUTSIDE, where))
+            elif ref.root == "each":
+                if not has_each:
+                    diags.append(error('Reference to "each" in context without for_each', EACH_OUTSIDE, where))
+            elif ref.root == "self" and has_self:
+                pass  # a postcondition's own object
+            elif ref.root in ("path", "terraform", "self"):
+                if ref.root != "path":
+                    diags.append(error(f'Unsupported reference "{ref.root}"',
+                                       f'References to "{ref.root}" are not supported by strata yet.', where))
+            elif ref.root == "data":
+                dname = ref.step_name(1)
+                if name is None or dname is None:
+                    diags.append(error("Invalid data resource reference",
+                                       "A data resource reference needs a type and a name, as in "
+                                       "data.TYPE.NAME.attribute.", where))
+                elif ResourceAddr(name, dname, "data") not in module.resources:
+                    diags.append(error("Reference to undeclared resource",
+                                       f'A data resource "{name}" "{dname}" has not been declared in the root '
+                                       "module.", where))
+            elif ref.root == "module":
+                diags.append(error("Reference to undeclared module",
+                                   f'No module call named "{name}" is declared in the root module.', where))
+            else:
+                if name is None:
+                    diags.append(error("Invalid reference", BARE_TYPE, where))
+                elif ResourceAddr(ref.root, name) not in module.resources:
+                    diags.append(error("Reference to undeclared resource",
+                                       f'A managed resource "{ref.root}" "{name}" has not been declared in '
+                                       "the root module.", where))
+
+    for rc in module.resources.values():
+        fn = rc.range.filename
+        post = {id(x) for c in rc.lifecycle.postconditions for x in (c.condition, c.error_message)}
+        for e in expressions_of(rc):
+            check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None, id(e) in post)
+        for meta in (rc.count, rc.for_each):
+            if meta is not None:
+                check(meta.expr, fn, str(rc.addr), False, False)
+        for addr, _key, line in rc.depends_on:
+            if addr not in module.resources:
+                diags.append(error("Reference to undeclared resource",
+                                   f'A managed resource "{addr.type}" "{addr.name}" has not been declared in '
+                                   "the root module.", SourceRange(fn, line)))
+    for lc in module.locals.values():
+        check(lc.expr, lc.range.filename, f"local.{lc.name}", False, False)
+    for oc in module.outputs.values():
+        check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
+    return diags
+
+
+def resource_graph(module: Module) -> Any:
+    """Resources and the resources each one refers to (through locals too), for ``strata graph``."""
+    from engine.graph.dag import Graph
+
+    g: Graph[Any] = Graph()
+    for addr in module.resources:
+        g.add(addr)
+    local_refs: dict[str, set[Any]] = {}
+
+    def refs_of(e: E.Expr, seen: frozenset[str] = frozenset()) -> set[Any]:
+        out: set[Any] = set()
+        for ref in E.references(e):
+            name = ref.step_name(0)
+            if name is None:
+                continue
+            if ref.root == "local" and name in module.locals and name not in seen:
+                if name not in local_refs:
+                    local_refs[name] = refs_of(module.locals[name].expr, seen | {name})
+                out |= local_refs[name]
+            elif ref.root == "data" and ref.step_name(1):
+                out.add(resource_addr(name, str(ref.step_name(1)), "data"))
+            elif ref.root not in ("var", "local", "count", "each", "path", "terraform", "self", "module"):
+                out.add(resource_addr(ref.root, name))
+        return out
+
+    for rc in module.resources.values():
+        targets: set[Any] = set()
+        for e in expressions_of(rc):
+            targets |= refs_of(e)
+        for meta in (rc.count, rc.for_each):
+            if meta is not None:
+                targets |= refs_of(meta.expr)
+        targets |= {addr for addr, _k, _l in rc.depends_on}
+        for t in targets:
+            if t in g and t != rc.addr:
+                g.add_edge(rc.addr, t)
+    return g

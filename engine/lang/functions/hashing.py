@@ -1,0 +1,41 @@
+"""Hash functions: the hex digest of a string (``md5``, ``sha1``, ``sha256``, ``sha512``) or of a
+file's bytes (``filemd5``, ...)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from engine.lang.functions.arguments import _known, _string_arg
+from engine.lang.functions.filesystem import _read
+from engine.values import UNKNOWN
+
+
+def _hash(algo: str) -> Callable[[Any], Any]:
+    def digest(s: Any) -> Any:
+        return hashlib.new(algo, _string_arg(s).encode()).hexdigest() if _known(s) else UNKNOWN
+
+    digest.__name__ = algo
+    return digest
+
+
+def _file_hash(algo: str) -> Callable[[Any], Any]:
+    def digest(path: Any) -> Any:
+        return hashlib.new(algo, _read(path)).hexdigest() if _known(path) else UNKNOWN
+
+    digest.__name__ = "file" + algo
+    return digest
+
+
+# terraform's signature of each function here (its diagnostics name the parameters): the function
+SIGNATURES: dict[str, Callable[..., Any]] = {
+    "filemd5(path)": _file_hash("md5"),
+    "filesha1(path)": _file_hash("sha1"),
+    "filesha256(path)": _file_hash("sha256"),
+    "filesha512(path)": _file_hash("sha512"),
+    "md5(str)": _hash("md5"),
+    "sha1(str)": _hash("sha1"),
+    "sha256(str)": _hash("sha256"),
+    "sha512(str)": _hash("sha512"),
+}
