@@ -490,7 +490,8 @@ class Applier:
 
         new, diags, _, _ = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
-                                                              prior_private=obj.private),
+                                                              # a destroy's plan keeps the prior private data
+                                                              planned_private=obj.private, prior_private=obj.private),
             "delete", starting)
         if new is None and errors_of(diags):
             new = obj.attributes
