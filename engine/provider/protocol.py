@@ -174,8 +174,8 @@ class PlanResourceChangeResponse:
     as many nested blocks as configured. In the final plan every value known in the initial plan
     is identical."""
     requires_replace: tuple[str | AttributePath, ...] = ()
-    """provider: paths (or, for a top-level attribute, its name) whose change cannot be applied in
-    place. The core replaces the object when a value at one of them differs between prior and
+    """provider: paths (or, for a top-level attribute, its name: read as a one-step path) whose
+    change cannot be applied in place. The core replaces the object when a value at one of them differs between prior and
     planned state, and says ``# forces replacement`` at that value."""
     diagnostics: tuple[Diagnostic, ...] = ()
     """provider: errors stop this instance; warnings are shown. The core adds the address."""

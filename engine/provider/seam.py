@@ -11,7 +11,7 @@ the same for providers. Whatever a provider does wrong is turned into strata's e
   reported;
 * the diagnostics a provider returns get the resource address and the configuration range of
   the block they are about, where they have none (terraform's ``InConfigBody``);
-* ``requires_replace`` answers are normalised to attribute paths.
+* ``requires_replace`` answers are read as attribute paths (:func:`replace_paths`).
 
 The call sites keep their own wording for a failure (:class:`Failure`); the mapping itself lives
 only here. A plugin client (tfplugin5/6 over gRPC) is one more :class:`~engine.provider.protocol.Provider`
@@ -20,9 +20,9 @@ behind this seam: its transport errors are exceptions like any other.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import functools
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from engine.diagnostics import Diagnostic, ProviderError, SourceRange, error
 from engine.log import get_logger
@@ -47,9 +47,6 @@ from engine.provider.protocol import (
 )
 
 log = get_logger("strata.provider")
-
-R = TypeVar("R")
-
 
 @dataclass(frozen=True, slots=True)
 class Failure:
@@ -92,6 +89,15 @@ def replace_paths(answer: tuple[str | AttributePath, ...]) -> tuple[AttributePat
     """A provider's ``requires_replace``, each entry as a path (a bare name is a top-level one)."""
     if not answer:
         return ()
+    try:
+        return _replace_paths(tuple(answer))
+    except TypeError:  # a list somewhere inside: not hashable, not worth caching
+        return tuple((p,) if isinstance(p, str) else tuple(p) for p in answer)
+
+
+@functools.lru_cache(maxsize=1024)
+def _replace_paths(answer: tuple[str | AttributePath, ...]) -> tuple[AttributePath, ...]:
+    # hot path: a provider tends to answer every plan of a type with the same tuple
     return tuple((p,) if isinstance(p, str) else tuple(p) for p in answer)
 
 
@@ -137,16 +143,15 @@ class ProviderSeam:
                                          failure=Failure("Failed to load plugin schemas")) from exc
         return s
 
-    async def _call(self, operation: str, call: Callable[[], Awaitable[R]], address: str,
-                    subject: SourceRange | None, failure: Failure, failed: Callable[[Diagnostic], R]) -> R:
-        try:
-            return await call()
-        except Exception as exc:  # the one place a provider's exception is mapped
-            err = ProviderCallFailed(operation, exc, provider=self.name, address=address, failure=failure,
-                                     subject=subject)
-            if failure.raises:
-                raise err from exc
-            return failed(err.diagnostic())
+    def _failed(self, operation: str, exc: Exception, address: str, subject: SourceRange | None,
+                failure: Failure) -> Diagnostic:
+        """The one mapping of a provider's exception: raised as :class:`ProviderCallFailed` (chained
+        from it) when the site stops there, its error diagnostic otherwise."""
+        err = ProviderCallFailed(operation, exc, provider=self.name, address=address, failure=failure,
+                                 subject=subject)
+        if failure.raises:
+            raise err from exc
+        return err.diagnostic()
 
     @staticmethod
     def _addressed(diags: tuple[Diagnostic, ...], address: str, subject: SourceRange | None
@@ -161,8 +166,10 @@ class ProviderSeam:
     async def configure(self, config: dict[str, Any], *, subject: SourceRange | None = None,
                         failure: Failure = Failure("Failed to configure provider", "{provider}: {type}: {message}")
                         ) -> tuple[Diagnostic, ...]:
-        return tuple(await self._call("ConfigureProvider", lambda: self.provider.configure(config), "",
-                                      subject, failure, lambda d: (d,)))
+        try:
+            return tuple(await self.provider.configure(config))
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            return (self._failed("ConfigureProvider", exc, "", subject, failure),)
 
     async def validate_resource_config(
             self, req: ValidateResourceConfigRequest, *, data: bool = False, address: str = "",
@@ -172,9 +179,12 @@ class ProviderSeam:
     ) -> ValidateResourceConfigResponse:
         """ValidateResourceConfig, or (``data``) ValidateDataResourceConfig."""
         call = self.provider.validate_data_resource_config if data else self.provider.validate_resource_config
-        resp = await self._call("ValidateDataResourceConfig" if data else "ValidateResourceConfig",
-                                lambda: call(req), address, subject, failure,
-                                lambda d: ValidateResourceConfigResponse((d,)))
+        try:
+            resp = await call(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("ValidateDataResourceConfig" if data else "ValidateResourceConfig", exc, address,
+                             subject, failure)
+            return ValidateResourceConfigResponse((d,))
         if resp.diagnostics:
             resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
@@ -182,19 +192,27 @@ class ProviderSeam:
     async def plan_resource_change(self, req: PlanResourceChangeRequest, *, address: str = "",
                                    subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
                                    ) -> PlanResourceChangeResponse:
-        """PlanResourceChange; the answer's ``requires_replace`` as paths."""
-        resp = await self._call("PlanResourceChange", lambda: self.provider.plan_resource_change(req), address,
-                                subject, failure, lambda d: PlanResourceChangeResponse(None, (), (d,)))
-        if resp.diagnostics or resp.requires_replace:  # hot path: once or twice per operation, mostly neither
-            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject),
-                           requires_replace=replace_paths(tuple(resp.requires_replace)))
+        """PlanResourceChange. (Its ``requires_replace`` is left as the provider wrote it, names or
+        paths: the planner reads it with :func:`replace_paths`.)"""
+        # hot path (a plan and a final plan per operation): the call inline, no closure; the same
+        # in every method below
+        try:
+            resp = await self.provider.plan_resource_change(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("PlanResourceChange", exc, address, subject, failure)
+            return PlanResourceChangeResponse(None, (), (d,))
+        if resp.diagnostics:
+            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest, *, address: str = "",
                                     subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
                                     ) -> ApplyResourceChangeResponse:
-        resp = await self._call("ApplyResourceChange", lambda: self.provider.apply_resource_change(req), address,
-                                subject, failure, lambda d: ApplyResourceChangeResponse(None, (d,)))
+        try:
+            resp = await self.provider.apply_resource_change(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("ApplyResourceChange", exc, address, subject, failure)
+            return ApplyResourceChangeResponse(None, (d,))
         if resp.diagnostics:
             resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
@@ -204,8 +222,11 @@ class ProviderSeam:
                             annotate: bool = True) -> ReadResourceResponse:
         """ReadResource; ``annotate=False`` leaves its diagnostics as the provider wrote them (the
         read that completes an import, as terraform's)."""
-        resp = await self._call("ReadResource", lambda: self.provider.read_resource(req), address, subject,
-                                failure, lambda d: ReadResourceResponse(None, (d,)))
+        try:
+            resp = await self.provider.read_resource(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("ReadResource", exc, address, subject, failure)
+            return ReadResourceResponse(None, (d,))
         if resp.diagnostics and annotate:
             resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
@@ -213,8 +234,11 @@ class ProviderSeam:
     async def read_data_source(self, req: ReadDataSourceRequest, *, address: str = "",
                                subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
                                ) -> ReadDataSourceResponse:
-        resp = await self._call("ReadDataSource", lambda: self.provider.read_data_source(req), address, subject,
-                                failure, lambda d: ReadDataSourceResponse(None, (d,)))
+        try:
+            resp = await self.provider.read_data_source(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("ReadDataSource", exc, address, subject, failure)
+            return ReadDataSourceResponse(None, (d,))
         if resp.diagnostics:
             resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
@@ -224,14 +248,21 @@ class ProviderSeam:
                                     ) -> ImportResourceStateResponse:
         """ImportResourceState; its diagnostics are left as the provider wrote them (terraform's
         import does not place them in the resource's block)."""
-        return await self._call("ImportResourceState", lambda: self.provider.import_resource_state(req),
-                                address, subject, failure, lambda d: ImportResourceStateResponse(None, (d,)))
+        try:
+            resp = await self.provider.import_resource_state(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("ImportResourceState", exc, address, subject, failure)
+            return ImportResourceStateResponse(None, (d,))
+        return resp
 
     async def upgrade_resource_state(self, req: UpgradeResourceStateRequest, *, address: str = "",
                                      subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
                                      ) -> UpgradeResourceStateResponse:
-        resp = await self._call("UpgradeResourceState", lambda: self.provider.upgrade_resource_state(req),
-                                address, subject, failure, lambda d: UpgradeResourceStateResponse(None, (d,)))
+        try:
+            resp = await self.provider.upgrade_resource_state(req)
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("UpgradeResourceState", exc, address, subject, failure)
+            return UpgradeResourceStateResponse(None, (d,))
         if resp.diagnostics:
             resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
         return resp
