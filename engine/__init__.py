@@ -48,14 +48,17 @@ from engine.provider.framework import (
     requires_replace_if_set,
     sequence,
 )
+from engine.provider.mock import MockProvider
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
+    AttributePath,
     AttributeSchema,
     BaseProvider,
     BlockSchema,
     ImportResourceStateRequest,
     ImportResourceStateResponse,
+    NestedType,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     Provider,
@@ -70,6 +73,7 @@ from engine.provider.protocol import (
     ValidateResourceConfigRequest,
     ValidateResourceConfigResponse,
 )
+from engine.provider.seam import ProviderCallFailed
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
 
 __all__ = [
@@ -84,4 +88,5 @@ __all__ = [
     "Provider", "ProviderError", "ProviderSchema", "ReadResourceRequest", "ReadResourceResponse",
     "ResourceAddr", "ResourceSchema", "SetVal", "StrataError", "capture_events", "equal", "error",
     "is_wholly_known", "parse_instance_addr",
+    "AttributePath", "MockProvider", "NestedType", "ProviderCallFailed",
 ]

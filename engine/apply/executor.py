@@ -40,12 +40,12 @@ from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     PlanResourceChangeRequest,
-    Provider,
     ReadDataSourceRequest,
     ResourceSchema,
     proposed_new_state,
 )
 from engine.provider.registry import Providers
+from engine.provider.seam import ProviderSeam, tolerated
 from engine.state.model import ObjectState, State
 from engine.state.store import StateWriter
 from engine.values import UNKNOWN, is_wholly_known
@@ -125,7 +125,7 @@ class Applier:
         self.resolver = resolver
         self._local_value = local_value
         self.limits = limits or Limits()
-        self._providers_of: dict[tuple[str, str, str], tuple[str, Provider, ResourceSchema | None]] = {}
+        self._providers_of: dict[tuple[str, str, str], tuple[str, ProviderSeam, ResourceSchema | None]] = {}
         self._sensitivity = sensitivity_of(module, providers) if module is not None else None
 
     # ------------------------------------------------------------------ walk
@@ -181,7 +181,7 @@ class Applier:
                 await self._read(node, w.change, done)
             else:
                 await self._create_or_update(node, w, done)
-        except Exception as exc:  # a bug (ours or a provider's) fails this node, never the whole run
+        except Exception as exc:  # a bug of ours fails this node, never the run (a provider's: mapped at the seam)
             self._fail(node.addr, "Internal error while applying",
                        f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
                        "please report this.")
@@ -189,14 +189,14 @@ class Applier:
 
     # ------------------------------------------------------------------ helpers
 
-    def _provider(self, c: ResourceInstanceChange) -> tuple[str, Provider, ResourceSchema | None]:
+    def _provider(self, c: ResourceInstanceChange) -> tuple[str, ProviderSeam, ResourceSchema | None]:
         r = c.addr.resource
         rc = self.module.resources.get(r) if self.module else None
         name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
         key = (name, r.type, r.mode)
         found = self._providers_of.get(key)  # the same for every resource of a type: once each
         if found is None:
-            found = self._providers_of[key] = (name, self.providers.get(name),
+            found = self._providers_of[key] = (name, self.providers.seam(name),
                                                self.providers.schema(name, r.type, r.mode))
         return found
 
@@ -280,11 +280,12 @@ class Applier:
         prior = prior_obj.attributes if prior_obj is not None and node.op == Action.UPDATE else None
         # two-phase planning: plan again now that every dependency is applied, and check the
         # provider keeps each promise of the initial plan
-        final = await self._final_plan(c, prior, pname, provider, schema)
+        prior_private = prior_obj.private if prior_obj is not None and node.op == Action.UPDATE else b""
+        final = await self._final_plan(c, prior, pname, provider, schema, prior_private)
         if final is None:
             done(False)
             return
-        planned, config = final
+        planned, config, planned_private = final
         unmet = self._conditions(addr, "precondition")
         if unmet:  # decided only now that what it refers to is applied
             for d in unmet:
@@ -306,9 +307,10 @@ class Applier:
                 self.writer.put(addr, c.provider, None)
                 self.writer.put(addr, c.provider, prior_obj, w.depose_as)
 
-        new, diags = await self._call_apply(
+        new, diags, private, legacy = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
-                                                              self._progress_reporter(addr, action, started)),
+                                                              self._progress_reporter(addr, action, started),
+                                                              planned_private, prior_private),
             action, starting)
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
@@ -322,7 +324,8 @@ class Applier:
                 problem = (f"the number of nested blocks changed: planned {block_counts(planned, schema)}, "
                            f"got {block_counts(new, schema)}")
             problem = problem or check_new_state(planned, new)
-            if problem:
+            if problem and not (is_wholly_known(new) and tolerated(legacy, "an unexpected new value", pname,
+                                                                      str(addr), problem)):
                 errs = [error("Provider produced inconsistent result after apply",
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
                               f"new value: {problem}.")]
@@ -333,7 +336,7 @@ class Applier:
             if new is not None and is_wholly_known(new):
                 status = "tainted" if action == "create" else "ready"
                 obj = ObjectState(new, status, schema.version if schema else 0, c.state_dependencies,
-                                  c.create_before_destroy)
+                                  c.create_before_destroy, private=private)
                 self.writer.put(addr, c.provider, obj)
             elif w.depose_as is not None and prior_obj is not None:
                 # nothing was created: the deposed object is current again, as terraform does
@@ -343,7 +346,8 @@ class Applier:
             return
         assert new is not None
         obj = ObjectState(new, "ready", schema.version if schema else 0, c.state_dependencies,
-                          c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks))
+                          c.create_before_destroy, state_marks(new, c.sensitive if c.marks is None else c.marks),
+                          private)
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
         self._record(addr, c.provider, obj, None, lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value),
@@ -368,8 +372,8 @@ class Applier:
         return config
 
     async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
-                          provider: Provider, schema: ResourceSchema | None
-                          ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+                          provider: ProviderSeam, schema: ResourceSchema | None, prior_private: bytes
+                          ) -> tuple[dict[str, Any], dict[str, Any], bytes] | None:
         addr = c.addr
         config = c.config
         if config is None or not is_wholly_known(config):
@@ -378,12 +382,9 @@ class Applier:
                 return None
         assert schema is not None
         proposed = proposed_new_state(schema, prior, config)
-        try:
-            resp = await provider.plan_resource_change(
-                PlanResourceChangeRequest(addr.resource.type, prior, proposed, config))
-        except Exception as exc:
-            self._fail(addr, "Provider error", f"{type(exc).__name__}: {exc}")
-            return None
+        resp = await provider.plan_resource_change(
+            PlanResourceChangeRequest(addr.resource.type, prior, proposed, config, prior_private),
+            address=str(addr))
         errs = errors_of(resp.diagnostics)
         if errs:
             for d in errs:
@@ -399,33 +400,31 @@ class Applier:
                        f'When expanding the plan for {addr} to include new values learned so far during '
                        f'apply, provider "{pname}" produced an invalid new value for {problem}.')
             return None
-        return final, config
+        return final, config, resp.planned_private
 
-    async def _call_apply(self, pname: str, provider: Provider, addr: InstanceAddr,
+    async def _call_apply(self, pname: str, provider: ProviderSeam, addr: InstanceAddr,
                           req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None]
-                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
+                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
         """One ApplyResourceChange under the configured limits, retried with backoff while the
         provider marks its errors retryable. ``starting`` runs once, when the first call is about
         to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
         attempt = 0
         retries = self.limits.retries_for(pname)
+        address = str(addr)
         while True:
-            try:
-                if self.limits.active():
-                    async with self.limits.slot(pname, addr.resource.type):
-                        if attempt == 0:
-                            starting()
-                        resp = await provider.apply_resource_change(req)
-                else:
+            if self.limits.active():
+                async with self.limits.slot(pname, addr.resource.type):
                     if attempt == 0:
                         starting()
-                    resp = await provider.apply_resource_change(req)
-                new, diags = resp.new_state, tuple(resp.diagnostics)
-            except Exception as exc:  # a provider bug is this resource's failure, not strata's
-                new, diags = None, (error("Provider error", f"{type(exc).__name__}: {exc}"),)
+                    resp = await provider.apply_resource_change(req, address=address)
+            else:
+                if attempt == 0:
+                    starting()
+                resp = await provider.apply_resource_change(req, address=address)
+            diags = tuple(resp.diagnostics)
             errs = errors_of(diags)
             if not errs or not all(d.retryable for d in errs) or attempt >= retries:
-                return new, diags
+                return resp.new_state, diags, resp.private, resp.legacy_type_system
             attempt += 1
             delay = self.limits.retry.delay(attempt)
             self.emit(ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
@@ -460,11 +459,8 @@ class Applier:
                 done(False)
                 return
             config = final
-        try:
-            resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config))
-            diags, value = resp.diagnostics, resp.state
-        except Exception as exc:
-            diags, value = (error("Provider error", f"{type(exc).__name__}: {exc}"),), None
+        resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr))
+        diags, value = resp.diagnostics, resp.state
         errs = errors_of(diags)
         if errs or value is None:
             for d in errs or [error("Provider returned no object",
@@ -492,8 +488,10 @@ class Applier:
             started[0] = time.monotonic()
             self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
 
-        new, diags = await self._call_apply(
-            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None),
+        new, diags, _, _ = await self._call_apply(
+            pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
+                                                              # a destroy's plan keeps the prior private data
+                                                              planned_private=obj.private, prior_private=obj.private),
             "delete", starting)
         if new is None and errors_of(diags):
             new = obj.attributes

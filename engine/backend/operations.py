@@ -22,7 +22,6 @@ from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,
     PlanningFailed,
-    ProviderError,
     SourceRange,
     StrataError,
     error,
@@ -37,6 +36,7 @@ from engine.planning.planner import Planner
 from engine.planning.targeting import parse_targets
 from engine.plans.plan import Plan
 from engine.provider.registry import Providers
+from engine.provider.seam import Failure
 from engine.state.model import State
 from engine.state.store import StateStore
 
@@ -285,6 +285,10 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
 
 Confirm = Callable[[Planned], Awaitable[bool]]
 
+# a provider that raises while importing stops the import (its wording of it)
+_IMPORT_FAILED = Failure("Provider failed to import", raises=True)
+_IMPORT_READ_FAILED = Failure("Provider failed to read the imported object", raises=True)
+
 
 async def import_resource(opts: Options, address: str, import_id: str, emit: Callable[[ev.Event], None],
                           providers: Providers | None = None, announce: Callable[[str], None] | None = None) -> str:
@@ -334,24 +338,18 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         planner._check_resource_types()
         await planner._configure_providers()
         planner._raise_if_errors()
-        provider = providers.get(rc.provider_key)
+        provider = providers.seam(rc.provider_key)
         schema = providers.schema(rc.provider_key, addr.resource.type)
         assert schema is not None
         if announce is not None:
             announce(f'{addr}: Importing from ID "{import_id}"...\n')
-        try:
-            resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id))
-        except Exception as exc:
-            raise ProviderError("Provider failed to import", address=str(addr), provider=rc.provider_key,
-                                detail=f"{type(exc).__name__}: {exc}") from exc
+        resp = await provider.import_resource_state(ImportResourceStateRequest(addr.resource.type, import_id),
+                                                    address=str(addr), failure=_IMPORT_FAILED)
         errs = errors_of(resp.diagnostics)
         if errs or resp.state is None:
             raise DiagnosticsError(errs or [error("Import failed", f'The provider returned nothing for id "{import_id}".')])
-        try:
-            read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state))
-        except Exception as exc:
-            raise ProviderError("Provider failed to read the imported object", address=str(addr),
-                                provider=rc.provider_key, detail=f"{type(exc).__name__}: {exc}") from exc
+        read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state, resp.private),
+                                            address=str(addr), failure=_IMPORT_READ_FAILED, annotate=False)
         errs = errors_of(read.diagnostics)
         if errs:
             raise DiagnosticsError(errs)
@@ -363,7 +361,8 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
             raise DiagnosticsError([error("Provider produced invalid object",
                                           f"The imported object for {addr} contains unknown values.")])
         obj = ObjectState(read.new_state, schema_version=schema.version,  # terraform marks what the schema does
-                          sensitive_attributes=state_marks(read.new_state, frozenset(schema.sensitive_paths())))
+                          sensitive_attributes=state_marks(read.new_state, frozenset(schema.sensitive_paths())),
+                          private=read.private)
         async with store.writer(state) as writer:
             writer.put(addr, providers.state_address(rc.provider_key), obj)
         return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"

@@ -31,9 +31,7 @@ from engine.config.references import expressions_of, self_reference_error, self_
 from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,
-    ProviderError,
     SourceRange,
-    addressed,
     error,
     errors_of,
 )
@@ -52,6 +50,7 @@ from engine.planning.targeting import Targets
 from engine.plans.plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
 from engine.provider.contracts import check_planned_state
 from engine.provider.protocol import (
+    AttributePath,
     PlanResourceChangeRequest,
     ReadDataSourceRequest,
     ResourceSchema,
@@ -59,10 +58,15 @@ from engine.provider.protocol import (
     proposed_new_state,
 )
 from engine.provider.registry import Providers
+from engine.provider.seam import Failure, ProviderSeam, replace_paths, tolerated
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, SetVal, is_wholly_known, type_name
 
 Emit = Callable[[ev.Event], None]
+
+# a provider that raises while planning stops the plan (the planner's wording of it)
+_PLAN_FAILED = Failure("Provider failed to plan", "{repr}", raises=True)
+_READ_DATA_FAILED = Failure("Provider failed to read data source", "{repr}", raises=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,13 +320,7 @@ class Planner:
                                                 pc.range))
             if self.diags:
                 continue
-            try:
-                diags = await self.providers.get(key).configure(config)
-            except Exception as exc:
-                self.diags.append(error("Failed to configure provider", f"{key}: {type(exc).__name__}: {exc}",
-                                        pc.range if pc else None))
-                continue
-            self.diags.extend(diags)
+            self.diags.extend(await self.providers.seam(key).configure(config, subject=pc.range if pc else None))
 
     def _config_order(self, g: Graph[_CfgNode] | None = None) -> list[_CfgNode]:
         g = g if g is not None else self._config_graph()
@@ -699,7 +697,7 @@ class Planner:
         values: dict[InstanceKey, Any] = {}
         self.resolver.values[rc.addr] = values
         pname = rc.provider_key
-        provider = self.providers.get(pname)
+        provider = self.providers.seam(pname)
         schema = self.providers.schema(pname, rc.addr.type, rc.addr.mode)
         assert schema is not None
         prov_addr = self.providers.state_address(pname)
@@ -729,16 +727,10 @@ class Planner:
                 if d.severity == "error" and _needs_values(d) and self._needs_plan_values(failed):
                     self.walk_errors.append(d)
             if not cdiags:
-                validate = (provider.validate_resource_config if rc.addr.mode == "managed"
-                            else provider.validate_data_resource_config)
-                try:
-                    vdiags = list((await validate(ValidateResourceConfigRequest(rc.addr.type, config))
-                                   ).diagnostics)
-                except Exception as exc:  # a provider bug is a diagnostic, never a traceback
-                    vdiags = [error("Provider failed to validate the configuration",
-                                    f'Provider "{rc.provider_key}": {type(exc).__name__}: {exc}')]
                 # the provider's verdict is about this instance: "with ADDR", as terraform says
-                cdiags = addressed(tuple(vdiags), str(addr), rc.range)
+                cdiags = list((await provider.validate_resource_config(
+                    ValidateResourceConfigRequest(rc.addr.type, config), data=rc.addr.mode == "data",
+                    address=str(addr), subject=rc.range)).diagnostics)
             if cdiags:
                 self.diags.extend(_unseen(cdiags, self.diags))
                 if errors_of(cdiags):
@@ -784,7 +776,7 @@ class Planner:
             for d in failed:
                 self._walk_error(d)
 
-    async def _plan_data(self, rc: ResourceConfig, provider: Any, prov_addr: str, addr: InstanceAddr,
+    async def _plan_data(self, rc: ResourceConfig, provider: ProviderSeam, prov_addr: str, addr: InstanceAddr,
                          config: dict[str, Any], deps: frozenset[InstanceAddr],
                          dep_res: frozenset[ResourceAddr], state_deps: tuple[str, ...]) -> Any:
         """Read a data source now when possible; otherwise plan a read during apply.
@@ -795,13 +787,10 @@ class Planner:
         pending = any(c.addr in deps or c.addr.resource in dep_res
                       for c in self.plan.changes if c.action != Action.NOOP)
         if not pending and is_wholly_known(config):
-            try:
-                resp = await provider.read_data_source(ReadDataSourceRequest(rc.addr.type, config))
-            except Exception as exc:
-                raise ProviderError("Provider failed to read data source", address=str(addr),
-                                    provider=rc.provider_key, detail=repr(exc)) from exc
+            resp = await provider.read_data_source(ReadDataSourceRequest(rc.addr.type, config), address=str(addr),
+                                                   subject=rc.range, failure=_READ_DATA_FAILED)
             if resp.diagnostics:
-                self.diags.extend(addressed(resp.diagnostics, str(addr), rc.range))
+                self.diags.extend(resp.diagnostics)
             if resp.state is None:
                 return UNKNOWN
             if not is_wholly_known(resp.state):
@@ -816,7 +805,7 @@ class Planner:
             (), config, self._sensitive_of(addr)))
         return planned
 
-    async def _plan_instance(self, rc: ResourceConfig, schema: ResourceSchema, provider: Any,
+    async def _plan_instance(self, rc: ResourceConfig, schema: ResourceSchema, provider: ProviderSeam,
                              prov_addr: str, addr: InstanceAddr, config: dict[str, Any],
                              prior_obj: ObjectState | None, deps: frozenset[InstanceAddr],
                              dep_res: frozenset[ResourceAddr], state_deps: tuple[str, ...],
@@ -831,31 +820,31 @@ class Planner:
                                           and not schema.attributes[name].optional):
                     config[name] = prior[name]
         plan_prior = None if tainted else prior
-        planned, requires_replace = await self._call_plan(provider, rc, addr, plan_prior, config, schema)
+        prior_private = prior_obj.private if prior_obj is not None and not tainted else b""
+        planned, requires_replace, private = await self._call_plan(provider, rc, addr, plan_prior, config, schema,
+                                                                   prior_private)
         action, reason = select_action(prior, planned, tainted=tainted, requires_replace=requires_replace,
                                        create_before_destroy=cbd, replace_requested=addr in self.replace)
         if action in Action.REPLACES and plan_prior is not None:
             # plan the replacement object as a create, as terraform does
-            planned, _ = await self._call_plan(provider, rc, addr, None, config, schema)
+            planned, _, private = await self._call_plan(provider, rc, addr, None, config, schema, b"")
         return ResourceInstanceChange(
             addr, action, prov_addr, prior, planned, reason, None, requires_replace, cbd, deps, dep_res,
             state_deps, prior_obj.dependencies if prior_obj is not None else (), config,
-            self._sensitive_of(addr) | recorded_names(prior_obj), marks=self._sensitive_of(addr))
+            self._sensitive_of(addr) | recorded_names(prior_obj), marks=self._sensitive_of(addr), private=private)
 
-    async def _call_plan(self, provider: Any, rc: ResourceConfig, addr: InstanceAddr,
-                         prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema
-                         ) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    async def _call_plan(self, provider: ProviderSeam, rc: ResourceConfig, addr: InstanceAddr,
+                         prior: dict[str, Any] | None, config: dict[str, Any], schema: ResourceSchema,
+                         prior_private: bytes) -> tuple[dict[str, Any] | None, tuple[AttributePath, ...], bytes]:
         proposed = proposed_new_state(schema, prior, config)
-        try:
-            resp = await provider.plan_resource_change(
-                PlanResourceChangeRequest(rc.addr.type, prior, proposed, config))
-        except Exception as exc:
-            raise ProviderError("Provider failed to plan", address=str(addr), provider=rc.provider_key,
-                                detail=repr(exc)) from exc
-        found: list[Diagnostic] = []
-        if resp.diagnostics:
-            found.extend(addressed(resp.diagnostics, str(addr), rc.range))
+        resp = await provider.plan_resource_change(
+            PlanResourceChangeRequest(rc.addr.type, prior, proposed, config, prior_private),
+            address=str(addr), subject=rc.range, failure=_PLAN_FAILED)
+        found: list[Diagnostic] = list(resp.diagnostics)
         problem = check_planned_state(schema, config, prior, resp.planned_state)
+        if problem and tolerated(resp.legacy_type_system, "an invalid plan", rc.provider_key, str(addr),
+                                 f"{addr}{problem}"):
+            problem = None
         if problem:
             found.append(error("Provider produced invalid plan",
                                f'Provider "{rc.provider_key}" planned an invalid value for {addr}{problem}. '
@@ -863,7 +852,7 @@ class Planner:
                                "provider's own issue tracker.", rc.range, str(addr)))
         self.diags.extend(found)
         self.walk_errors.extend(found)
-        return resp.planned_state, tuple(resp.requires_replace)
+        return resp.planned_state, replace_paths(resp.requires_replace), resp.planned_private
 
     # ------------------------------------------------------------------ orphans, outputs, destroy
 

@@ -10,13 +10,13 @@ diagnostics naming the address, collected for the planner.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
 import anyio
 
 from engine.addrs import InstanceAddr, provider_key_from_state
 from engine.config.model import Module
-from engine.diagnostics import Diagnostic, addressed, error, errors_of
+from engine.diagnostics import Diagnostic, error, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.provider.protocol import (
@@ -26,9 +26,13 @@ from engine.provider.protocol import (
     UpgradeResourceStateRequest,
 )
 from engine.provider.registry import Providers
+from engine.provider.seam import Failure, ProviderSeam
 from engine.state.codec import encode_attributes
 from engine.state.model import ObjectState, State
 from engine.values import is_wholly_known
+
+_UPGRADE_FAILED = Failure("Failed to upgrade resource state")
+_READ_FAILED = Failure("Provider error during refresh")
 
 
 class Refresher:
@@ -69,7 +73,7 @@ class Refresher:
                                         f'The provider {pname} no longer supports "{addr.resource.type}".',
                                         address=str(addr)))
                 continue
-            provider = self.providers.get(pname)
+            provider = self.providers.seam(pname)
             if obj.schema_version != schema.version:
                 upgraded = await self._upgrade(addr, deposed, obj, prov, provider, schema)
                 if upgraded is None:
@@ -93,7 +97,7 @@ class Refresher:
                 tg.start_soon(worker)
 
     async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: str,
-                       provider: Any, schema: ResourceSchema) -> ObjectState | None:
+                       provider: ProviderSeam, schema: ResourceSchema) -> ObjectState | None:
         if obj.schema_version > schema.version:
             self.diags.append(error("Resource instance managed by newer provider version",
                                     f"The current state of {addr} was created by a newer provider version "
@@ -101,15 +105,13 @@ class Refresher:
                                     f"(schema version {schema.version}).", address=str(addr)))
             return None
         raw = encode_attributes(obj.attributes, schema.implied_types())
-        try:
-            resp = await provider.upgrade_resource_state(
-                UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw))
-        except Exception as exc:
-            self.diags.append(error("Failed to upgrade resource state", f"{type(exc).__name__}: {exc}",
-                                    address=str(addr)))
-            return None
+        resp = await provider.upgrade_resource_state(
+            UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw), address=str(addr),
+            failure=_UPGRADE_FAILED)
         if resp.diagnostics:
-            self.diags.extend(addressed(resp.diagnostics, str(addr)))
+            self.diags.extend(resp.diagnostics)
+            if errors_of(resp.diagnostics):
+                return None
         new = resp.upgraded_state
         if new is None or not is_wholly_known(new):
             self.diags.append(error("Provider produced invalid upgraded state",
@@ -118,42 +120,39 @@ class Refresher:
                                     + "; upgraded state must be wholly known.", address=str(addr)))
             return None
         upgraded = ObjectState(new, obj.status, schema.version, obj.dependencies, obj.create_before_destroy,
-                               obj.sensitive_attributes)
+                               obj.sensitive_attributes, obj.private if resp.private is None else resp.private)
         self.state.set_object(addr, prov, upgraded, deposed)
         return upgraded
 
-    async def _read(self, addr: InstanceAddr, obj: ObjectState, pname: str, provider: Any) -> ReadResourceResponse:
+    async def _read(self, addr: InstanceAddr, obj: ObjectState, pname: str, provider: ProviderSeam
+                    ) -> ReadResourceResponse:
         """One ReadResource under the configured limits, retried with backoff while the provider
-        marks its errors retryable (as an apply's calls are). Raises what the provider raised."""
+        marks its errors retryable (as an apply's calls are)."""
         limits = self.limits
         retries = limits.retries_for(pname)
         attempt = 0
+        address = str(addr)
         while True:
-            req = ReadResourceRequest(addr.resource.type, obj.attributes)
+            req = ReadResourceRequest(addr.resource.type, obj.attributes, obj.private)
             if limits.active():
                 async with limits.slot(pname, addr.resource.type):
-                    resp = await provider.read_resource(req)
+                    resp = await provider.read_resource(req, address=address, failure=_READ_FAILED)
             else:
-                resp = await provider.read_resource(req)
+                resp = await provider.read_resource(req, address=address, failure=_READ_FAILED)
             errs = errors_of(resp.diagnostics)
             if not errs or not all(d.retryable for d in errs) or attempt >= retries:
                 return resp
             attempt += 1
             await anyio.sleep(limits.retry.delay(attempt))
 
-    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: Any,
+    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: ProviderSeam,
                            schema: ResourceSchema) -> None:
         id_key = schema.id_attribute
         id_value = obj.attributes.get(id_key)
         self.emit(ev.refresh_start(addr, id_key, id_value))
-        try:
-            resp = await self._read(addr, obj, pname, provider)
-        except Exception as exc:
-            self.diags.append(error("Provider error during refresh", f"{type(exc).__name__}: {exc}",
-                                    address=str(addr)))
-            return
+        resp = await self._read(addr, obj, pname, provider)
         if resp.diagnostics:
-            self.diags.extend(addressed(resp.diagnostics, str(addr)))
+            self.diags.extend(resp.diagnostics)
             if errors_of(resp.diagnostics):
                 return
         if resp.new_state is None:
@@ -166,7 +165,9 @@ class Refresher:
             return
         elif resp.new_state != obj.attributes:
             new = ObjectState(resp.new_state, obj.status, obj.schema_version, obj.dependencies,
-                              obj.create_before_destroy, obj.sensitive_attributes)
+                              obj.create_before_destroy, obj.sensitive_attributes, resp.private)
             self.state.set_object(addr, prov, new)
             self.drift.append((addr, prov, obj, new))
+        elif resp.private != obj.private:  # the provider's own notes changed: kept, not drift
+            self.state.set_object(addr, prov, replace(obj, private=resp.private))
         self.emit(ev.refresh_complete(addr, id_key, id_value))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.addrs import InstanceAddr, ResourceAddr
-from engine.values import equal
+from engine.values import UNKNOWN, equal
 
 
 class Action:
@@ -58,7 +58,8 @@ class ResourceInstanceChange:
     after: dict[str, Any] | None
     reason: str | None = None
     deposed: str | None = None
-    requires_replace: tuple[str, ...] = ()
+    requires_replace: tuple[tuple[str | int, ...], ...] = ()
+    """The provider's requires-replace answer: attribute paths (``("tags", "env")``)."""
     create_before_destroy: bool = False
     depends_on: frozenset[InstanceAddr] = frozenset()
     depends_on_resources: frozenset[ResourceAddr] = frozenset()
@@ -70,6 +71,8 @@ class ResourceInstanceChange:
     sensitive in the prior object."""
     marks: frozenset[str] | None = None
     """The attributes the state records sensitive once this change is applied (None: ``sensitive``)."""
+    private: bytes = b""
+    """The provider's ``planned_private`` (opaque): handed back to it when the change is applied."""
 
     @property
     def is_replace(self) -> bool:
@@ -124,7 +127,7 @@ class Plan:
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,
-                  tainted: bool = False, requires_replace: tuple[str, ...] = (),
+                  tainted: bool = False, requires_replace: tuple[str | tuple[str | int, ...], ...] = (),
                   create_before_destroy: bool = False, replace_requested: bool = False
                   ) -> tuple[str, str | None]:
     """The action and reason for an instance that is in configuration.
@@ -146,18 +149,33 @@ def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, 
     return Action.UPDATE, None
 
 
-def changed_paths(prior: dict[str, Any], planned: dict[str, Any], paths: tuple[str, ...]) -> tuple[str, ...]:
-    """The requires-replace paths whose value actually changed (terraform ignores the others)."""
+def changed_paths(prior: dict[str, Any], planned: dict[str, Any], paths: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The requires-replace paths whose value actually changed (terraform ignores the others).
+
+    A path is a tuple of steps (an attribute name or map key, a list index), or a top-level
+    attribute's name; a step into what is not there (null, a missing key) finds null."""
     out = []
     for p in paths:
-        a: Any = prior
-        b: Any = planned
-        for step in p.split("."):
-            a = a.get(step) if isinstance(a, dict) else None
-            b = b.get(step) if isinstance(b, dict) else None
+        a = value_at(prior, (p,) if isinstance(p, str) else p)
+        b = value_at(planned, (p,) if isinstance(p, str) else p)
         if not equal(a, b):
             out.append(p)
     return tuple(out)
+
+
+def value_at(v: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` inside ``v``: null where the path leads nowhere, unknown inside an
+    unknown value."""
+    for step in path:
+        if v is UNKNOWN:
+            return UNKNOWN
+        if isinstance(v, dict):
+            v = v.get(step)  # type: ignore[call-overload]
+        elif isinstance(v, tuple) and isinstance(step, int) and -1 < step < len(v):
+            v = v[step]
+        else:
+            return None
+    return v
 
 
 def orphan_reason(in_config: bool, expanded: bool, key: Any, key_kind: str) -> str:

@@ -20,8 +20,9 @@ def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: d
     Every non-null configuration value must be kept as configured, or as the
     prior value (normalization); only computed attributes that are null in
     configuration may be set by the provider. The same holds inside nested
-    blocks (single, list and map blocks element by element; a set block's
-    elements cannot be paired up without their identity, and are not checked).
+    blocks and nested attribute types (single, list and map ones element by
+    element; a set's elements cannot be paired up without their identity, and
+    are not checked).
     """
     if planned is None:
         return ": the planned new state is null for an object that is in configuration"
@@ -41,6 +42,13 @@ def _check_object(path: str, attributes: dict[str, Any], blocks: dict[str, Block
     for name, a in attributes.items():
         cfg = config.get(name)
         got = planned.get(name)
+        if a.nested is not None and cfg is not None and cfg is not UNKNOWN:
+            # a structural attribute follows the rules of a nested block of its nesting
+            problem = _check_block(f"{path}.{name}", a.nested.as_block(), cfg,
+                                   prior.get(name) if prior else None, got)
+            if problem:
+                return problem
+            continue
         if cfg is UNKNOWN:
             if got is not UNKNOWN:
                 return f"{path}.{name}: planned value {got!r} for a value that is unknown in configuration"

@@ -39,6 +39,7 @@ from engine.diagnostics import Diagnostic, error
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
+    AttributePath,
     AttributeSchema,
     BaseProvider,
     BlockSchema,
@@ -113,12 +114,13 @@ class Attr:
 
 @dataclass
 class ModifyPlanRequest:
-    """What ``Resource.modify_plan`` sees and may change (``plan``, ``requires_replace``, ``diagnostics``)."""
+    """What ``Resource.modify_plan`` sees and may change (``plan``, ``requires_replace``: attribute
+    names or paths such as ``("tags", "env")``, ``diagnostics``)."""
 
     config: dict[str, Any] | None
     state: dict[str, Any] | None
     plan: dict[str, Any] | None
-    requires_replace: list[str] = field(default_factory=list)
+    requires_replace: list[str | AttributePath] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -242,7 +244,7 @@ class FrameworkProvider(BaseProvider):
         r = self._resources[req.type_name]
         proposed, prior = req.proposed_new_state, req.prior_state
         if proposed is None:
-            return PlanResourceChangeResponse(None)
+            return PlanResourceChangeResponse(None, planned_private=req.prior_private)
         attrs = type(r).attributes
         config = req.config or {}
         planned = dict(proposed)
@@ -260,7 +262,7 @@ class FrameworkProvider(BaseProvider):
             for name, a in attrs.items():
                 if a.computed and config.get(name) is None and a.default is None and not a.use_state_for_unknown:
                     planned[name] = UNKNOWN
-        requires: list[str] = []
+        requires: list[str | AttributePath] = []
         if prior is not None:
             for name, a in attrs.items():
                 old, new = prior.get(name), planned.get(name)
@@ -276,7 +278,8 @@ class FrameworkProvider(BaseProvider):
             for name in attrs:
                 if planned.get(name) is UNKNOWN:
                     planned[name] = prior.get(name)
-        return PlanResourceChangeResponse(planned, tuple(mp.requires_replace), tuple(mp.diagnostics))
+        return PlanResourceChangeResponse(planned, tuple(mp.requires_replace), tuple(mp.diagnostics),
+                                          req.prior_private)
 
     @staticmethod
     def _changed(attrs: dict[str, Attr], config: dict[str, Any], prior: dict[str, Any],
@@ -294,8 +297,9 @@ class FrameworkProvider(BaseProvider):
                 await r.delete(req.prior_state)
                 return ApplyResourceChangeResponse(None)
             if req.prior_state is None:
-                return ApplyResourceChangeResponse(await r.create(req.planned_state, ctx))
-            return ApplyResourceChangeResponse(await r.update(req.prior_state, req.planned_state, ctx))
+                return ApplyResourceChangeResponse(await r.create(req.planned_state, ctx), private=req.planned_private)
+            return ApplyResourceChangeResponse(await r.update(req.prior_state, req.planned_state, ctx),
+                                               private=req.planned_private)
         except ResourceError as exc:
             d = error(exc.summary, exc.detail, retryable=exc.retryable)
             return ApplyResourceChangeResponse(req.prior_state if req.planned_state is None else None, (d,))
@@ -303,9 +307,9 @@ class FrameworkProvider(BaseProvider):
     async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
         r = self._resources[req.type_name]
         try:
-            return ReadResourceResponse(await r.read(req.current_state))
+            return ReadResourceResponse(await r.read(req.current_state), private=req.private)
         except ResourceError as exc:
-            return ReadResourceResponse(req.current_state, (error(exc.summary, exc.detail),))
+            return ReadResourceResponse(req.current_state, (error(exc.summary, exc.detail),), req.private)
 
     async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse:
         d = self._data.get(req.type_name)

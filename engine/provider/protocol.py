@@ -1,18 +1,28 @@
 """The provider seam: schemas, and the request/response objects of each provider call.
 
-A provider is any object with the async methods of :class:`Provider`. The
-core never talks to a provider any other way, and maps everything a
-provider raises to :class:`~engine.diagnostics.ProviderError` at this seam.
+A provider is any object with the async methods of :class:`Provider`. The core never calls one
+directly: every call goes through :class:`~engine.provider.seam.ProviderSeam`, which maps what a
+provider raises and the diagnostics it returns to strata's errors once. In-process providers
+(``providers/``, :class:`~engine.provider.mock.MockProvider`) and plugins over tfplugin5/6 are
+implementations of the same protocol.
 
-Invariants (from the resource instance change lifecycle):
+The request and response objects follow tfplugin6's messages (resource instance change
+lifecycle, 001_34737dbf376f3bcf.txt). Each field's docstring says what the core guarantees when it
+sends it ("core:") and what the provider must guarantee when it returns it ("provider:"); the core
+checks the provider's promises (:mod:`engine.provider.contracts`) and reports a broken one as a
+bug in the provider, naming it, the resource address and the attribute.
 
-* ``PlanResourceChangeRequest.proposed_new_state`` merges configuration with
-  prior state: non-null configuration values win, computed attributes left
-  null in configuration keep their prior value.
-* ``planned_state`` may contain :data:`~engine.values.UNKNOWN`; ``new_state``
-  returned by apply must not.
-* ``requires_replace`` lists attribute paths whose change cannot be applied
-  in place; a non-empty list turns an update into a replace.
+Values: objects are ``dict`` (attribute name → value), with :data:`~engine.values.UNKNOWN` for a
+value not known yet and ``None`` for null; lists, sets and maps are ``ListVal``, ``SetVal`` and
+``MapVal``. "Wholly known" means no ``UNKNOWN`` anywhere inside.
+
+Private data (``*_private``, ``private``) is opaque bytes a provider keeps with an object: the core
+never looks inside, stores it in the state (``private``, base64 in state v4), and hands it back on
+the next call about the same object. ``b""`` is "none".
+
+A provider built on the legacy SDK (tfplugin5's ``legacy_type_system``) cannot keep the planned
+and applied values' promises exactly; the core then logs the broken promises as warnings instead
+of failing, as terraform does.
 """
 
 from __future__ import annotations
@@ -23,10 +33,53 @@ from typing import Any, Protocol, runtime_checkable
 
 from engine.diagnostics import Diagnostic
 
+PathStep = str | int
+"""One step into a value: an attribute name or a map key (``str``), or a list index (``int``).
+Objects and maps are both ``dict`` here, so a name and a key are walked the same way; a plugin
+client tells them apart by the schema."""
+
+AttributePath = tuple[PathStep, ...]
+"""A path from an object's top to a value inside it: ``("tags", "env")``, ``("rule", 0, "port")``."""
+
+NESTINGS = frozenset({"single", "list", "set", "map"})
+
+
+@dataclass(frozen=True, slots=True)
+class NestedType:
+    """tfplugin6's nested attribute type (``NestedType``): an attribute whose value is an object
+    (``single``) or a list, set or map of objects with ``attributes``, written in configuration
+    with attribute syntax (``disk = { size = 1 }``) but planned as a nested block of the same
+    nesting is (001_34737dbf376f3bcf.txt: "structural-typed attributes")."""
+
+    nesting: str
+    attributes: dict[str, AttributeSchema]
+    min_items: int = 0
+    max_items: int = 0  # 0: no limit
+
+    def object_type(self) -> Any:
+        """The elements' cty type: an object whose attributes that are not required may be left out."""
+        optional = sorted(n for n, a in self.attributes.items() if not a.required)
+        obj: list[Any] = ["object", {n: a.type for n, a in self.attributes.items()}]
+        return obj + [optional] if optional else obj
+
+    def implied_type(self) -> Any:
+        obj = self.object_type()
+        return obj if self.nesting == "single" else [self.nesting, obj]
+
+    def as_block(self) -> BlockSchema:
+        """The same nesting seen as a nested block, for the rules the two share."""
+        return BlockSchema(self.nesting, self.attributes, {}, self.min_items, self.max_items)
+
 
 @dataclass(frozen=True, slots=True)
 class AttributeSchema:
-    """``type`` is cty's JSON type notation: ``"string"``, ``"dynamic"``, ``["list", "string"]``..."""
+    """One attribute. ``type`` is cty's JSON type notation (``"string"``, ``"dynamic"``,
+    ``["list", "string"]``...); with ``nested`` (a :class:`NestedType`) it may be left ``None``
+    and is then the nested type's implied type.
+
+    Invariants: at least one of ``required``, ``optional``, ``computed``; ``required`` excludes
+    the other two. ``computed`` alone: only the provider sets it; ``optional`` and ``computed``:
+    the provider may choose a value when the configuration leaves it null."""
 
     type: Any
     required: bool = False
@@ -34,6 +87,11 @@ class AttributeSchema:
     computed: bool = False
     sensitive: bool = False
     description: str = ""
+    nested: NestedType | None = None
+
+    def __post_init__(self) -> None:
+        if self.nested is not None and self.type is None:
+            object.__setattr__(self, "type", self.nested.implied_type())
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +107,10 @@ class BlockSchema:
 
 @dataclass(frozen=True, slots=True)
 class ResourceSchema:
+    """A resource type's (or data source's, or provider configuration's) schema. ``version`` is
+    the schema version the provider writes objects with: an object stored with a lower one is
+    upgraded (UpgradeResourceState) before anything else is asked about it."""
+
     attributes: dict[str, AttributeSchema]
     version: int = 0
     id_attribute: str = "id"
@@ -76,6 +138,8 @@ def _block_type(b: BlockSchema) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class ProviderSchema:
+    """Every resource type and data source a provider serves, and its own configuration's schema."""
+
     resources: dict[str, ResourceSchema]
     data_sources: dict[str, ResourceSchema] = field(default_factory=dict)
     provider: ResourceSchema | None = None
@@ -83,17 +147,42 @@ class ProviderSchema:
 
 @dataclass(frozen=True, slots=True)
 class PlanResourceChangeRequest:
+    """Predict the effect of applying a change to one object (called twice per change: the
+    initial plan, and the final plan during apply)."""
+
     type_name: str
+    """core: a resource type in the provider's schema."""
     prior_state: dict[str, Any] | None
+    """core: the object as refreshed (wholly known, conforming to the current schema), or
+    ``None`` when there is none yet (create, or a replacement planned as a create)."""
     proposed_new_state: dict[str, Any] | None
+    """core: :func:`proposed_new_state` of ``config`` and ``prior_state``: configuration where
+    non-null, the prior value for a computed attribute left null; ``None`` for a destroy."""
     config: dict[str, Any] | None
+    """core: the configuration converted to the schema's types; attributes not written are null;
+    may hold ``UNKNOWN`` in the initial plan, never in the final plan; ``None`` for a destroy."""
+    prior_private: bytes = b""
+    """core: the private data stored with the prior object (``b""`` when none)."""
 
 
 @dataclass(frozen=True, slots=True)
 class PlanResourceChangeResponse:
     planned_state: dict[str, Any] | None
-    requires_replace: tuple[str, ...] = ()
+    """provider: ``None`` exactly when ``proposed_new_state`` was (destroy). Otherwise every
+    non-null configured value kept as configured, or as its prior value (normalization); only
+    computed attributes null in configuration set freely; ``UNKNOWN`` for what apply will decide;
+    as many nested blocks as configured. In the final plan every value known in the initial plan
+    is identical."""
+    requires_replace: tuple[str | AttributePath, ...] = ()
+    """provider: paths (or, for a top-level attribute, its name: read as a one-step path) whose
+    change cannot be applied in place. The core replaces the object when a value at one of them differs between prior and
+    planned state, and says ``# forces replacement`` at that value."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    """provider: errors stop this instance; warnings are shown. The core adds the address."""
+    planned_private: bytes = b""
+    """provider: private data to hand to ApplyResourceChange (``planned_private``)."""
+    legacy_type_system: bool = False
+    """provider: built on the legacy SDK; broken planned-value promises are logged as warnings."""
 
 
 def _no_progress(message: str) -> None:
@@ -102,60 +191,104 @@ def _no_progress(message: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ApplyResourceChangeRequest:
-    """``progress(message)`` reports what a long operation is doing; each call becomes an event."""
+    """Make the remote object match the final planned state (create, update or destroy)."""
 
     type_name: str
+    """core: a resource type in the provider's schema."""
     prior_state: dict[str, Any] | None
+    """core: the current object (wholly known), or ``None`` for a create."""
     planned_state: dict[str, Any] | None
+    """core: the final planned state, as the provider planned it; ``None`` for a destroy."""
     config: dict[str, Any] | None
+    """core: the configuration, wholly known; ``None`` for a destroy."""
     progress: Callable[[str], None] = _no_progress
+    """core: ``progress(message)`` reports what a long operation is doing; each call becomes an
+    event."""
+    planned_private: bytes = b""
+    """core: ``planned_private`` of the final plan's response, unchanged."""
+    prior_private: bytes = b""
+    """core: the private data stored with the prior object (``b""`` when none; tfplugin does not
+    send it, a plugin client ignores it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ApplyResourceChangeResponse:
     new_state: dict[str, Any] | None
+    """provider: ``None`` exactly for a successful destroy. Otherwise wholly known, every value
+    known in the planned state identical, as many nested blocks as planned. With errors: the
+    object as far as it was made (it is kept, tainted if it was being created), or ``None`` when
+    nothing was made (a failed destroy: the prior state)."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    """provider: errors fail this instance (retried with backoff when all are ``retryable``)."""
+    private: bytes = b""
+    """provider: private data stored with the new object in the state."""
+    legacy_type_system: bool = False
+    """provider: built on the legacy SDK; broken new-value promises are logged as warnings."""
 
 
 @dataclass(frozen=True, slots=True)
 class ReadResourceRequest:
+    """Refresh: the object as it is now in the remote system."""
+
     type_name: str
+    """core: a resource type in the provider's schema."""
     current_state: dict[str, Any]
+    """core: the object from the state, upgraded to the current schema, wholly known (or the
+    import stub, after ImportResourceState)."""
+    private: bytes = b""
+    """core: the private data stored with the object (or returned with the import stub)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ReadResourceResponse:
     new_state: dict[str, Any] | None
+    """provider: ``None`` when the object no longer exists; otherwise wholly known, the prior
+    value kept where only its form changed (normalization), the remote value where it changed
+    (drift)."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    """provider: errors leave the object as it was and stop the plan."""
+    private: bytes = b""
+    """provider: private data stored with the object from now on."""
 
 
 @dataclass(frozen=True, slots=True)
 class ValidateResourceConfigRequest:
+    """Custom validation of a resource's (or data source's) configuration."""
+
     type_name: str
+    """core: a resource type (data source, for ValidateDataResourceConfig) of the schema."""
     config: dict[str, Any]
+    """core: the configuration converted to the schema's types; may hold ``UNKNOWN``."""
 
 
 @dataclass(frozen=True, slots=True)
 class ValidateResourceConfigResponse:
     diagnostics: tuple[Diagnostic, ...] = ()
+    """provider: errors stop this instance; a provider should not report errors about unknown
+    values (it is asked again once they are known)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ReadDataSourceRequest:
     type_name: str
+    """core: a data source of the schema."""
     config: dict[str, Any]
+    """core: the configuration converted to the schema's types, wholly known."""
 
 
 @dataclass(frozen=True, slots=True)
 class ReadDataSourceResponse:
     state: dict[str, Any] | None
+    """provider: the object read, wholly known, configured values kept."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class ImportResourceStateRequest:
     type_name: str
+    """core: a resource type of the schema, declared in configuration."""
     id: str
+    """core: the user's import id, as given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +296,10 @@ class ImportResourceStateResponse:
     """The import stub: an object holding at least what ReadResource needs to find the real object."""
 
     state: dict[str, Any] | None
+    """provider: the import stub (passed to ReadResource at once), or ``None`` with errors."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    private: bytes = b""
+    """provider: private data handed to that ReadResource."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,26 +307,44 @@ class UpgradeResourceStateRequest:
     """``raw_state`` is the stored JSON form of an object written with schema ``version``."""
 
     type_name: str
+    """core: a resource type of the schema."""
     version: int
+    """core: the schema version the object was written with, lower than the current one."""
     raw_state: dict[str, Any]
+    """core: the object's attributes as stored (JSON form: lists as tuples, no typed values)."""
 
 
 @dataclass(frozen=True, slots=True)
 class UpgradeResourceStateResponse:
     upgraded_state: dict[str, Any] | None
+    """provider: the same object conforming to the current schema, wholly known; its meaning
+    unchanged (drift is for ReadResource to find)."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    private: bytes | None = None
+    """provider: new private data for the object; ``None`` keeps what the state holds (tfplugin
+    does not carry private data through an upgrade)."""
 
 
 @runtime_checkable
 class Provider(Protocol):
-    """The one interface between the core and a provider."""
+    """The one interface between the core and a provider.
+
+    The core calls it only through :class:`~engine.provider.seam.ProviderSeam`. An exception
+    raised by any method is a provider bug (or a crashed plugin): the seam reports it as the
+    failure of that call for that object, never as strata's traceback."""
 
     source: str
     """The provider's source address, e.g. ``terraform.io/builtin/terraform``."""
 
-    def get_schema(self) -> ProviderSchema: ...
+    def get_schema(self) -> ProviderSchema:
+        """provider: the same schema on every call (the core caches it per run)."""
+        ...
 
-    async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]: ...
+    async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]:
+        """core: called once per provider configuration, before any other call but
+        ``get_schema``, with the ``provider`` block's arguments (wholly known) that its schema
+        declares. provider: errors stop the run."""
+        ...
 
     async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse: ...
 
@@ -225,7 +379,7 @@ class BaseProvider:
         return ()
 
     async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
-        return ReadResourceResponse(req.current_state)
+        return ReadResourceResponse(req.current_state, private=req.private)
 
     async def validate_resource_config(self, req: ValidateResourceConfigRequest
                                        ) -> ValidateResourceConfigResponse:
@@ -251,8 +405,9 @@ class BaseProvider:
 def proposed_new_state(schema: ResourceSchema, prior: dict[str, Any] | None,
                        config: dict[str, Any]) -> dict[str, Any]:
     """Configuration where non-null; prior values for computed attributes left null in
-    configuration, inside nested blocks too (single blocks, list blocks by index, map blocks by
-    key; a set block's elements have no identity to pair them by, and stay as configured)."""
+    configuration, inside nested blocks and nested attribute types too (single ones, list ones by
+    index, map ones by key; a set's elements have no identity to pair them by, and stay as
+    configured)."""
     if prior is None:
         return dict(config)
     return _proposed_object(schema.attributes, schema.blocks, prior, config)
@@ -261,10 +416,13 @@ def proposed_new_state(schema: ResourceSchema, prior: dict[str, Any] | None,
 def _proposed_object(attributes: dict[str, AttributeSchema], blocks: dict[str, BlockSchema],
                      prior: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     out = dict(config)
+    nested: list[tuple[str, BlockSchema]] = []
     for name, a in attributes.items():
         if a.computed and out.get(name) is None and name in prior:
             out[name] = prior[name]
-    for name, b in blocks.items():  # hot path: most schemas have none
+        elif a.nested is not None:  # rare: a structural attribute is planned as a block is
+            nested.append((name, a.nested.as_block()))
+    for name, b in (blocks.items() if not nested else [*blocks.items(), *nested]):  # hot path: mostly none
         cv, pv = out.get(name), prior.get(name)
         if b.nesting == "single" and isinstance(cv, dict) and isinstance(pv, dict):
             out[name] = _proposed_object(b.attributes, b.blocks, pv, cv)

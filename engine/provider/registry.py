@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.diagnostics import ProviderError
 from engine.provider.protocol import Provider, ResourceSchema
+from engine.provider.seam import ProviderSeam
 
 _FACTORIES: dict[str, Callable[[], Any]] | None = None
 
@@ -78,6 +79,7 @@ class Providers:
 
     def __init__(self, instances: dict[str, Provider] | None = None) -> None:
         self.instances: dict[str, Provider] = dict(instances or {})
+        self._seams: dict[str, ProviderSeam] = {}
         self._schemas: dict[str, ResourceSchema] = {}
         self._dynamic: dict[str, dict[str, Any]] = {}
 
@@ -91,6 +93,13 @@ class Providers:
             inst = self.instances[name] = factory()
         return inst
 
+    def seam(self, name: str) -> ProviderSeam:
+        """The provider configuration ``name`` as the core calls it: through the one seam."""
+        s = self._seams.get(name)
+        if s is None:
+            s = self._seams[name] = ProviderSeam(self.get(name), name)
+        return s
+
     def known(self, name: str) -> bool:
         return name in self.instances or name.split(".")[0] in factories()
 
@@ -99,7 +108,7 @@ class Providers:
         key = f"{name}\0{type_name}\0{mode}"
         s = self._schemas.get(key)
         if s is None:
-            ps = self.get(name).get_schema()
+            ps = self.seam(name).get_schema()
             s = (ps.resources if mode == "managed" else ps.data_sources).get(type_name)
             if s is None:
                 return None
@@ -107,7 +116,7 @@ class Providers:
         return s
 
     def provider_schema(self, name: str) -> ResourceSchema | None:
-        return self.get(name).get_schema().provider
+        return self.seam(name).get_schema().provider
 
     def dynamic_attrs(self, type_name: str) -> dict[str, Any]:
         """For the state codec: each attribute's cty type (``"dynamic"`` ones are stored with their

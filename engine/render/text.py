@@ -13,7 +13,7 @@ from engine.diagnostics import Diagnostic, source_line
 from engine.events import stream as ev
 from engine.lang.quote import go_quote
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
-from engine.render.value_diff import ABSENT, IMPORTANT, SHOW_ALL, diff, json_of
+from engine.render.value_diff import ABSENT, IMPORTANT, SHOW_ALL, diff, force_replacement, json_of
 from engine.render.value_text import scalar_text
 from engine.render.wordwrap import wrap
 from engine.values import UNKNOWN, MapVal, equal
@@ -157,13 +157,19 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                     hidden += 1
                 continue
             dynamic = types.get(name) == "dynamic"
-            forces = " # forces replacement" if name in c.requires_replace and not dynamic else ""
+            forces = " # forces replacement" if (name,) in c.requires_replace and not dynamic else ""
             if name in c.sensitive:  # one line, whatever changed inside it
                 mark = "+" if b is None else "-" if a is None else "~"
                 shown.append((mark, name, fmt_value(a if a is not None else b, 8)
                                + (" -> null" if a is None else "") + forces))
                 continue
             node = diff(ABSENT if b is None else b, ABSENT if a is None else a, json=dynamic)
+            if not dynamic:  # a path inside the value: said of the value it leads to
+                for p in c.requires_replace:
+                    if len(p) > 1 and p[0] == name:
+                        node = force_replacement(node, p[1:])
+                if node.forces:
+                    forces = " # forces replacement"
             text = node.render(8, SHOW_ALL if important else None)
             if forces:  # (terraform does not say it of a dynamic attribute)
                 # after the value, or after the opening line of one written over several lines

@@ -92,6 +92,8 @@ def _lines(s: str) -> list[str]:
 
 class Node:
     action: str
+    forces: bool
+    """A requires-replace path of the provider's ends here: ``# forces replacement`` is said of it."""
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         raise NotImplementedError
@@ -102,6 +104,7 @@ class _Prim(Node):
     action: str
     before: Any
     after: Any
+    forces: bool = False
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         opts = opts or _Opts()
@@ -151,6 +154,7 @@ class _Prim(Node):
 class _Unknown(Node):
     action: str
     before: Node | None
+    forces: bool = False
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         if self.before is None:
@@ -163,6 +167,7 @@ class _TypeChange(Node):
     action: str
     before: Node
     after: Node
+    forces: bool = False
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         opts = opts or _Opts()
@@ -174,6 +179,7 @@ class _Object(Node):
     action: str
     children: dict[str, Node]
     is_map: bool
+    forces: bool = False
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         opts = opts or _Opts()
@@ -195,7 +201,9 @@ class _Object(Node):
                 continue
             o = replace(child_opts, show_unchanged=True) if important else child_opts
             comma = "," if self.is_map and isinstance(child, _Object) and not child.is_map else ""
-            lines.append(f"{pad}{child.action} {keys[k].ljust(width)} = {child.render(col + 4, o)}{comma}")
+            text = child.render(col + 4, o)
+            lines.append(f"{pad}{child.action} {keys[k].ljust(width)} = "
+                         f"{with_forces(text) if child.forces else text}{comma}")
         if hidden:
             what = "element" if self.is_map else "attribute"
             lines.append(f"{pad}  # ({hidden} unchanged {what}{'s' if hidden != 1 else ''} hidden)")
@@ -207,6 +215,7 @@ class _Seq(Node):
     action: str
     children: tuple[Node, ...]
     context: bool  # a list shows the elements around a change; a set does not
+    forces: bool = False
 
     def render(self, col: int, opts: _Opts | None = None) -> str:
         opts = opts or _Opts()
@@ -244,6 +253,25 @@ class _Seq(Node):
         if skipped:
             hidden(len(skipped))
         return "[\n" + "\n".join(lines) + f"\n{' ' * col}]" + _null_suffix(self.action, opts)
+
+
+FORCES = " # forces replacement"
+
+
+def with_forces(text: str) -> str:
+    """``# forces replacement`` after a value, or after the opening line of one written over several."""
+    first, nl, rest = text.partition("\n")
+    return f"{first}{FORCES}{nl}{rest}"
+
+
+def force_replacement(node: Node, path: tuple[str | int, ...]) -> Node:
+    """``node`` with the value at ``path`` (a requires-replace path, relative to it) marked; a path
+    that leads where the diff does not show marks the value that contains it."""
+    if path and isinstance(node, _Object) and path[0] in node.children:
+        step = path[0]
+        assert isinstance(step, str)
+        return replace(node, children={**node.children, step: force_replacement(node.children[step], path[1:])})
+    return replace(node, forces=True)  # type: ignore[type-var]  # every Node is a dataclass
 
 
 def _key(k: str) -> str:

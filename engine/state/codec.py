@@ -7,6 +7,7 @@ terraform writes them; every other attribute is stored as plain JSON.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any
@@ -84,6 +85,8 @@ def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: 
         object.__setattr__(obj, "encoded", attrs)  # hot path: encode once for journal and snapshot
     d["attributes"] = attrs
     d["sensitive_attributes"] = list(obj.sensitive_attributes)
+    if obj.private:  # terraform's []byte: base64 in JSON
+        d["private"] = base64.b64encode(obj.private).decode("ascii")
     if obj.dependencies:
         d["dependencies"] = list(obj.dependencies)
     if obj.create_before_destroy:
@@ -99,6 +102,7 @@ def decode_object(raw: dict[str, Any], dynamic: dict[str, Any]) -> ObjectState:
         dependencies=tuple(raw.get("dependencies") or ()),
         create_before_destroy=bool(raw.get("create_before_destroy")),
         sensitive_attributes=tuple(raw.get("sensitive_attributes") or ()),
+        private=base64.b64decode(raw["private"]) if raw.get("private") else b"",
         encoded=raw.get("attributes") or {},  # written back exactly as read
     )
 

@@ -24,6 +24,9 @@ class ObjectState:
     dependencies: tuple[str, ...] = ()
     create_before_destroy: bool = False
     sensitive_attributes: tuple[Any, ...] = ()
+    private: bytes = b""
+    """The provider's private data about the object (opaque; ``b""``: none), handed back to it on
+    every later call about the object."""
     encoded: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """Cache of the v4 ``attributes`` JSON form (set by the codec; attributes never change)."""
 

@@ -14,16 +14,14 @@ from engine import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
     AttributeSchema,
-    BaseProvider,
     BlockSchema,
     DiagnosticsError,
+    MockProvider,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
-    ReadResourceRequest,
     ReadResourceResponse,
     ResourceSchema,
-    UpgradeResourceStateRequest,
     UpgradeResourceStateResponse,
 )
 from engine.backend.operations import Options, apply_planned, make_plan
@@ -40,59 +38,52 @@ SCHEMA = ResourceSchema(
 )
 
 
-class Misbehaving(BaseProvider):
-    """A test provider whose every call can be made to break one promise."""
+def misbehaving(apply_resource_change: Any = None, **faults: Any) -> MockProvider:
+    """A provider whose every call can be made to break one promise (the faults named);
+    ``apply_resource_change``: how every apply is answered instead."""
+    mock = MockProvider(ProviderSchema({"bad_thing": ResourceSchema(SCHEMA.attributes, faults.get("version", 0),
+                                                                     blocks=SCHEMA.blocks)}),
+                        source="example.com/test/bad")
 
-    source = "example.com/test/bad"
-
-    def __init__(self, **faults: Any) -> None:
-        self.faults = faults
-        self.plan_calls = 0
-        self.version = faults.get("version", 0)
-
-    def get_schema(self) -> ProviderSchema:
-        schema = ResourceSchema(SCHEMA.attributes, self.version, blocks=SCHEMA.blocks)
-        return ProviderSchema({"bad_thing": schema})
-
-    async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
-        self.plan_calls += 1
-        if req.proposed_new_state is None:
-            return PlanResourceChangeResponse(None)
-        planned = dict(req.proposed_new_state)
-        if req.prior_state is None:
-            planned["id"] = UNKNOWN
-            if planned.get("size") is None:
-                planned["size"] = 1
-        if self.faults.get("change_config"):
+    def plan(req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
+        resp = mock.default_plan_resource_change(req)
+        if resp.planned_state is None:
+            return resp
+        planned = dict(resp.planned_state)
+        if req.prior_state is None and (req.config or {}).get("size") is None:
+            planned["size"] = 1
+        if faults.get("change_config"):
             planned["name"] = "not-what-you-wrote"
-        if self.faults.get("set_non_computed"):
+        if faults.get("set_non_computed"):
             planned["note"] = "invented"
-        if self.faults.get("drift_final_plan") and self.plan_calls > 1:
+        if faults.get("drift_final_plan") and len(mock.requests("plan_resource_change")) > 1:
             planned["size"] = 99
         return PlanResourceChangeResponse(planned)
 
-    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
-        if req.planned_state is None:
-            return ApplyResourceChangeResponse(None)
-        new = dict(req.planned_state)
-        new["id"] = "obj-1"
-        if self.faults.get("change_known_value"):
+    def apply(req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
+        resp = mock.default_apply_resource_change(req)
+        if resp.new_state is None:
+            return resp
+        new = {**resp.new_state, "id": "obj-1"}
+        if faults.get("change_known_value"):
             new["size"] = 42
-        if self.faults.get("leave_unknown"):
+        if faults.get("leave_unknown"):
             new["id"] = UNKNOWN
-        if self.faults.get("drop_block"):
+        if faults.get("drop_block"):
             new["rule"] = ()
         return ApplyResourceChangeResponse(new)
 
-    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
-        if self.faults.get("unknown_on_read"):
-            return ReadResourceResponse({**req.current_state, "size": UNKNOWN})
-        return ReadResourceResponse(req.current_state)
-
-    async def upgrade_resource_state(self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse:
-        if self.faults.get("unknown_on_upgrade"):
-            return UpgradeResourceStateResponse({**req.raw_state, "size": UNKNOWN})
-        return UpgradeResourceStateResponse({**req.raw_state, "rule": tuple(req.raw_state.get("rule") or ())})
+    mock.set("plan_resource_change", plan)
+    mock.set("apply_resource_change", apply if apply_resource_change is None else apply_resource_change)
+    if faults.get("unknown_on_read"):
+        mock.set("read_resource", lambda req: ReadResourceResponse({**req.current_state, "size": UNKNOWN}))
+    if faults.get("unknown_on_upgrade"):
+        mock.set("upgrade_resource_state",
+                 lambda req: UpgradeResourceStateResponse({**req.raw_state, "size": UNKNOWN}))
+    else:  # the stored JSON as it is, the blocks a tuple: an object the next plan updates
+        mock.set("upgrade_resource_state", lambda req: UpgradeResourceStateResponse(
+            {**req.raw_state, "rule": tuple(req.raw_state.get("rule") or ())}))
+    return mock
 
 
 CONFIG = """
@@ -108,7 +99,7 @@ def _write(tmp_path: Path, text: str = CONFIG) -> Options:
     return Options(chdir=str(tmp_path), fsync=False)
 
 
-async def _apply(opts: Options, provider: Misbehaving) -> Any:
+async def _apply(opts: Options, provider: MockProvider) -> Any:
     providers = Providers({"bad": provider})
     planned = await make_plan(opts, lambda e: None, providers=providers, lock=True)
     return await apply_planned(planned, opts, lambda e: None)
@@ -120,14 +111,14 @@ def _messages(diags: Any) -> str:
 
 @pytest.mark.trio
 async def test_well_behaved_provider_passes_every_check(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Misbehaving())
+    result = await _apply(_write(tmp_path), misbehaving())
     assert result.ok, _messages(result.diagnostics)
 
 
 @pytest.mark.trio
 async def test_planned_value_differing_from_configuration_is_an_invalid_plan(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError) as exc:
-        await make_plan(_write(tmp_path), lambda e: None, providers=Providers({"bad": Misbehaving(change_config=True)}))
+        await make_plan(_write(tmp_path), lambda e: None, providers=Providers({"bad": misbehaving(change_config=True)}))
     text = str(exc.value)
     assert "Provider produced invalid plan" in text
     assert 'Provider "bad"' in text and "bad_thing.x.name" in text, text
@@ -137,13 +128,13 @@ async def test_planned_value_differing_from_configuration_is_an_invalid_plan(tmp
 async def test_planned_value_for_non_computed_null_attribute_is_an_invalid_plan(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticsError) as exc:
         await make_plan(_write(tmp_path), lambda e: None,
-                        providers=Providers({"bad": Misbehaving(set_non_computed=True)}))
+                        providers=Providers({"bad": misbehaving(set_non_computed=True)}))
     assert "bad_thing.x.note" in str(exc.value) and "non-computed" in str(exc.value)
 
 
 @pytest.mark.trio
 async def test_final_plan_changing_a_known_value_is_inconsistent(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Misbehaving(drift_final_plan=True))
+    result = await _apply(_write(tmp_path), misbehaving(drift_final_plan=True))
     text = _messages(result.diagnostics)
     assert "Provider produced inconsistent final plan" in text, text
     assert "bad_thing.x" in text and ".size" in text and 'provider "bad"' in text
@@ -151,7 +142,7 @@ async def test_final_plan_changing_a_known_value_is_inconsistent(tmp_path: Path)
 
 @pytest.mark.trio
 async def test_new_state_changing_a_planned_known_value_is_inconsistent(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Misbehaving(change_known_value=True))
+    result = await _apply(_write(tmp_path), misbehaving(change_known_value=True))
     text = _messages(result.diagnostics)
     assert "Provider produced inconsistent result after apply" in text, text
     assert ".size" in text and "bad_thing.x" in text
@@ -159,65 +150,55 @@ async def test_new_state_changing_a_planned_known_value_is_inconsistent(tmp_path
 
 @pytest.mark.trio
 async def test_new_state_with_unknown_values_is_rejected(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Misbehaving(leave_unknown=True))
+    result = await _apply(_write(tmp_path), misbehaving(leave_unknown=True))
     assert "unknown" in _messages(result.diagnostics)
 
 
 @pytest.mark.trio
 async def test_new_state_changing_nested_block_count_is_rejected(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Misbehaving(drop_block=True))
+    result = await _apply(_write(tmp_path), misbehaving(drop_block=True))
     assert "nested blocks" in _messages(result.diagnostics)
 
 
 @pytest.mark.trio
 async def test_refreshed_prior_state_with_unknowns_is_rejected(tmp_path: Path) -> None:
     opts = _write(tmp_path)
-    assert (await _apply(opts, Misbehaving())).ok
+    assert (await _apply(opts, misbehaving())).ok
     with pytest.raises(DiagnosticsError) as exc:
-        await make_plan(opts, lambda e: None, providers=Providers({"bad": Misbehaving(unknown_on_read=True)}))
+        await make_plan(opts, lambda e: None, providers=Providers({"bad": misbehaving(unknown_on_read=True)}))
     assert "unknown" in str(exc.value) and "bad_thing.x" in str(exc.value)
 
 
 @pytest.mark.trio
 async def test_upgraded_state_with_unknowns_is_rejected(tmp_path: Path) -> None:
     opts = _write(tmp_path)
-    assert (await _apply(opts, Misbehaving())).ok
+    assert (await _apply(opts, misbehaving())).ok
     with pytest.raises(DiagnosticsError) as exc:
         await make_plan(opts, lambda e: None,
-                        providers=Providers({"bad": Misbehaving(version=1, unknown_on_upgrade=True)}))
+                        providers=Providers({"bad": misbehaving(version=1, unknown_on_upgrade=True)}))
     assert "upgraded state" in str(exc.value) and "bad_thing.x" in str(exc.value)
 
 
 @pytest.mark.trio
 async def test_state_written_by_an_older_schema_is_upgraded(tmp_path: Path) -> None:
     opts = _write(tmp_path)
-    assert (await _apply(opts, Misbehaving())).ok
-    provider = Misbehaving(version=1)
+    assert (await _apply(opts, misbehaving())).ok
+    provider = misbehaving(version=1)
     result = await _apply(opts, provider)
     assert result.ok, _messages(result.diagnostics)
     assert '"schema_version": 1' in (tmp_path / "terraform.tfstate").read_text()
 
 
-class ReturnsNothing(Misbehaving):
-    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
-        return ApplyResourceChangeResponse(None)
-
-
 @pytest.mark.trio
 async def test_create_that_returns_no_object_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), ReturnsNothing())
+    result = await _apply(_write(tmp_path), misbehaving(apply_resource_change=ApplyResourceChangeResponse(None)))
     assert not result.ok
     assert "Provider returned no object" in _messages(result.diagnostics)
 
 
-class Crashes(Misbehaving):
-    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
-        raise RuntimeError("boom")
-
-
 @pytest.mark.trio
 async def test_provider_exception_fails_only_that_resource(tmp_path: Path) -> None:
-    result = await _apply(_write(tmp_path), Crashes())
+    result = await _apply(_write(tmp_path), misbehaving(apply_resource_change=RuntimeError("boom")))
     assert not result.ok and "boom" in _messages(result.diagnostics)
 
 

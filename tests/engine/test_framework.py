@@ -86,7 +86,7 @@ async def test_default_fills_an_unset_optional_attribute(tmp_path: Path) -> None
 async def test_requires_replace_attribute_forces_replacement(tmp_path: Path) -> None:
     await _apply(tmp_path, 'name = "a"\nzone = "z1"')
     c = await _apply(tmp_path, 'name = "a"\nzone = "z2"')
-    assert c.action == "delete-create" and c.requires_replace == ("zone",) and c.reason == "cannot_update"
+    assert c.action == "delete-create" and c.requires_replace == (("zone",),) and c.reason == "cannot_update"
 
 
 @pytest.mark.trio
@@ -95,7 +95,7 @@ async def test_requires_replace_if_decides_by_old_and_new(tmp_path: Path) -> Non
     grow = await _apply(tmp_path, 'name = "a"\nsize = 30')
     assert grow.action == "update", "growing is an in-place update"
     shrink = await _apply(tmp_path, 'name = "a"\nsize = 5')
-    assert shrink.action == "delete-create" and shrink.requires_replace == ("size",)
+    assert shrink.action == "delete-create" and shrink.requires_replace == (("size",),)
 
 
 @pytest.mark.trio
@@ -118,7 +118,7 @@ async def test_modify_plan_can_add_requires_replace_paths(tmp_path: Path) -> Non
     renamed = await _apply(tmp_path, 'name = "b"')
     assert renamed.action == "update"
     tmp = await _apply(tmp_path, 'name = "tmp-b"')
-    assert tmp.action == "delete-create" and "name" in tmp.requires_replace
+    assert tmp.action == "delete-create" and ("name",) in tmp.requires_replace
 
 
 @pytest.mark.trio

@@ -10,18 +10,13 @@ import anyio
 import pytest
 
 from engine import (
-    UNKNOWN,
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
     AttributeSchema,
-    BaseProvider,
     DiagnosticsError,
-    PlanResourceChangeRequest,
-    PlanResourceChangeResponse,
-    ProviderSchema,
+    MockProvider,
     ReadResourceRequest,
     ReadResourceResponse,
-    ResourceSchema,
     error,
 )
 from engine.backend.operations import Options, apply_planned, make_plan
@@ -30,39 +25,28 @@ from engine.graph.limits import Limits, RetryPolicy, TokenBucket, parse_pairs
 from engine.provider.registry import Providers
 
 
-class Counting(BaseProvider):
-    """Records how many applies are in flight; optionally fails the first attempts."""
-
-    source = "example.com/test/count"
+class Counting(MockProvider):
+    """The mock provider, recording how many applies are in flight; optionally failing the first
+    attempts."""
 
     def __init__(self, fail_first: int = 0, retryable: bool = True) -> None:
+        super().__init__({"count_thing": {"id": AttributeSchema("string", computed=True),
+                                          "n": AttributeSchema("number", required=True)}},
+                         source="example.com/test/count", apply_resource_change=self._apply)
         self.in_flight = 0
         self.peak = 0
-        self.calls = 0
+        self.applies = 0
         self.fail_first = fail_first
         self.retryable = retryable
 
-    def get_schema(self) -> ProviderSchema:
-        return ProviderSchema({"count_thing": ResourceSchema({
-            "id": AttributeSchema("string", computed=True),
-            "n": AttributeSchema("number", required=True)})})
-
-    async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
-        if req.proposed_new_state is None:
-            return PlanResourceChangeResponse(None)
-        planned = dict(req.proposed_new_state)
-        if req.prior_state is None:
-            planned["id"] = UNKNOWN
-        return PlanResourceChangeResponse(planned)
-
-    async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
-        self.calls += 1
+    async def _apply(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
+        self.applies += 1
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
             for _ in range(3):
                 await anyio.sleep(0)
-            if self.calls <= self.fail_first:
+            if self.applies <= self.fail_first:
                 return ApplyResourceChangeResponse(None, (error("throttled", retryable=self.retryable),))
         finally:
             self.in_flight -= 1
@@ -121,8 +105,9 @@ class CountingReads(Counting):
         super().__init__()
         self.reads_in_flight = 0
         self.reads_peak = 0
+        self.set("read_resource", self._read)
 
-    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+    async def _read(self, req: ReadResourceRequest) -> ReadResourceResponse:
         self.reads_in_flight += 1
         self.reads_peak = max(self.reads_peak, self.reads_in_flight)
         try:
@@ -172,7 +157,7 @@ async def test_retryable_errors_are_retried_until_success(tmp_path: Path) -> Non
     limits = Limits(retry=RetryPolicy(retries=3, base_delay=0.001))
     result = await _apply(_opts(tmp_path, 'resource "count_thing" "x" { n = 1 }', limits=limits), provider)
     assert result.ok, result.diagnostics
-    assert provider.calls == 3
+    assert provider.applies == 3
 
 
 @pytest.mark.trio
@@ -181,7 +166,7 @@ async def test_retries_give_up_after_the_limit(tmp_path: Path) -> None:
     limits = Limits(retry=RetryPolicy(retries=2, base_delay=0.001))
     result = await _apply(_opts(tmp_path, 'resource "count_thing" "x" { n = 1 }', limits=limits), provider)
     assert not result.ok
-    assert provider.calls == 3
+    assert provider.applies == 3
 
 
 @pytest.mark.trio
@@ -189,7 +174,7 @@ async def test_non_retryable_errors_are_not_retried(tmp_path: Path) -> None:
     provider = Counting(fail_first=1, retryable=False)
     limits = Limits(retry=RetryPolicy(retries=3, base_delay=0.001))
     result = await _apply(_opts(tmp_path, 'resource "count_thing" "x" { n = 1 }', limits=limits), provider)
-    assert not result.ok and provider.calls == 1
+    assert not result.ok and provider.applies == 1
 
 
 @pytest.mark.trio
@@ -197,7 +182,7 @@ async def test_fail_fast_starts_nothing_after_the_first_failure(tmp_path: Path) 
     provider = Counting(fail_first=1, retryable=False)
     result = await _apply(_opts(tmp_path, MANY, parallelism=1, fail_fast=True), provider)
     assert not result.ok
-    assert provider.calls == 1, f"fail-fast should stop after the first failure, saw {provider.calls} calls"
+    assert provider.applies == 1, f"fail-fast should stop after the first failure, saw {provider.applies} calls"
     assert result.skipped == 29
 
 
@@ -269,8 +254,9 @@ class ThrottledReads(CountingReads):
         self.fail_reads = fail_reads
         self.read_calls = 0
         self.read_retryable = retryable
+        self.set("read_resource", self._throttled)
 
-    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+    def _throttled(self, req: ReadResourceRequest) -> ReadResourceResponse:
         self.read_calls += 1
         if self.read_calls <= self.fail_reads:
             return ReadResourceResponse(None, (error("throttled", retryable=self.read_retryable),))

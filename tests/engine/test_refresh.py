@@ -13,14 +13,13 @@ from engine.config.model import Module
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.planning.refresh import Refresher
+from engine.provider.mock import MockProvider
 from engine.provider.protocol import (
     AttributeSchema,
-    BaseProvider,
     ProviderSchema,
     ReadResourceRequest,
     ReadResourceResponse,
     ResourceSchema,
-    UpgradeResourceStateRequest,
     UpgradeResourceStateResponse,
 )
 from engine.provider.registry import Providers
@@ -30,25 +29,20 @@ from engine.values import UNKNOWN
 PROV = 'provider["example.com/test/cloud"]'
 
 
-class Cloud(BaseProvider):
-    source = "example.com/test/cloud"
-
-    def __init__(self, live: dict[str, dict[str, Any] | None], version: int = 0) -> None:
-        self.live = live
-        self.version = version
-        self.reads = 0
-
-    def get_schema(self) -> ProviderSchema:
-        return ProviderSchema({"cloud_thing": ResourceSchema(
+def cloud_of(live: dict[str, dict[str, Any] | None], version: int = 0, **answers: Any) -> MockProvider:
+    """A cloud whose objects, by id, are ``live`` (None: gone); an upgrade sets ``size`` to 0."""
+    return MockProvider(
+        ProviderSchema({"cloud_thing": ResourceSchema(
             {"id": AttributeSchema("string", computed=True), "size": AttributeSchema("number", optional=True)},
-            self.version)})
+            version)}),
+        source="example.com/test/cloud",
+        **{"read_resource": lambda req: ReadResourceResponse(live[req.current_state["id"]]),
+           "upgrade_resource_state": lambda req: UpgradeResourceStateResponse({**req.raw_state, "size": 0}),
+           **answers})
 
-    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
-        self.reads += 1
-        return ReadResourceResponse(self.live[req.current_state["id"]])
 
-    async def upgrade_resource_state(self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse:
-        return UpgradeResourceStateResponse({**req.raw_state, "size": 0})
+def reads(cloud: MockProvider) -> int:
+    return len(cloud.requests("read_resource"))
 
 
 def addr(name: str) -> InstanceAddr:
@@ -62,7 +56,7 @@ def state_of(**objs: dict[str, Any]) -> State:
     return s
 
 
-async def refresh(state: State, cloud: Cloud, refresh: bool = True) -> tuple[list[Diagnostic], list[ev.Event]]:
+async def refresh(state: State, cloud: MockProvider, refresh: bool = True) -> tuple[list[Diagnostic], list[ev.Event]]:
     diags: list[Diagnostic] = []
     events: list[ev.Event] = []
     await Refresher(Module("."), state, Providers({"cloud": cloud}), diags, events.append, refresh, 2).run()
@@ -72,7 +66,7 @@ async def refresh(state: State, cloud: Cloud, refresh: bool = True) -> tuple[lis
 @pytest.mark.trio
 async def test_gone_objects_leave_and_drifted_ones_are_updated() -> None:
     state = state_of(same={"id": "1", "size": 1}, drifted={"id": "2", "size": 1}, gone={"id": "3", "size": 1})
-    cloud = Cloud({"1": {"id": "1", "size": 1}, "2": {"id": "2", "size": 5}, "3": None})
+    cloud = cloud_of({"1": {"id": "1", "size": 1}, "2": {"id": "2", "size": 5}, "3": None})
     diags, events = await refresh(state, cloud)
     assert diags == []
     assert state.object(addr("gone")) is None
@@ -86,7 +80,7 @@ async def test_what_changed_outside_is_kept_as_drift_and_rendered_as_terraform_d
     from engine.render.text import render_drift
 
     state = state_of(same={"id": "1", "size": 1}, drifted={"id": "2", "size": 1}, gone={"id": "3", "size": 1})
-    r = Refresher(Module("."), state, Providers({"cloud": Cloud({"1": {"id": "1", "size": 1},
+    r = Refresher(Module("."), state, Providers({"cloud": cloud_of({"1": {"id": "1", "size": 1},
                                                                  "2": {"id": "2", "size": 5}, "3": None})}),
                   [], lambda e: None, True, 2)
     await r.run()
@@ -102,9 +96,9 @@ async def test_what_changed_outside_is_kept_as_drift_and_rendered_as_terraform_d
 @pytest.mark.trio
 async def test_refresh_false_reads_nothing_but_still_upgrades() -> None:
     state = state_of(old={"id": "1"})
-    cloud = Cloud({"1": None}, version=1)
+    cloud = cloud_of({"1": None}, version=1)
     diags, _ = await refresh(state, cloud, refresh=False)
-    assert diags == [] and cloud.reads == 0
+    assert diags == [] and reads(cloud) == 0
     obj = state.object(addr("old"))
     assert obj is not None and obj.schema_version == 1 and obj.attributes["size"] == 0
 
@@ -112,19 +106,19 @@ async def test_refresh_false_reads_nothing_but_still_upgrades() -> None:
 @pytest.mark.trio
 async def test_unknowns_from_a_read_are_a_diagnostic_naming_the_address() -> None:
     state = state_of(x={"id": "1"})
-    diags, _ = await refresh(state, Cloud({"1": {"id": "1", "size": UNKNOWN}}))
+    diags, _ = await refresh(state, cloud_of({"1": {"id": "1", "size": UNKNOWN}}))
     assert [d.address for d in diags] == ["cloud_thing.x"] and "unknown" in diags[0].detail
 
 
-class SlowCloud(Cloud):
+class Slow:
     """Reads that take a moment, counting how many are in flight at once."""
 
     def __init__(self, live: dict[str, dict[str, Any] | None]) -> None:
-        super().__init__(live)
+        self.live = live
         self.in_flight = self.most = 0
         self.order: list[str] = []
 
-    async def read_resource(self, req: ReadResourceRequest) -> ReadResourceResponse:
+    async def read(self, req: ReadResourceRequest) -> ReadResourceResponse:
         import trio
 
         self.in_flight += 1
@@ -132,7 +126,7 @@ class SlowCloud(Cloud):
         self.order.append(req.current_state["id"])
         await trio.sleep(0.01)
         self.in_flight -= 1
-        return await super().read_resource(req)
+        return ReadResourceResponse(self.live[req.current_state["id"]])
 
 
 @pytest.mark.trio
@@ -140,10 +134,11 @@ class SlowCloud(Cloud):
 async def test_reads_run_parallelism_at_a_time_in_state_order(parallelism: int) -> None:
     objs = {f"t{i:02d}": {"id": str(i), "size": i} for i in range(20)}
     state = state_of(**objs)
-    cloud = SlowCloud({str(i): {"id": str(i), "size": i} for i in range(20)})
+    slow = Slow({str(i): {"id": str(i), "size": i} for i in range(20)})
+    cloud = cloud_of(slow.live, read_resource=slow.read)
     diags: list[Diagnostic] = []
     await Refresher(Module("."), state, Providers({"cloud": cloud}), diags, lambda e: None, True,
                     parallelism).run()
-    assert diags == [] and cloud.reads == 20
-    assert cloud.most == min(parallelism, 20)  # the bound holds, and is used
-    assert cloud.order == [str(i) for i in range(20)]  # started in the state's order
+    assert diags == [] and reads(cloud) == 20
+    assert slow.most == min(parallelism, 20)  # the bound holds, and is used
+    assert slow.order == [str(i) for i in range(20)]  # started in the state's order

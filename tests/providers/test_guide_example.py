@@ -52,7 +52,7 @@ async def test_guide_provider_creates_updates_and_replaces(tmp_path: Path) -> No
 
     planned, result = await _apply(tmp_path, 'resource "hello_greeting" "x" {\n name = "moon"\n style = "loud"\n}')
     assert [c.action for c in planned.plan.changes] == ["delete-create"]
-    assert planned.plan.changes[0].requires_replace == ("name",)
+    assert planned.plan.changes[0].requires_replace == (("name",),)
 
 
 @pytest.mark.trio
