@@ -4,7 +4,8 @@
 The file is the plan value serialised, with what it was made from:
 
 * the prior state's lineage and serial (``None`` when there was no state yet): applying it to a
-  state that moved on since is refused (terraform's "Saved plan is stale");
+  state of another lineage, or one that moved on since, is refused in terraform's words ("Saved
+  plan does not match the given state", "Saved plan is stale": :func:`state_mismatch`);
 * the plan: every change (addresses, actions, reasons, values before and after with their
   unknowns, sets, lists, maps and numbers of any size, the configuration each was planned
   from, dependencies, sensitive marks), what refresh found, data reads, outputs, how each
@@ -16,9 +17,11 @@ The file is the plan value serialised, with what it was made from:
 Apply evaluates the configuration again where the plan left values unknown, its conditions and
 its outputs; terraform carries a snapshot of the configuration in its plan file, strata a digest
 of it: a saved plan is refused once the configuration changed (terraform would apply its
-snapshot). Each change is planned once more at apply time against the applied dependencies (the
-final plan), and the provider must keep every value the saved plan knew ("Provider produced
-inconsistent final plan"), as terraform's apply does.
+snapshot). Nothing is refreshed or planned again when it is applied: the state is the one the plan
+was made from, with what its refresh found put back (``Plan.refreshed``). Each change is planned
+once more at apply time against the applied dependencies (the final plan), and the provider must
+keep every value the saved plan knew ("Provider produced inconsistent final plan"), as terraform's
+apply does.
 
 The file is JSON (``format``: ``strata-plan/2``), encoded and decoded here only: in memory a plan
 is value types. It holds the variable values in the clear, as terraform's plan files do, so keep
@@ -89,11 +92,15 @@ def state_mismatch(saved: SavedPlan, lineage: str | None, serial: int | None) ->
 
 
 def config_digest(directory: str) -> str:
-    """A digest of the configuration files in ``directory`` (names and contents)."""
+    """A digest of the configuration files in ``directory`` (names and contents); a diagnostic when
+    the directory cannot be read, as loading it gives."""
     h = hashlib.sha256()
     for path in config_files(directory):
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:  # loading the configuration reports it
+            data = f"unreadable: {exc.strerror}".encode()
         h.update(os.path.basename(path).encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
     return h.hexdigest()
 
