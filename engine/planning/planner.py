@@ -62,7 +62,6 @@ from engine.plans.plan import (
     Plan,
     Refreshed,
     ResourceInstanceChange,
-    key_order,
     orphan_reason,
     select_action,
     whole_resource_value,
@@ -233,9 +232,9 @@ class Planner:
     def _record_for_apply(self) -> None:
         """What apply needs of what planning learned: how each resource expands and what each
         local value refers to (apply never reads the planner)."""
-        self.plan.expansions = MappingProxyType({
-            r: Expansion(kind, tuple(sorted(self.resolver.values.get(r, {}), key=key_order)))
-            for r, kind in self.resolver.kind.items()})
+        values = self.resolver.values
+        self.plan.expansions = MappingProxyType({r: Expansion.of(kind, values.get(r, ()))
+                                                 for r, kind in self.resolver.kind.items()})
         self.plan.local_dependencies = MappingProxyType(
             {name: self.local_resource_deps(name) for name in self.module.locals})
 

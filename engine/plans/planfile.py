@@ -255,7 +255,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
     for r, kind, keys in _list(j["expansions"]):
         if kind not in ("single", "count", "for_each"):
             raise ValueError(f"not an expansion: {kind!r}")
-        expansions[_resource_back(r)] = Expansion(kind, tuple(_instance_back([*r, k]).key for k in keys))
+        expansions[_resource_back(r)] = Expansion.of(kind, [_instance_back([*r, k]).key for k in keys])
     return Plan(
         changes=[_change_back(c) for c in _list(j["changes"])],
         drift=[_change_back(c) for c in _list(j["drift"])],
