@@ -15,7 +15,7 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,8 +34,7 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.planning.planner import whole_resource_value
-from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from engine.plans.plan import Action, Expansion, Plan, ResourceInstanceChange, whole_resource_value
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
@@ -58,39 +57,42 @@ INTERRUPT_TEXT = ("\nInterrupt received.\nPlease wait for strata to exit or data
                   "down... (interrupt again to stop at once)\n")
 
 
-class ApplyResolver:
-    """Apply-time resource values: what the state holds now."""
+_SINGLE = Expansion("single", ())
 
-    def __init__(self, module: Module, state: State, kinds: dict[ResourceAddr, str],
-                 keys: dict[ResourceAddr, list[InstanceKey]]) -> None:
+
+class ApplyResolver:
+    """Apply-time resource values: what the state holds now, over the instances the plan's
+    ``expansions`` say each resource has (one not applied yet is unknown)."""
+
+    def __init__(self, module: Module, state: State, expansions: Mapping[ResourceAddr, Expansion]) -> None:
         self.module = module
         self.state = state
-        self.kinds = kinds
-        self.keys = keys
+        self.expansions = expansions
 
     def has_resource(self, addr: ResourceAddr) -> bool:
         return addr in self.module.resources
 
     def is_expanded(self, addr: ResourceAddr) -> bool:
-        return self.kinds.get(addr, "single") != "single"
+        return self.expansions.get(addr, _SINGLE).kind != "single"
 
     def expansion(self, addr: ResourceAddr) -> str:
-        return self.kinds.get(addr, "single")
+        return self.expansions.get(addr, _SINGLE).kind
 
     def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
         obj = self.state.object_at(addr, key)
         if obj is None:
-            if key in self.keys.get(addr, ()):
+            if key in self.expansions.get(addr, _SINGLE).keys:
                 return UNKNOWN
             raise KeyError(key)
         return obj.attributes
 
     def resource_value(self, addr: ResourceAddr) -> Any:
         vals: dict[InstanceKey, Any] = {}
-        for k in self.keys.get(addr, ()):
+        exp = self.expansions.get(addr, _SINGLE)
+        for k in exp.keys:
             obj = self.state.object_at(addr, k)
             vals[k] = obj.attributes if obj is not None else UNKNOWN
-        return whole_resource_value(self.kinds.get(addr, "single"), vals)
+        return whole_resource_value(exp.kind, vals)
 
 
 @dataclass
@@ -444,10 +446,9 @@ class Applier:
         """Write what planning read from data sources, and forget data objects no longer configured."""
         for addr in self.plan.forget:
             self.writer.put(addr, "", None)
-        for addr, (prov, value) in self.plan.data_reads.items():
-            r = addr.resource
-            names = self._sensitivity.attributes(r.mode, r.type, r.name) if self._sensitivity else frozenset()
-            self.writer.put(addr, prov, ObjectState(value, sensitive_attributes=state_marks(value, names)))
+        for addr, read in self.plan.data_reads.items():
+            self.writer.put(addr, read.provider, ObjectState(read.value,
+                                                             sensitive_attributes=state_marks(read.value, read.sensitive)))
 
     async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
         addr = c.addr

@@ -5,15 +5,14 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
-from engine.apply.executor import Applier, ApplyResolver, ApplyResult
-from engine.apply.graph import build_apply_graph
+from engine.addrs import InstanceAddr
+from engine.apply.executor import ApplyResult
+from engine.backend.applying import Planned, apply_plan, limits_of
 from engine.config import conditions
 from engine.config.model import Module
 from engine.config.module import load_module
@@ -22,19 +21,17 @@ from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,
     PlanningFailed,
-    SourceRange,
-    StrataError,
     error,
     errors_of,
 )
 from engine.events import stream as ev
 from engine.graph.limits import Limits
-from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
 from engine.planning.planner import Planner
 from engine.planning.targeting import parse_targets
-from engine.plans.plan import Plan
+from engine.plans.plan import prior_state
+from engine.plans.planfile import SavedPlan, config_digest, state_mismatch
 from engine.provider.registry import Providers
 from engine.provider.seam import Failure
 from engine.state.model import State
@@ -56,8 +53,6 @@ class Options:
     targets: tuple[str, ...] = ()
     refresh_only: bool = False
     limits: Limits = field(default_factory=Limits)
-    saved_variables: dict[str, Any] | None = None
-    """The variable values of a saved plan: used as they are, instead of -var, files and defaults."""
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
     its own signal handling)."""
@@ -68,21 +63,10 @@ class Options:
         return os.path.join(self.chdir, self.state_path)
 
 
-@dataclass
-class Planned:
-    module: Module
-    state: State
-    plan: Plan
-    planner: Planner
-    store: StateStore
-    providers: Providers
-    warnings: list[Diagnostic] = field(default_factory=list)
-    """What the plan found worth saying that stopped nothing (values for undeclared variables)."""
-
-
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
                     providers: Providers | None = None, lock: bool = False) -> Planned:
     """Load everything and plan. Raises DiagnosticsError on any user mistake."""
+    digest = config_digest(opts.chdir)  # before loading: what the plan is made from
     module = load_module(opts.chdir)
     providers = providers or Providers()
     store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
@@ -92,10 +76,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     try:
         state = store.load()
         _check_limit_names(module, state, opts.limits)
-        if opts.saved_variables is not None:
-            variables, diags = dict(opts.saved_variables), list[Diagnostic]()
-        else:
-            variables, diags = _variables(module, opts)
+        variables, diags = _variables(module, opts)
         warnings = [d for d in diags if d.severity != "error"]
         if errors_of(diags):
             # terraform stops at a missing or undeclared value before planning; a value of the wrong
@@ -116,9 +97,10 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                                     ]) from None
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
-                          limits=_limits(module, opts))  # refresh reads are held to them too
+                          limits=limits_of(module, opts.limits))  # refresh reads are held to them too
         try:
             plan = await planner.run(destroy=destroy)
+            plan.config_digest = digest
         except DiagnosticsError as exc:
             static = [d for d in exc.diagnostics if not any(d is w for w in planner.walk_errors)]
             if static:  # what terraform finds when it validates the configuration: it stops there
@@ -136,7 +118,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         store.unlock()
         raise
     warnings += module.with_context([d for d in planner.diags if d.severity == "warning"])  # a condition's withheld message
-    return Planned(module, state, plan, planner, store, providers, warnings)
+    return Planned(module, state, plan, store, providers, warnings)
 
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
@@ -183,104 +165,49 @@ def _parse_replace(items: tuple[str, ...]) -> list[InstanceAddr]:
 
 
 async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], None]) -> ApplyResult:
-    """Apply an already made plan; the state is written as objects complete."""
+    """Apply an already made plan (:func:`engine.backend.applying.apply_plan` with ``opts``'s
+    settings); the state is written as objects complete."""
+    return await apply_plan(p, emit, parallelism=opts.parallelism, fail_fast=opts.fail_fast,
+                            on_signals=opts.on_signals, limits=opts.limits)
+
+
+async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Event], None],
+                          providers: Providers | None = None) -> Planned:
+    """A plan read back from a file, ready to apply without planning again: the state locked and
+    loaded, the one the plan was made from (lineage and serial), with what refresh found put back;
+    the configuration unchanged (its digest); the providers configured. Otherwise diagnostics say
+    which, and nothing is changed."""
+    plan = saved.plan
+    providers = providers or Providers()
+    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+    existed = os.path.exists(opts.state_file())
+    store.lock()
+    module: Module | None = None
     try:
-        graph, work = build_apply_graph(p.plan)
-        # configuration, plan and graph live until the end: move them out of the collector's
-        # sight so its passes during the walk only scan what the walk creates. (No collection
-        # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
-        gc.freeze()
-        kinds = dict(p.planner.resolver.kind)
-        keys: dict[ResourceAddr, list[InstanceKey]] = {
-            a: sorted(v, key=_key_order) for a, v in p.planner.resolver.values.items()}
-        # one view of the applied values, shared by resources, locals and outputs
-        resolver = ApplyResolver(p.module, p.state, kinds, keys)
-        local_value = _apply_locals(p, resolver)
-        try:
-            return await _walk(p, opts, emit, graph, work, resolver, local_value)
-        except BaseExceptionGroup as group:
-            # a state write failure cancels the walk: report it as itself, not as a task-group error
-            failure = group.subgroup(lambda e: isinstance(e, StrataError))
-            if failure is None:
-                raise
-            first: BaseException = failure
-            while isinstance(first, BaseExceptionGroup):
-                first = first.exceptions[0]
-            raise first from group
-    finally:
-        p.store.unlock()
+        state = store.load()
+        mismatch = state_mismatch(saved, state.lineage if existed else None, state.serial if existed else None)
+        if mismatch:
+            raise DiagnosticsError(mismatch)
+        if config_digest(opts.chdir) != plan.config_digest:
+            raise DiagnosticsError([error("Saved plan does not match the configuration", CHANGED_CONFIG)])
+        module = load_module(opts.chdir)
+        # the providers are configured as for the plan (terraform's provider nodes are in both walks)
+        planner = Planner(module, state, providers, plan.variables, emit, refresh=False)
+        planner._check_resource_types()
+        await planner._configure_providers()
+        planner._raise_if_errors()
+        prior_state(plan, state)
+    except DiagnosticsError as exc:
+        store.unlock()
+        raise DiagnosticsError(module.with_context(list(exc.diagnostics)) if module else exc.diagnostics) from None
+    except BaseException:
+        store.unlock()
+        raise
+    return Planned(module, state, plan, store, providers)
 
 
-async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], graph: Any, work: Any,
-                resolver: ApplyResolver, local_value: Callable[[str, int], Any]) -> ApplyResult:
-    """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
-    async with p.store.writer(p.state) as writer:
-        applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                          resolver, local_value, _limits(p.module, opts))
-        applier.record_data_reads()
-        if p.plan.refresh_only and p.plan.drift:
-            writer.changed = True  # the refreshed objects are what this apply records
-        result = await applier.run(opts.parallelism, opts.fail_fast, opts.on_signals)
-        outputs = _final_outputs(p, applier.resolver, local_value, result)
-        if outputs != p.state.outputs:
-            writer.changed = True
-        p.state.outputs = outputs
-    return result
-
-
-def _limits(module: Module, opts: Options) -> Limits:
-    """The command line's limits, then each provider block's where the command line set none."""
-    limits = opts.limits
-    for pc in module.providers.values():
-        if pc.limits is not None:
-            limits.merge(pc.limits)
-    return limits
-
-
-def _key_order(k: Any) -> tuple[int, Any]:
-    return (0, k) if isinstance(k, int) else (1, k)
-
-
-def _apply_locals(p: Planned, resolver: ApplyResolver) -> Callable[[str, int], Any]:
-    memo: dict[str, Any] = {}
-
-    def local_value(name: str, line: int) -> Any:
-        if name in memo:
-            return memo[name]
-        lc = p.module.locals.get(name)
-        if lc is None:
-            raise EvalError("Reference to undeclared local value", name, line)
-        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=p.planner.sensitivity))
-        if not p.planner.local_resource_deps(name):
-            memo[name] = v
-        return v
-
-    return local_value
-
-
-def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], Any],
-                   result: ApplyResult) -> dict[str, tuple[Any, bool]]:
-    if p.plan.destroy:
-        # a targeted destroy leaves the rest, outputs included, as it was
-        return dict(p.state.outputs) if p.plan.targeted else {}
-    out: dict[str, tuple[Any, bool]] = {}
-    for oc in p.module.outputs.values():
-        if oc.name in p.plan.kept_outputs:  # left out by -target
-            if oc.name in p.state.outputs:
-                out[oc.name] = p.state.outputs[oc.name]
-            continue
-        try:
-            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=p.planner.sensitivity))
-        except EvalError as exc:
-            if result.ok:
-                result.diagnostics.append(exc.error(
-                                                SourceRange(oc.range.filename, exc.line)))
-            continue
-        from engine.values import is_wholly_known
-
-        if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
-            out[oc.name] = (v, oc.sensitive)
-    return out
+CHANGED_CONFIG = ("The configuration files changed after the plan was created, so it can no longer be applied: "
+                  "apply evaluates the configuration the plan was made from. Run strata plan again.")
 
 
 Confirm = Callable[[Planned], Awaitable[bool]]

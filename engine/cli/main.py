@@ -21,7 +21,14 @@ import orjson
 
 from engine.addrs import InstanceAddr, parse_instance_addr
 from engine.apply.graph import build_apply_graph
-from engine.backend.operations import Options, Planned, apply_planned, import_resource, make_plan
+from engine.backend.operations import (
+    Options,
+    Planned,
+    apply_planned,
+    import_resource,
+    make_plan,
+    open_saved_plan,
+)
 from engine.cli.args import (
     USAGE,
     Args,
@@ -186,7 +193,6 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if out.json:
         out.emit(ev.version())
     save_to = a.flags.get("out")
-    config = planfile.config_digest(opts.chdir) if save_to else ""  # what the plan is made from
     p = await _make_plan(opts, out, destroy=destroy, command="plan")
     p.store.unlock()
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
@@ -201,10 +207,10 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if save_to:
         existed = os.path.exists(opts.state_file())
         try:
-            planfile.write(save_to, lineage=p.state.lineage if existed else None, serial=p.state.serial if existed else None,
-                           config=config, variables=p.plan.variables, destroy=destroy,
-                           refresh_only=opts.refresh_only, refresh=opts.refresh, targets=opts.targets,
-                           replace=opts.replace, plan=p.plan, text=text)
+            planfile.write(save_to, lineage=p.state.lineage if existed else None,
+                           serial=p.state.serial if existed else None, plan=p.plan, text=text,
+                           options=planfile.Options(destroy, opts.refresh_only, opts.refresh, opts.targets,
+                                                    opts.replace))
         except OSError as exc:
             raise DiagnosticsError([error("Failed to write plan file",
                                           f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
@@ -234,11 +240,11 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                                "strata cannot ask for interactive approval when -json or -quiet is set. "
                                "Enable the -auto-approve option.")])
         return 1
-    existed = os.path.exists(opts.state_file())
-    p = await _make_plan(opts, out, destroy=destroy or bool(saved and saved.destroy), command="apply", lock=True)
+    if saved is not None:  # applied as it was recorded: no planning again
+        p = await open_saved_plan(opts, saved, out.emit)
+    else:
+        p = await _make_plan(opts, out, destroy=destroy, command="apply", lock=True)
     try:
-        if saved is not None:
-            _check_saved_plan(saved, p, existed)
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:
             out.emit(_plan_outputs_event(p.plan))
@@ -272,8 +278,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
     _warn(out, p.warnings)  # terraform's: after the operations, before the summary
-    if p.plan.targeted:
-        _warn(out, [_TARGETING, _INCOMPLETE])
+    if p.plan.targeted:  # a saved plan's targeting was said when it was made, as terraform's
+        _warn(out, [_INCOMPLETE] if saved is not None else [_TARGETING, _INCOMPLETE])
     if result.interrupted:
         out.text(f"\nInterrupted: {result.skipped} operation(s) not started.\n")
         sys.stderr.write("strata: the apply was interrupted; every operation that was in flight finished and is "
@@ -299,8 +305,8 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
 
 
 def _saved_plan(a: Args, opts: Options, destroying: bool) -> planfile.SavedPlan:
-    """The plan file ``strata apply FILE`` names, with ``opts`` set from it; what would make the
-    apply differ from the saved plan is refused."""
+    """The plan file ``strata apply FILE`` names; what would make the apply differ from the saved
+    plan is refused (options, variables, a changed configuration, a state that moved on)."""
     if destroying:
         raise UsageError("A saved plan is applied with strata apply FILE; destroy, refresh and apply -destroy "
                          "take no plan file (make a destroy plan with strata plan -destroy -out=FILE).")
@@ -318,48 +324,7 @@ def _saved_plan(a: Args, opts: Options, destroying: bool) -> planfile.SavedPlan:
                                       f"The {', '.join('-' + n for n in changed)} option(s) cannot be used when "
                                       "applying a saved plan file: the plan was made with the options it was "
                                       "made with. Run strata plan again to make a different plan.")])
-    saved = planfile.read(a.positional[0])
-    if planfile.config_digest(opts.chdir) != saved.config:
-        raise DiagnosticsError([error("Saved plan does not match the configuration",
-                                      f"The configuration files changed after {saved.path} was created, so it can "
-                                      "no longer be applied. Run strata plan again.")])
-    _check_state_identity(saved, opts.state_file())
-    opts.saved_variables = saved.variables
-    opts.refresh, opts.refresh_only = saved.refresh, saved.refresh_only
-    opts.targets, opts.replace = saved.targets, saved.replace
-    return saved
-
-
-def _check_state_identity(saved: planfile.SavedPlan, path: str) -> None:
-    """Before planning again: a state that moved on is refused at once (checked again under the lock)."""
-    try:
-        with open(path, "rb") as f:
-            doc = orjson.loads(f.read() or b"{}")
-        now = (doc.get("lineage"), doc.get("serial")) if isinstance(doc, dict) else (None, None)
-    except FileNotFoundError:
-        now = (None, None)
-    except (OSError, orjson.JSONDecodeError):
-        return  # loading the state reports it
-    if now != (saved.lineage, saved.serial) and not (saved.lineage is None and now == (None, None)):
-        raise DiagnosticsError([error("Saved plan is stale", _STALE)])
-
-
-_STALE = ("The given plan file can no longer be applied because the state was changed by another operation "
-          "after the plan was created.")
-
-
-def _check_saved_plan(saved: planfile.SavedPlan, p: Planned, existed: bool) -> None:
-    """The state is the one the plan was made from, and planning again gave the very same plan."""
-    same_state = ((saved.lineage, saved.serial) == (p.state.lineage, p.state.serial) if saved.lineage is not None
-                  else not existed or (not p.state.resources and not p.state.outputs and p.state.serial == 0))
-    if not same_state:
-        raise DiagnosticsError([error("Saved plan is stale", _STALE)])
-    if planfile.plan_digest(p.plan) != saved.digest:
-        raise DiagnosticsError([error("Saved plan no longer matches",
-                                      f"Planning again from the configuration, variables and state {saved.path} was "
-                                      "made from gives a different plan: the real infrastructure changed since "
-                                      "(refreshing found different objects). Nothing was changed. Run strata plan "
-                                      "again.")])
+    return planfile.read(a.positional[0])
 
 
 def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:

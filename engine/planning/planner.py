@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from engine.addrs import (
@@ -47,7 +48,17 @@ from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.refresh import Refresher
 from engine.planning.targeting import Targets
-from engine.plans.plan import Action, Plan, ResourceInstanceChange, orphan_reason, select_action
+from engine.plans.plan import (
+    Action,
+    DataRead,
+    Expansion,
+    Plan,
+    Refreshed,
+    ResourceInstanceChange,
+    orphan_reason,
+    select_action,
+    whole_resource_value,
+)
 from engine.provider.contracts import check_planned_state
 from engine.provider.protocol import (
     AttributePath,
@@ -121,16 +132,6 @@ class _PlanResolver:
         return v
 
 
-def whole_resource_value(kind: str, vals: dict[InstanceKey, Any] | None) -> Any:
-    if vals is None:
-        return UNKNOWN
-    if kind == "count":
-        return tuple(vals[k] for k in sorted(vals))  # type: ignore[type-var]
-    if kind == "for_each":
-        return {k: vals[k] for k in sorted(vals)}  # type: ignore[type-var]
-    return vals.get(None)
-
-
 def _no_locals(name: str, line: int) -> Any:
     raise EvalError("Variables not allowed", "Local values may not be used here.", line)
 
@@ -194,6 +195,7 @@ class Planner:
                               self.refresh, self.parallelism, only=covers, limits=self.limits)
         await refresher.run()
         self._raise_if_errors()
+        self._record_refreshed(refresher)
         if self.refresh_only:
             order = self._config_order(graph)
             self._raise_if_errors()
@@ -214,10 +216,26 @@ class Planner:
         self._check_prevent_destroy()
         self._raise_if_errors()
         self.plan.changes = force_create_before_destroy(self.plan.changes)
+        self._record_for_apply()
         for c in self.plan.changes:
             if c.action != Action.NOOP:
                 self.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
         return self.plan
+
+    def _record_refreshed(self, refresher: Refresher) -> None:
+        """What refresh and schema upgrades changed of the prior state, for apply to start from."""
+        found = [Refreshed(addr, prov, obj, deposed) for addr, prov, obj, deposed in refresher.upgraded]
+        found += [Refreshed(addr, prov, after) for addr, prov, _before, after in refresher.drift]
+        self.plan.refreshed = tuple(found)
+
+    def _record_for_apply(self) -> None:
+        """What apply needs of what planning learned: how each resource expands and what each
+        local value refers to (apply never reads the planner)."""
+        values = self.resolver.values
+        self.plan.expansions = MappingProxyType({r: Expansion.of(kind, values.get(r, ()))
+                                                 for r, kind in self.resolver.kind.items()})
+        self.plan.local_dependencies = MappingProxyType(
+            {name: self.local_resource_deps(name) for name in self.module.locals})
 
     def _raise_if_errors(self) -> None:
         errs = errors_of(self.diags)
@@ -797,7 +815,7 @@ class Planner:
                 self.diags.append(error("Provider produced invalid object",
                                         f'Provider "{rc.provider_key}" returned unknown values when reading '
                                         f"{addr}.", rc.range, str(addr)))
-            self.plan.data_reads[addr] = (prov_addr, resp.state)
+            self.plan.data_reads[addr] = DataRead(prov_addr, resp.state, self._sensitive_of(addr))
             return resp.state
         planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
         self.plan.changes.append(ResourceInstanceChange(

@@ -52,6 +52,8 @@ class Refresher:
         self.only = only  # -target: the objects that may be refreshed
         self.drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]] = []
         """Objects changed (or deleted: None) outside strata: (address, provider, before, after)."""
+        self.upgraded: list[tuple[InstanceAddr, str, ObjectState, str | None]] = []
+        """Objects upgraded to their schema's version: (address, provider, object, deposed key)."""
 
     async def run(self) -> None:
         """Upgrade objects written by an older schema version, then ask providers for their
@@ -122,6 +124,7 @@ class Refresher:
         upgraded = ObjectState(new, obj.status, schema.version, obj.dependencies, obj.create_before_destroy,
                                obj.sensitive_attributes, obj.private if resp.private is None else resp.private)
         self.state.set_object(addr, prov, upgraded, deposed)
+        self.upgraded.append((addr, prov, upgraded, deposed))
         return upgraded
 
     async def _read(self, addr: InstanceAddr, obj: ObjectState, pname: str, provider: ProviderSeam

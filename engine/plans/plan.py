@@ -1,4 +1,11 @@
-"""The plan: one change per resource-instance object, and the pure decisions that build it.
+"""The plan: everything apply is given, and the pure decisions that build it.
+
+As terraform's ``plans.Plan`` says of itself, a :class:`Plan` describes an apply entirely, with
+the prior state, the configuration it was made from and the providers: one change per
+resource-instance object, what refresh found, how each resource expands, what the locals depend
+on, the sensitive marks and a digest of the configuration. Apply reads nothing of the planner;
+``strata plan -out`` writes this value (:mod:`engine.plans.planfile`) and ``strata apply FILE``
+applies the value read back.
 
 ``select_action`` is the heart of the default planning behaviours
 (000_34fd253a7fe8f8a7.txt): it is a pure function of prior state, planned
@@ -8,10 +15,13 @@ without any event loop.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
 
 
@@ -82,14 +92,82 @@ class ResourceInstanceChange:
         return (self.addr, self.deposed)
 
 
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """How the configuration expands one resource: ``kind`` is ``"single"``, ``"count"`` or
+    ``"for_each"``; ``keys`` are its instances' keys in terraform's order (numbers, then strings),
+    ``(None,)`` for a single instance (``()`` when it could not be planned). An expression that refers to the whole resource sees a
+    value of that kind over those keys (:func:`whole_resource_value`)."""
+
+    kind: str
+    keys: tuple[InstanceKey, ...]
+
+    @staticmethod
+    def of(kind: str, keys: Iterable[InstanceKey]) -> Expansion:
+        """The expansion of ``kind`` over ``keys`` in any order (a count's are numbers, a
+        for_each's strings). Hot path: once per resource in every plan, so a single resource
+        shares one value (building 100k of them was a noticeable part of a large plan)."""
+        if kind == "single":
+            return _SINGLE if None in keys else _SINGLE_FAILED
+        return Expansion(kind, tuple(sorted(keys)))  # type: ignore[type-var]
+
+
+_SINGLE = Expansion("single", (None,))
+_SINGLE_FAILED = Expansion("single", ())  # a resource that could not be planned: no instance
+
+
+@dataclass(frozen=True, slots=True)
+class DataRead:
+    """A data source read while planning, recorded in state when the plan is applied.
+
+    ``sensitive``: the attributes the state records sensitive (schema and configuration)."""
+
+    provider: str
+    value: dict[str, Any]
+    sensitive: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    """An object of the prior state as refresh (or a schema upgrade) left it: ``obj`` None when it
+    is gone. The state a plan was made from is the stored state with every one of these put in
+    (:func:`prior_state`); apply starts from it, as terraform's from its plan's ``PriorState``."""
+
+    addr: InstanceAddr
+    provider: str
+    obj: ObjectState | None
+    deposed: str | None = None
+
+
+_NO_EXPANSIONS: Mapping[ResourceAddr, Expansion] = MappingProxyType({})
+_NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
+
+
+def whole_resource_value(kind: str, vals: Mapping[InstanceKey, Any] | None) -> Any:
+    """The value of a whole resource in an expression (``terraform_data.a``): a tuple over a
+    counted resource's instances, an object over a for_each one's, the instance's own value for a
+    single one; unknown when nothing is known of the resource yet."""
+    if vals is None:
+        return UNKNOWN
+    if kind == "count":
+        return tuple(vals[k] for k in sorted(vals))  # type: ignore[type-var]
+    if kind == "for_each":
+        return {k: vals[k] for k in sorted(vals)}  # type: ignore[type-var]
+    return vals.get(None)
+
+
 @dataclass
 class Plan:
+    """A plan, complete once the planner returns it (the planner alone builds it; nothing changes
+    it after). Every field is part of what apply is given: :mod:`engine.plans.planfile` writes
+    them all and reads them back equal."""
+
     changes: list[ResourceInstanceChange] = field(default_factory=list)
     outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
     prior_outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
     destroy: bool = False
     variables: dict[str, Any] = field(default_factory=dict)
-    data_reads: dict[InstanceAddr, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    data_reads: dict[InstanceAddr, DataRead] = field(default_factory=dict)
     """Data sources read while planning: recorded in state when the plan is applied."""
     forget: list[InstanceAddr] = field(default_factory=list)
     """Data resource objects to drop from state (no longer configured, or destroy)."""
@@ -100,7 +178,20 @@ class Plan:
     refresh_only: bool = False
     """-refresh-only: no change to any object, only the state brought up to date with them."""
     drift: list[ResourceInstanceChange] = field(default_factory=list)
-    """What refresh found changed (update) or deleted (delete) outside strata."""
+    """What refresh found changed (update) or deleted (delete) outside strata (-refresh-only)."""
+    refreshed: tuple[Refreshed, ...] = ()
+    """The prior state's objects that refresh or a schema upgrade changed (:func:`prior_state`)."""
+    expansions: Mapping[ResourceAddr, Expansion] = field(default_factory=lambda: _NO_EXPANSIONS)
+    """How each configured resource expands; what apply's expressions see of whole resources and
+    of instances not applied yet (unknown until they are)."""
+    local_dependencies: Mapping[str, frozenset[ResourceAddr]] = field(default_factory=lambda: _NO_LOCAL_DEPS)
+    """For each local value, the resources it refers to, through other locals too. A local that
+    refers to none has one value for the whole apply; the others are evaluated again as
+    resources are applied."""
+    config_digest: str = ""
+    """A digest of the configuration files the plan was made from
+    (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
+    saved plan is refused once it changed."""
 
     def counts(self) -> dict[str, int]:
         add = change = remove = 0
@@ -124,6 +215,13 @@ class Plan:
         if set(self.outputs) != set(self.prior_outputs):
             return True
         return any(not equal(v[0], self.prior_outputs[k][0]) for k, v in self.outputs.items())
+
+
+def prior_state(plan: Plan, state: State) -> None:
+    """Put into ``state`` (loaded from the store) what refresh found when ``plan`` was made: the
+    state the plan was made from, which apply starts from and records."""
+    for r in plan.refreshed:
+        state.set_object(r.addr, r.provider, r.obj, r.deposed)
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,

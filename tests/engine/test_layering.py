@@ -96,3 +96,29 @@ def test_no_import_cycles_between_modules() -> None:
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+APPLY_PATH = ("apply", "backend.applying")
+"""Apply is described by the Plan (with the prior state, the configuration and the providers):
+these import nothing of planning, directly or through other modules."""
+
+
+def _reach(start: list[str], edges: dict[str, set[str]]) -> set[str]:
+    seen, todo = set(start), list(start)
+    while todo:
+        for dep in edges[todo.pop()]:
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def test_apply_imports_nothing_of_planning() -> None:
+    mods = modules()
+    edges = {name: imports_of(path, set(mods)) for name, path in mods.items()}
+    start = [m for m in mods if m.startswith(APPLY_PATH)]
+    assert "apply.executor" in start and "backend.applying" in start
+    assert any(m.startswith("planning.") for m in _reach(["backend.operations"], edges)), \
+        "the check cannot see planning imports"  # it must be able to fail
+    reached = _reach(start, edges)
+    assert sorted(m for m in reached if m.startswith("planning.")) == []

@@ -18,8 +18,7 @@ import pytest
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.backend.operations import Options, Planned, apply_planned, make_plan
 from engine.diagnostics import DiagnosticsError
-from engine.planning.planner import whole_resource_value
-from engine.plans.plan import Action, Reason, ResourceInstanceChange
+from engine.plans.plan import Action, Reason, ResourceInstanceChange, whole_resource_value
 from engine.values import UNKNOWN, ListVal, equal, to_json
 
 pytestmark = pytest.mark.trio
