@@ -95,7 +95,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             variables, diags = dict(opts.saved_variables), list[Diagnostic]()
         else:
             variables, diags = _variables(module, opts)
-        warnings = [d for d in diags if d.severity != "error"]
+        warnings = [*store.warnings, *(d for d in diags if d.severity != "error")]  # a torn journal record
         if errors_of(diags):
             # terraform stops at a missing or undeclared value before planning; a value of the wrong
             # type it finds in its plan walk
