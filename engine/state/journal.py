@@ -122,7 +122,11 @@ def read(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> Replay:
         try:
             _parse(line, i, fmt, dynamic_attrs, lineages, entries)
         except _Bad as bad:
-            raise JournalDamagedError(path, i, i + 1, records, bad.reason) from None
+            if not (bad.torn and i + 1 < len(lines) and _is_header(lines[i + 1], fmt)):
+                raise JournalDamagedError(path, i, i + 1, records, bad.reason) from None
+            # the torn last record of an earlier writer, which a later one (that reopened the
+            # journal without replaying it) put a new header after
+            warnings.append(_torn(path, i, line))
     if tail:
         n = len(lines)
         try:
@@ -133,12 +137,23 @@ def read(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> Replay:
             try:  # its newline itself damaged: the record is whole
                 _parse(tail[:-1], n, fmt, dynamic_attrs, lineages, entries)
             except _Bad:
-                warnings.append(Diagnostic(
-                    "warning", "Incomplete last record in the state journal",
-                    f"The last record of the state journal {path} (line {n + 1}, {len(tail)} bytes) was only "
-                    "partly written when strata stopped, and was dropped. Its write had not finished, so "
-                    "it was never reported complete; every record before it was replayed."))
+                warnings.append(_torn(path, n, tail))
     return Replay(tuple(lineages), tuple(entries), tuple(warnings), fmt)
+
+
+def _torn(path: str, index: int, line: bytes) -> Diagnostic:
+    return Diagnostic("warning", "Incomplete last record in the state journal",
+                      f"The last record of the state journal {path} (line {index + 1}, {len(line)} bytes) was "
+                      "only partly written when strata stopped, and was dropped. Its write had not finished, "
+                      "so it was never reported complete; every record before it was replayed.")
+
+
+def _is_header(line: bytes, fmt: int) -> bool:
+    try:
+        _parse(line, 0, fmt, lambda t: {}, [], [])
+    except _Bad:
+        return False
+    return True
 
 
 _KEYS = ("r", "k", "d", "p", "o")
