@@ -77,7 +77,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         state = store.load()
         _check_limit_names(module, state, opts.limits)
         variables, diags = _variables(module, opts)
-        warnings = [d for d in diags if d.severity != "error"]
+        warnings = [*store.warnings, *(d for d in diags if d.severity != "error")]  # a torn journal record
         if errors_of(diags):
             # terraform stops at a missing or undeclared value before planning; a value of the wrong
             # type it finds in its plan walk

@@ -410,7 +410,10 @@ def _load_state(a: Args) -> tuple[Any, Providers]:
     opts = options_from(a)
     providers = Providers()
     store = StateStore(opts.state_file(), providers.dynamic_attrs)
-    return store.load(), providers
+    state = store.load()
+    for d in store.warnings:  # on stderr: standard output is the command's answer (state list)
+        sys.stderr.write(render_diagnostic(d, True) + "\n")
+    return state, providers
 
 
 _TARGETING = Diagnostic(

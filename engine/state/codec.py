@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from engine.addrs import parse_module_path, resource_addr
-from engine.diagnostics import StrataError
+from engine.diagnostics import DiagnosticsError, error
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
 
@@ -23,11 +23,42 @@ DynamicAttrs = Callable[[str], dict[str, Any]]
 """Given a resource type, its attributes' cty types (``"dynamic"`` ones are stored with their type)."""
 
 
-class StateDecodeError(StrataError):
-    def __init__(self, path: str, detail: str) -> None:
+class StateDecodeError(DiagnosticsError):
+    """The state file at ``path`` cannot be read: each problem a diagnostic in terraform's words
+    (summary, detail), followed by the file's name."""
+
+    def __init__(self, path: str, problems: list[tuple[str, str]]) -> None:
         self.path = path
+        self.problems = tuple(problems)
+        super().__init__([error(summary, f"{detail}\n\nThe state file is {path}.")
+                          for summary, detail in problems])
+
+
+class InvalidField(ValueError):
+    """One field of a state (or of a journal record's object) is wrong: ``summary`` and ``detail``
+    in terraform's words. The caller adds which file, and which record, it was found in."""
+
+    def __init__(self, summary: str, detail: str) -> None:
+        self.summary = summary
         self.detail = detail
-        super().__init__(f"Failed to load state {path}: {detail}")
+        super().__init__(f"{summary}: {detail}")
+
+
+_GO_KINDS: dict[type, str] = {str: "string", bool: "bool", int: "number", float: "number", list: "array",
+                             dict: "object", type(None): "null"}
+
+
+def invalid_field(name: str, value: Any) -> InvalidField:
+    """terraform's ``Invalid state file format``: ``The state file field "serial" has invalid
+    value string``. A number where a whole number >= 0 was wanted is named with its value, as Go's
+    decoder names it (``number -1``); elsewhere only by its kind."""
+    kind = "bool" if isinstance(value, bool) else _GO_KINDS.get(type(value), type(value).__name__)
+    if kind == "number" and name in _UNSIGNED:
+        kind = f"number {value}"
+    return InvalidField("Invalid state file format", f'The state file field "{name}" has invalid value {kind}')
+
+
+_UNSIGNED = frozenset({"serial", "resources.instances.schema_version"})
 
 
 def dumps(doc: Any, indent: bool = False) -> bytes:
@@ -94,17 +125,76 @@ def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: 
     return d
 
 
-def decode_object(raw: dict[str, Any], dynamic: dict[str, Any]) -> ObjectState:
-    return ObjectState(
-        attributes=decode_attributes(raw.get("attributes") or {}, dynamic),
-        status=raw.get("status") or "ready",
-        schema_version=int(raw.get("schema_version") or 0),
-        dependencies=tuple(raw.get("dependencies") or ()),
-        create_before_destroy=bool(raw.get("create_before_destroy")),
-        sensitive_attributes=tuple(raw.get("sensitive_attributes") or ()),
-        private=base64.b64decode(raw["private"]) if raw.get("private") else b"",
-        encoded=raw.get("attributes") or {},  # written back exactly as read
-    )
+def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectState:
+    """One entry of a resource's ``instances`` (or a journal record's object), every field checked:
+    a field of the wrong type raises :class:`InvalidField` (``where``, an instance address, names the
+    instance in its message), never anything else. Hot path: once per object loaded."""
+    if type(raw) is not dict:
+        raise invalid_field("resources.instances", raw)
+    get = raw.get
+    attrs = get("attributes")
+    if attrs is None:
+        attrs = {}
+    elif type(attrs) is not dict:
+        raise invalid_field("resources.instances.attributes", attrs)
+    status = get("status")
+    if not status:
+        if status is not None and status != "":
+            raise invalid_field("resources.instances.status", status)
+        status = "ready"
+    elif status != "tainted":
+        if type(status) is not str:
+            raise invalid_field("resources.instances.status", status)
+        raise InvalidField("Invalid resource instance metadata in state",
+                           f'Instance {where} has invalid status "{status}".')
+    version = get("schema_version")
+    if version is None:
+        version = 0
+    elif type(version) is not int or version < 0:
+        raise invalid_field("resources.instances.schema_version", version)
+    deps = get("dependencies")
+    if deps is None:
+        deps = ()
+    elif type(deps) is not list or not all(type(d) is str for d in deps):
+        raise invalid_field("resources.instances.dependencies", deps)
+    cbd = get("create_before_destroy")
+    if cbd is None:
+        cbd = False
+    elif type(cbd) is not bool:
+        raise invalid_field("resources.instances.create_before_destroy", cbd)
+    sensitive = get("sensitive_attributes")
+    if sensitive is None:
+        sensitive = ()
+    elif type(sensitive) is not list:
+        raise invalid_field("resources.instances.sensitive_attributes", sensitive)
+    private = get("private")
+    if private is None or private == "":
+        private = b""
+    elif type(private) is not str:
+        raise invalid_field("resources.instances.private", private)
+    else:
+        try:
+            private = base64.b64decode(private, validate=True)
+        except ValueError:
+            raise invalid_field("resources.instances.private", private) from None
+    try:
+        values = decode_attributes(attrs, dynamic)
+    except Exception as exc:  # the one seam where stored values meet their types: mapped here, once
+        raise InvalidField("Invalid state file format",
+                           f"The attributes of {where} could not be decoded: {exc!r}") from exc
+    return ObjectState(values, status, version, tuple(deps), cbd, tuple(sensitive), private,
+                       encoded=attrs)  # written back exactly as read
+
+
+def decode_instance_key(key: Any, resource: Any) -> Any:
+    """An ``index_key`` as stored: None, a whole number or a string (1.0 is 1)."""
+    if key is None or type(key) is int or type(key) is str:
+        return key
+    if type(key) is float and key.is_integer():
+        return int(key)
+    raise InvalidField("Invalid resource instance metadata in state",
+                       f"Resource {resource} has an instance with the invalid instance key "
+                       f"{orjson.dumps(key).decode()}.")
 
 
 def _key_order(k: Any) -> tuple[int, Any]:
@@ -152,36 +242,148 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
 
 
 def decode_state(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> State:
+    """A v4 state file's content (not empty: an empty file is no state, its caller's decision).
+
+    Everything is checked as terraform checks it, and refused with its diagnostic
+    (:class:`StateDecodeError`): a field of the wrong type, a duplicate instance. One resource
+    split over several entries of ``resources`` is merged, as terraform merges it."""
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise StateDecodeError(path, f"not valid JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise StateDecodeError(path, "the state must be a JSON object")
+        raise StateDecodeError(path, [
+            ("Unsupported state file format",
+             f"The state file could not be parsed as JSON: syntax error at byte offset {exc.pos}."),
+            ("Unsupported state file format", _NO_VERSION)]) from None
+    if type(doc) is not dict:
+        raise StateDecodeError(path, [("Unsupported state file format", _NO_VERSION)])
     version = doc.get("version")
+    if version is None:
+        raise StateDecodeError(path, [("Unsupported state file format", _NO_VERSION)])
+    if type(version) is not int:
+        kind = "bool" if isinstance(version, bool) else _GO_KINDS.get(type(version), "null")
+        raise StateDecodeError(path, [("Unsupported state file format", f"The version in the state file is "
+                                       f"{kind}. A positive whole number is required.")])
     if version != 4:
-        raise StateDecodeError(path, f"unsupported state format version {version!r}; strata reads version 4")
-    state = State(lineage=doc.get("lineage") or "", serial=int(doc.get("serial") or 0),
-                  terraform_version=doc.get("terraform_version") or "1.11.4")
-    for r in doc.get("resources") or []:
+        raise StateDecodeError(path, [("Unsupported state file format",
+                                       f"The state file uses format version {version}; strata reads version 4.")])
+    try:
+        return _decode_v4(doc, dynamic_attrs)
+    except InvalidField as exc:
+        raise StateDecodeError(path, [(exc.summary, exc.detail)]) from None
+
+
+_NO_VERSION = ('The state file does not have a "version" attribute, which is required to identify the '
+               "format version.")
+
+
+def _optional(doc: dict[str, Any], name: str, kind: type, field: str) -> Any:
+    v = doc.get(name)
+    if v is not None and type(v) is not kind:
+        raise invalid_field(field, v)
+    return v
+
+
+def _decode_v4(doc: dict[str, Any], dynamic_attrs: DynamicAttrs) -> State:
+    serial = doc.get("serial")
+    if serial is None:
+        serial = 0
+    elif type(serial) is not int or serial < 0:
+        raise invalid_field("serial", serial)
+    state = State(lineage=_optional(doc, "lineage", str, "lineage") or "", serial=serial,
+                  terraform_version=_optional(doc, "terraform_version", str, "terraform_version") or "1.11.4")
+    _optional(doc, "check_results", list, "check_results")
+    for r in _optional(doc, "resources", list, "resources") or ():
+        if type(r) is not dict:
+            raise invalid_field("resources", r)
+        mode = _optional(r, "mode", str, "resources.mode") or "managed"
+        type_ = r.get("type")
+        name = r.get("name")
+        if type(type_) is not str:
+            raise invalid_field("resources.type", type_)
+        if type(name) is not str:
+            raise invalid_field("resources.name", name)
+        if mode not in ("managed", "data"):
+            raise InvalidField("Invalid resource mode in state", f'State contains a resource with mode "{mode}" '
+                               f'("{type_}" "{name}") which is not supported.')
+        module_text = _optional(r, "module", str, "resources.module") or ""
         try:
-            addr = resource_addr(r["type"], r["name"], r.get("mode", "managed"),
-                                 parse_module_path(r.get("module") or ""))
-            dyn = dynamic_attrs(addr.type)
-            rs = ResourceState(addr, r["provider"])
-            for raw in r.get("instances") or []:
-                key = raw.get("index_key")
-                inst = rs.instances.setdefault(key, InstanceState())
-                obj = decode_object(raw, dyn)
-                if raw.get("deposed"):
-                    inst.deposed[raw["deposed"]] = obj
-                else:
-                    inst.current = obj
-            if rs.instances:
-                state.resources[addr] = rs
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateDecodeError(path, f"malformed resource entry ({exc!r})") from None
-    for name, o in (doc.get("outputs") or {}).items():
-        state.outputs[name] = (from_typed_json(o.get("value"), o.get("type", "dynamic")),
-                               bool(o.get("sensitive")))
+            module = parse_module_path(module_text)
+        except ValueError:
+            raise InvalidField("Invalid state file format", f'Resource "{type_}" "{name}" has the invalid '
+                               f'module address "{module_text}".') from None
+        addr = resource_addr(type_, name, mode, module)
+        provider = r.get("provider")
+        if type(provider) is not str or not provider:
+            raise invalid_field("resources.provider", provider)
+        dyn = dynamic_attrs(addr.type)
+        for raw in _optional(r, "instances", list, "resources.instances") or ():
+            if type(raw) is not dict:
+                raise invalid_field("resources.instances", raw)
+            key = decode_instance_key(raw.get("index_key"), addr)
+            deposed = _optional(raw, "deposed", str, "resources.instances.deposed") or None
+            rs = state.resources.get(addr)
+            if rs is None:  # a resource may be split over several entries: terraform merges them
+                rs = state.resources[addr] = ResourceState(addr, provider)
+            inst = rs.instances.get(key)
+            if inst is None:
+                inst = rs.instances[key] = InstanceState()
+            obj = decode_object(raw, dyn, _Where(addr, key))
+            if deposed is None:
+                if inst.current is not None:
+                    raise InvalidField("Duplicate resource instance in state", f"Instance {addr.instance(key)} "
+                                       "appears multiple times in the state file.")
+                inst.current = obj
+            else:
+                if deposed in inst.deposed:
+                    raise InvalidField("Duplicate resource instance in state", f"Instance {addr.instance(key)} "
+                                       f'deposed object "{deposed}" appears multiple times in the state file.')
+                inst.deposed[deposed] = obj
+    for name, o in (_optional(doc, "outputs", dict, "outputs") or {}).items():
+        if type(o) is not dict:
+            raise invalid_field("outputs", o)
+        ty = o.get("type")
+        if not valid_type(ty):
+            raise InvalidField("Invalid output value type in state", "The state file has an invalid type "
+                               f'specification for output "{name}": {orjson.dumps(ty).decode()}.')
+        sensitive = _optional(o, "sensitive", bool, "outputs.sensitive")
+        try:
+            value = from_typed_json(o.get("value"), ty)
+        except Exception as exc:  # a value that does not fit its type: mapped at this seam, once
+            raise InvalidField("Invalid output value in state", f'The state file\'s value of output "{name}" '
+                               f"does not match its type: {exc!r}.") from exc
+        state.outputs[name] = (value, bool(sensitive))
     return state
+
+
+class _Where:
+    """An instance's address, formatted only when an error message needs it (the load's hot path
+    does not)."""
+
+    __slots__ = ("addr", "key")
+
+    def __init__(self, addr: Any, key: Any) -> None:
+        self.addr = addr
+        self.key = key
+
+    def __str__(self) -> str:
+        return str(self.addr.instance(self.key))
+
+
+_PRIMITIVES = frozenset({"string", "number", "bool", "dynamic"})
+
+
+def valid_type(ty: Any) -> bool:
+    """``ty`` is a cty type in its JSON notation (``"string"``, ``["list", "number"]``, ...)."""
+    if type(ty) is str:
+        return ty in _PRIMITIVES
+    if type(ty) is not list or len(ty) not in (2, 3) or type(ty[0]) is not str:
+        return False
+    kind, arg = ty[0], ty[1]
+    if kind in ("list", "set", "map") and len(ty) == 2:
+        return valid_type(arg)
+    if kind == "tuple" and len(ty) == 2:
+        return type(arg) is list and all(valid_type(t) for t in arg)
+    if kind == "object":
+        return type(arg) is dict and all(valid_type(t) for t in arg.values()) and (
+            len(ty) == 2 or (type(ty[2]) is list and all(type(n) is str for n in ty[2])))
+    return False

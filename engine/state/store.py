@@ -7,10 +7,15 @@ arrive while an fsync is in flight are written together by the next one
 state grows; terraform instead rewrites the whole file per object, which
 makes its apply quadratic.
 
+Each record is one line with its own CRC-32 (its format and its replay are in
+:mod:`engine.state.journal`).
+
 At the end of an apply the journal is compacted into the v4 snapshot
 (written to a temporary file, fsync'd, renamed over the old one) and removed.
 If strata dies mid-apply, the next run replays the journal over the snapshot
-first, so nothing that finished is ever lost.
+first, so nothing that finished is ever lost. A journal is removed only once
+everything in it is in the snapshot; one damaged before its end is refused,
+and left as it is.
 
 Hot path: :meth:`StateWriter.put` runs once per object; it mutates the
 in-memory state, encodes one journal line and wakes the committer.
@@ -28,16 +33,10 @@ from typing import Any
 import anyio
 import orjson
 
-from engine.addrs import ROOT, InstanceAddr, parse_module_path, resource_addr
-from engine.diagnostics import StrataError
-from engine.state.codec import (
-    DynamicAttrs,
-    decode_object,
-    decode_state,
-    dumps,
-    encode_object,
-    encode_state,
-)
+from engine.addrs import InstanceAddr
+from engine.diagnostics import Diagnostic, StrataError
+from engine.state import journal
+from engine.state.codec import DynamicAttrs, decode_state, encode_object, encode_state
 from engine.state.fsync import DataSync
 from engine.state.model import ObjectState, State
 
@@ -66,6 +65,8 @@ class StateStore:
         self.dynamic_attrs = dynamic_attrs
         self.fsync = fsync
         self._lock_fd: int | None = None
+        self.warnings: list[Diagnostic] = []
+        """What :meth:`load` found worth saying that stopped nothing (a torn last journal record)."""
 
     # ------------------------------------------------------------------ locking
 
@@ -104,7 +105,8 @@ class StateStore:
         if os.path.exists(self.path):
             with open(self.path, "rb") as f:
                 data = f.read()
-            state = decode_state(data, self.path, self.dynamic_attrs) if data.strip() else State()
+            # only an empty file is no state: one of whitespace is an error, as in terraform
+            state = decode_state(data, self.path, self.dynamic_attrs) if data else State()
         else:
             state = State()
         if os.path.exists(self.journal_path):
@@ -119,28 +121,18 @@ class StateStore:
         return state
 
     def _replay(self, state: State) -> bool:
+        """The journal over ``state``: every record checked before any is applied (a damaged one
+        raises :class:`~engine.state.journal.JournalDamagedError`, and ``state`` is unchanged)."""
         with open(self.journal_path, "rb") as f:
-            lines = f.read().split(b"\n")
-        changed = False
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                rec = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                break  # a torn final write: everything before it was fsync'd
-            if "lineage" in rec:
-                if state.lineage and rec["lineage"] != state.lineage and state.resources:
-                    raise StrataError(f"{self.journal_path} belongs to state lineage {rec['lineage']}, "
-                                      f"but {self.path} has lineage {state.lineage}; refusing to mix them")
-                state.lineage = rec["lineage"]
-                continue
-            mode, type_, name, *module = rec["r"]  # a fourth element: the module path, when not the root
-            addr = resource_addr(type_, name, mode, parse_module_path(module[0]) if module else ROOT).instance(rec["k"])
-            obj = decode_object(rec["o"], self.dynamic_attrs(type_)) if rec["o"] is not None else None
-            state.set_object(addr, rec["p"], obj, rec["d"])
-            changed = True
-        return changed
+            replay = journal.read(f.read(), self.journal_path, self.dynamic_attrs)
+        for lineage in replay.lineages:
+            if state.lineage and lineage != state.lineage and state.resources:
+                raise StrataError(f"{self.journal_path} belongs to state lineage {lineage}, "
+                                  f"but {self.path} has lineage {state.lineage}; refusing to mix them")
+        if replay.lineages:
+            state.lineage = replay.lineages[-1]
+        self.warnings.extend(replay.warnings)
+        return journal.apply(replay, state)
 
     # ------------------------------------------------------------------ writing
 
@@ -189,6 +181,13 @@ class StateStore:
             os.unlink(self.journal_path)
 
 
+def _ends_unterminated(path: str) -> bool:
+    """The file at ``path`` ends in a line without its newline (a torn record)."""
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        return size > 0 and os.pread(f.fileno(), 1, size - 1) != b"\n"
+
+
 def _fsync_dir(path: str) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -218,7 +217,11 @@ class StateWriter:
     async def open(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
         self._fd = os.open(self.store.journal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        header = orjson.dumps({"lineage": self.state.lineage}) + b"\n"
+        header = journal.header(self.state.lineage)
+        if _ends_unterminated(self.store.journal_path):
+            # a journal nobody replayed (never so after a load under the lock): its torn tail must
+            # not run into the header and turn into damage before the end
+            header = b"\n" + header
         os.write(self._fd, header)
         if self.store.fsync:
             # the journal's name must survive a power loss too, or its first fsync'd records could
@@ -235,11 +238,10 @@ class StateWriter:
         if obj is not None:
             enc = encode_object(None, obj, self.store.dynamic_attrs(r.type))
         # encode first: a value that cannot be written must not reach the in-memory state either
-        where = (r.mode, r.type, r.name) if r.module is ROOT else (r.mode, r.type, r.name, str(r.module))
-        line = dumps({"r": where, "k": addr.key, "d": deposed, "p": provider, "o": enc})
+        line = journal.record(addr, provider, enc, deposed)
         self.state.set_object(addr, provider, obj, deposed)
         self.changed = True
-        self._pending.append(line + b"\n")
+        self._pending.append(line)
         if on_durable is not None:
             self._callbacks.append(on_durable)
         self._idle = anyio.Event() if self._idle.is_set() else self._idle

@@ -158,7 +158,7 @@ def test_an_unreadable_state_is_an_error_on_stderr(workdir: Workdir, json_flag: 
     (workdir.path / "terraform.tfstate").write_text("{not json")
     res = workdir.strata("output", *json_flag)
     assert res.returncode == 1 and res.stdout == "", res
-    assert "Error: Failed to load state" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert "Error: Unsupported state file format" in res.stderr and "Traceback" not in res.stderr, res.stderr
 
 
 SHOWN = """\

@@ -1,4 +1,4 @@
-"""The state journal (engine/statestore.py): durable before reported, replayed after a crash, locked."""
+"""The state journal (engine/state/store.py): durable before reported, replayed after a crash, locked."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.diagnostics import StrataError
+from engine.state.journal import frame, header
 from engine.state.model import ObjectState, State
 from engine.state.store import StateLockError, StateStore
 from tests.conftest import REPO, Workdir
@@ -45,7 +46,7 @@ def journal_records(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_bytes().split(b"\n"):
         if line.strip():
-            rec = orjson.loads(line)
+            rec = orjson.loads(line[9:])  # after the record's checksum and a space
             if "lineage" not in rec:
                 out.append(rec)
     return out
@@ -280,8 +281,8 @@ def _journal_with_torn_tail(state_path: Path, lineage: str) -> Path:
                   "attributes": {"id": "id-a", "input": {"value": "a", "type": "string"},
                                  "output": {"value": "a", "type": "string"}, "triggers_replace": None},
                   "sensitive_attributes": []}}
-    torn = orjson.dumps({**good, "r": ["managed", "terraform_data", "b"]})[:40]
-    journal.write_bytes(orjson.dumps({"lineage": lineage}) + b"\n" + orjson.dumps(good) + b"\n" + torn)
+    torn = frame(orjson.dumps({**good, "r": ["managed", "terraform_data", "b"]}))[:40]
+    journal.write_bytes(header(lineage) + frame(orjson.dumps(good)) + torn)
     return journal
 
 
