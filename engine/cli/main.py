@@ -10,7 +10,6 @@ import contextlib
 import errno
 import gc
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -21,7 +20,14 @@ import orjson
 
 from engine.addrs import InstanceAddr, parse_instance_addr
 from engine.apply.graph import build_apply_graph
-from engine.backend.operations import Options, Planned, apply_planned, import_resource, make_plan
+from engine.backend.operations import (
+    Options,
+    Planned,
+    apply_planned,
+    import_resource,
+    make_plan,
+    open_state,
+)
 from engine.cli.args import (
     USAGE,
     Args,
@@ -61,6 +67,7 @@ from engine.render.text import (
 from engine.render.value_text import output_text
 from engine.state import edit as statemove
 from engine.state.codec import encode_attributes
+from engine.state.lock import WAIT_MESSAGE as LOCK_WAIT_MESSAGE
 from engine.state.store import StateStore
 from engine.values import UNKNOWN, cty_type, to_json
 
@@ -154,10 +161,16 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
                              for name, (v, s) in sorted(outputs.items())})
 
 
-async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lock: bool = False) -> Planned:
+def _lock_waiting(out: Output) -> Callable[[], None]:
+    """terraform's note when a lock is slow to come (-lock-timeout)."""
+    return lambda: out.text(LOCK_WAIT_MESSAGE)
+
+
+async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, store: StateStore,
+                     providers: Providers) -> Planned:
     """:func:`make_plan`; when planning stops at errors, what terraform prints before them."""
     try:
-        return await make_plan(opts, out.emit, destroy=destroy, lock=lock)
+        return await make_plan(opts, out.emit, destroy=destroy, providers=providers, store=store)
     except DiagnosticsError as exc:
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
@@ -186,8 +199,9 @@ async def cmd_plan(a: Args, out: Output) -> int:
         out.emit(ev.version())
     save_to = a.flags.get("out")
     config = planfile.config_digest(opts.chdir) if save_to else ""  # what the plan is made from
-    p = await _make_plan(opts, out, destroy=destroy, command="plan")
-    p.store.unlock()
+    providers = Providers()
+    async with open_state(opts, "OperationTypePlan", providers, writes=False, on_wait=_lock_waiting(out)) as store:
+        p = await _make_plan(opts, out, destroy=destroy, command="plan", store=store, providers=providers)
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -234,39 +248,43 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                                "Enable the -auto-approve option.")])
         return 1
     existed = os.path.exists(opts.state_file())
-    p = await _make_plan(opts, out, destroy=destroy or bool(saved and saved.destroy), command="apply", lock=True)
-    try:
-        if saved is not None:
-            _check_saved_plan(saved, p, existed)
-        out.emit(ev.change_summary(p.plan.counts(), "plan"))
-        if p.plan.outputs or p.plan.prior_outputs:
-            out.emit(_plan_outputs_event(p.plan))
-        if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
-            out.text(render_plan(p.plan, p.providers.dynamic_attrs))
-        if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
-            p.store.unlock()
-            _warn(out, p.warnings)
-            if p.plan.targeted:
-                _warn(out, [_TARGETING])
-            if destroy:
-                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
-                out.text("\nDestroy complete! Resources: 0 destroyed.\n")
-            else:
-                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
-                if not refresh_cmd:
-                    out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
-                out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
-                _print_outputs(out, p.state.outputs)
-            return 0
-        if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
-            if not _confirm(destroy, p.plan.refresh_only):
-                p.store.unlock()
-                out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
-                return 1
-            out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
-    except BaseException:
-        p.store.unlock()
-        raise
+    providers = Providers()
+    operation = "OperationTypeRefresh" if refresh_cmd else "OperationTypeApply"
+    async with open_state(opts, operation, providers, on_wait=_lock_waiting(out)) as store:
+        p = await _make_plan(opts, out, destroy=destroy or bool(saved and saved.destroy), command="apply",
+                             store=store, providers=providers)
+        return await _apply_locked(a, out, opts, p, saved, existed, destroy, refresh_cmd)
+
+
+async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: planfile.SavedPlan | None,
+                        existed: bool, destroy: bool, refresh_cmd: bool) -> int:
+    """The rest of :func:`cmd_apply`, under the state's lock."""
+    if saved is not None:
+        _check_saved_plan(saved, p, existed)
+    out.emit(ev.change_summary(p.plan.counts(), "plan"))
+    if p.plan.outputs or p.plan.prior_outputs:
+        out.emit(_plan_outputs_event(p.plan))
+    if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
+        out.text(render_plan(p.plan, p.providers.dynamic_attrs))
+    if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
+        _warn(out, p.warnings)
+        if p.plan.targeted:
+            _warn(out, [_TARGETING])
+        if destroy:
+            out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
+            out.text("\nDestroy complete! Resources: 0 destroyed.\n")
+        else:
+            out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
+            if not refresh_cmd:
+                out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
+            out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
+            _print_outputs(out, p.state.outputs)
+        return 0
+    if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
+        if not _confirm(destroy, p.plan.refresh_only):
+            out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
+            return 1
+        out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
     result = await apply_planned(p, opts, out.emit)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
@@ -433,8 +451,10 @@ async def cmd_graph(a: Args, out: Output) -> int:
         sys.stdout.write(resource_graph(module).to_dot())
         return 0
     opts.refresh = False
-    p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")))
-    p.store.unlock()
+    providers = Providers()
+    async with open_state(opts, "OperationTypePlan", providers, writes=False) as store:
+        p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")),
+                            providers=providers, store=store)
     graph, _work = build_apply_graph(p.plan)
     sys.stdout.write(graph.to_dot())
     return 0
@@ -577,7 +597,7 @@ async def cmd_output(a: Args, out: Output) -> int:
 async def cmd_state(a: Args, out: Output) -> int:
     sub = a.command[1] if len(a.command) > 1 else ""
     if sub in ("rm", "mv"):
-        return _edit_state(a, sub)
+        return await _edit_state(a, out, sub)
     state, providers = _load_state(a)
     if sub == "list":
         filters = a.positional
@@ -619,10 +639,8 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
     if len(a.positional) != 1:
         raise UsageError(f"Exactly one argument expected: strata {'taint' if tainted else 'untaint'} ADDRESS")
     opts = options_from(a)
-    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
-    _require_state(store)
-    store.lock()
-    try:
+    _require_state(opts.state_file())
+    async with open_state(opts, "taint" if tainted else "untaint", Providers(), on_wait=_lock_waiting(out)) as store:
         state = store.load()
         try:
             addr = statemove.set_tainted(state, a.positional[0], tainted)
@@ -633,25 +651,22 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
                                             "an error because -allow-missing was set.")])
                 return 0
             raise
-        state.serial += 1
-        store.write_snapshot(state)
-    finally:
-        store.unlock()
+        store.commit(state)
     sys.stdout.write(f"Resource instance {addr} has been marked as tainted.\n" if tainted else
                      f"Resource instance {addr} has been successfully untainted.\n")
     return 0
 
 
-def _require_state(store: StateStore) -> None:
-    if not os.path.exists(store.path) and not os.path.exists(store.journal_path):
+def _require_state(path: str) -> None:
+    if not os.path.exists(path) and not os.path.exists(os.path.realpath(path) + ".journal"):
         raise DiagnosticsError([error(
             "No state file was found!",
-            f"State management commands require a state file, and there is none at {store.path}. Run this "
+            f"State management commands require a state file, and there is none at {path}. Run this "
             "command in a directory where strata has been run or use the -state flag to point the command "
             "to another state file.")])
 
 
-def _edit_state(a: Args, sub: str) -> int:
+async def _edit_state(a: Args, out: Output, sub: str) -> int:
     """``state rm ADDR...`` / ``state mv SOURCE DESTINATION``, under the state lock, with a backup of
     the state as it was (``-backup=PATH``; ``-backup=-`` for none) and ``-dry-run`` to only say."""
     args = a.positional
@@ -660,12 +675,9 @@ def _edit_state(a: Args, sub: str) -> int:
     if sub == "mv" and len(args) != 2:
         raise UsageError("Exactly two arguments expected: strata state mv SOURCE DESTINATION")
     opts = options_from(a)
-    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
-    _require_state(store)
+    _require_state(opts.state_file())
     dry = bool(a.flags.get("dry-run"))
-    if not dry:
-        store.lock()
-    try:
+    async with open_state(opts, f"state-{sub}", Providers(), writes=not dry, on_wait=_lock_waiting(out)) as store:
         state = store.load()
         if sub == "rm":
             gone = statemove.remove(state, args)
@@ -677,14 +689,8 @@ def _edit_state(a: Args, sub: str) -> int:
             done = "Successfully moved 1 object(s)."
         if not dry:
             backup = a.flags.get("backup") or f"{store.path}.{int(time.time())}.backup"
-            if backup != "-" and os.path.exists(store.path):
-                shutil.copyfile(store.path, backup)
-            state.serial += 1
-            store.write_snapshot(state)
+            store.commit(state, backup=None if backup == "-" else backup)
             lines.append(done)
-    finally:
-        if not dry:
-            store.unlock()
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -810,6 +816,10 @@ async def dispatch(a: Args, out: Output) -> int:
             return await cmd_apply(a, out, refresh_cmd=True)
         if cmd in ("taint", "untaint"):
             return await cmd_taint(a, out, cmd == "taint")
+        if cmd == "force-unlock":
+            from engine.cli.force_unlock import cmd_force_unlock
+
+            return cmd_force_unlock(a)
         if cmd == "version":
             if out.json:
                 sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")
