@@ -6,6 +6,7 @@ diagnostic and exit 1; they never show a traceback.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import gc
@@ -13,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import orjson
@@ -846,7 +847,39 @@ async def dispatch(a: Args, out: Output) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The ``strata`` command. Called without ``argv`` it is the program (it reads ``sys.argv``),
+    and owns the process: out of memory, it ends it at once with one line."""
+    if argv is not None:
+        return _main(argv, owns_process=False)
+    deferred = _DeferredReports()
+    sys.unraisablehook = deferred.hook
+    try:
+        code = _main(sys.argv[1:], owns_process=True)
+    finally:
+        sys.unraisablehook = sys.__unraisablehook__
+    deferred.report()
+    return code
+
+
+class _DeferredReports:
+    """Holds the interpreter's "Exception ignored in ..." reports until the run is over. When the
+    run ran out of memory, they are what the event loop's half-unwound task groups say about it
+    ("Nursery misnesting") and are dropped with the process; otherwise they are printed then.
+
+    The hook is a deque's bound ``append``: called without a Python frame, into blocks the deque
+    recycles, so that it works when memory is exhausted (a hook that fails is itself reported)."""
+
+    def __init__(self) -> None:
+        self.pending: collections.deque[Any] = collections.deque(maxlen=50)
+        self.hook = self.pending.append
+
+    def report(self) -> None:
+        for r in self.pending:
+            sys.__unraisablehook__(r)
+        self.pending.clear()
+
+
+def _main(argv: list[str], owns_process: bool) -> int:
     # strata builds millions of small, acyclic objects (values, addresses, events) that live
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
@@ -877,6 +910,8 @@ def main(argv: list[str] | None = None) -> int:
             # a count or for_each far beyond this machine: one line, not a traceback (the state on
             # disk holds everything an apply completed)
             sys.stderr.write("strata: out of memory (is a count or for_each much larger than intended?)\n")
+            if owns_process:
+                _exit_now(1)
             return 1
         if not _raised(exc, KeyboardInterrupt):  # Ctrl-C
             raise
@@ -895,6 +930,21 @@ def main(argv: list[str] | None = None) -> int:
             code = code or 1
         _stdout_to_devnull()
     return code
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Exit without the interpreter's finalization. After running out of memory, the event loop's
+    half-unwound task groups and coroutines are collected at exit, and each complains ("Exception
+    ignored ... Nursery misnesting", "Bad file descriptor"), burying the one line that matters.
+    Nothing is lost by skipping it: the journal is fsync'd as objects finish; the state's lock,
+    which the operation could not unwind to, is released here."""
+    from engine.state.lock import release_held
+
+    release_held()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, MemoryError):
+            stream.flush()
+    os._exit(code)
 
 
 def _stdout_to_devnull() -> None:

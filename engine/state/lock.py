@@ -235,6 +235,7 @@ class StateLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
+            _held.discard(self)
         self.state = LockState.RELEASED
 
     async def __aenter__(self) -> StateLock:
@@ -294,6 +295,19 @@ class StateLock:
         self._fd = fd
         self.info = info
         self.state = LockState.HELD
+        _held.add(self)
+
+
+_held: set[StateLock] = set()
+"""The locks this process holds: released by :func:`release_held` when it must end at once."""
+
+
+def release_held() -> None:
+    """Release every lock this process holds, for a process that ends without unwinding (out of
+    memory): its files are removed as they would have been, not left to be taken over."""
+    for lock in list(_held):
+        with contextlib.suppress(OSError, LockMisuseError):
+            lock.release()
 
 
 _HELD = "resource temporarily unavailable"  # Go's text for EWOULDBLOCK, as terraform prints it

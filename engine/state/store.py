@@ -95,6 +95,9 @@ or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
         self.path = path
         self.real_path = os.path.realpath(path)
         self.journal_path = self.real_path + ".journal"
+        # in messages: beside the path as given, unless that is a link to a file elsewhere
+        linked = self.real_path != os.path.abspath(path)
+        self.shown_journal_path = self.journal_path if linked else os.path.normpath(path) + ".journal"
         self.dynamic_attrs = dynamic_attrs
         self.fsync = fsync
         self._lock: StateLock | None = None
@@ -138,7 +141,7 @@ or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
         if os.path.isdir(self.real_path):
             raise StatePathError("state", self.path)
         if os.path.isdir(self.journal_path):
-            raise StatePathError("state journal", self.journal_path)
+            raise StatePathError("state journal", self.shown_journal_path)
 
     # ------------------------------------------------------------------ reading
 
@@ -201,7 +204,7 @@ or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
         journal) comes through here. ``backup``: where the snapshot as it was is copied first."""
         if backup is not None and os.path.exists(self.real_path):
             try:
-                shutil.copyfile(self.real_path, backup)
+                shutil.copy(self.real_path, backup)  # the mode too
             except OSError as exc:
                 raise StateSnapshotError(backup, exc, None) from None
         state.serial += 1
@@ -242,15 +245,15 @@ or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
                     os.link(real, backup)
                 except OSError:
                     with contextlib.suppress(OSError):
-                        shutil.copyfile(real, backup)
+                        shutil.copy(real, backup)  # the mode too: a backup is as private as its state
             os.replace(tmp, real)
             if self.fsync:
                 _fsync_dir(os.path.dirname(real))
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            journal = self.journal_path if os.path.exists(self.journal_path) else None
-            raise StateSnapshotError(self.path, exc, journal) from None
+            journal = self.shown_journal_path if os.path.exists(self.journal_path) else None
+            raise StateSnapshotError(os.path.normpath(self.path), exc, journal) from None
 
     @contextlib.asynccontextmanager
     async def writer(self, state: State) -> AsyncIterator[StateWriter]:
@@ -320,11 +323,11 @@ class StateWriter:
                 os.fdatasync(self._fd)
                 _fsync_dir(os.path.dirname(path))
         except IsADirectoryError:
-            raise StatePathError("state journal", path) from None
+            raise StatePathError("state journal", self.store.shown_journal_path) from None
         except OSError as exc:
             # before any operation: nothing was changed, and nothing can be recorded
             raise DiagnosticsError([error("Failed to write the state journal",
-                                          f"{go_error('open', path, exc)}: nothing was changed. strata records "
+                                          f"{go_error('open', self.store.shown_journal_path, exc)}: nothing was changed. strata records "
                                           "every change in the journal before it reports it, and cannot write "
                                           "it here.")]) from None
         if self.store.fsync:
