@@ -5,11 +5,11 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
@@ -84,18 +84,35 @@ class Planned:
     """What the plan found worth saying that stopped nothing (values for undeclared variables)."""
 
 
-@contextlib.asynccontextmanager
-async def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,
-                     on_wait: Callable[[], None] | None = None) -> AsyncIterator[StateStore]:
+def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,
+               on_wait: Callable[[], None] | None = None) -> OperationState:
+    """``async with open_state(opts, "OperationTypeApply", providers) as store``: see :class:`OperationState`."""
+    return OperationState(opts, operation, providers, writes=writes, on_wait=on_wait)
+
+
+class OperationState:
     """The state for one operation, its lock held for the whole block and released when it ends,
     however it ends: the one place an operation takes the lock. ``operation`` is recorded in the
     lock (terraform's names: OperationTypePlan, OperationTypeApply, state-rm, ...); ``writes=False``
     for an operation that only reads (plan). ``on_wait``: called once a wait for another holder
-    (``-lock-timeout``) has lasted long enough to say so."""
-    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
-    async with store.locked(operation, enabled=opts.lock, timeout=opts.lock_timeout, writes=writes,
-                            on_wait=on_wait):
-        yield store
+    (``-lock-timeout``) has lasted long enough to say so.
+
+    A class rather than a generator: leaving it allocates next to nothing, which matters when the
+    operation is unwinding because memory ran out."""
+
+    def __init__(self, opts: Options, operation: str, providers: Providers, *, writes: bool = True,
+                 on_wait: Callable[[], None] | None = None) -> None:
+        self.store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+        self.lock = self.store.locked(operation, enabled=opts.lock, timeout=opts.lock_timeout, writes=writes,
+                                      on_wait=on_wait)
+
+    async def __aenter__(self) -> StateStore:
+        await self.lock.acquire()
+        return self.store
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        self.lock.release()
 
 
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,

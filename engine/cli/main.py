@@ -850,15 +850,19 @@ def main(argv: list[str] | None = None) -> int:
     """The ``strata`` command. Called without ``argv`` it is the program (it reads ``sys.argv``),
     and owns the process: out of memory, it ends it at once with one line."""
     if argv is not None:
-        return _main(argv, owns_process=False)
+        return _main(argv, None)
     deferred = _DeferredReports()
     sys.unraisablehook = deferred.hook
+    deferred.reserve = bytearray(_RESERVE)
     try:
-        code = _main(sys.argv[1:], owns_process=True)
+        code = _main(sys.argv[1:], deferred)
     finally:
         sys.unraisablehook = sys.__unraisablehook__
     deferred.report()
     return code
+
+
+_RESERVE = 32 << 20  # bytes
 
 
 class _DeferredReports:
@@ -872,6 +876,9 @@ class _DeferredReports:
     def __init__(self) -> None:
         self.pending: collections.deque[Any] = collections.deque(maxlen=50)
         self.hook = self.pending.append
+        self.reserve: bytearray | None = None
+        """Address space set aside for ending the run: freed first when it fails, so that telling
+        whether memory ran out, and saying so, does not itself run out of memory."""
 
     def report(self) -> None:
         for r in self.pending:
@@ -879,7 +886,9 @@ class _DeferredReports:
         self.pending.clear()
 
 
-def _main(argv: list[str], owns_process: bool) -> int:
+def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
+    """``main``; ``deferred``: the reports held back while this, the program, owns the process."""
+    owns_process = deferred is not None
     # strata builds millions of small, acyclic objects (values, addresses, events) that live
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
@@ -906,9 +915,17 @@ def _main(argv: list[str], owns_process: bool) -> int:
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
     except BaseException as exc:
-        if _raised(exc, MemoryError):
+        if deferred is not None:
+            deferred.reserve = None
+        if _out_of_memory(exc, deferred):
             # a count or for_each far beyond this machine: one line, not a traceback (the state on
             # disk holds everything an apply completed)
+            if owns_process:
+                # from here on, what the interpreter would report is the exhaustion's aftermath:
+                # no collection to run finalizers, and a hook that drops reports and cannot fail
+                # (a builtin that allocates nothing)
+                gc.disable()
+                sys.unraisablehook = bool
             sys.stderr.write("strata: out of memory (is a count or for_each much larger than intended?)\n")
             if owns_process:
                 _exit_now(1)
@@ -955,6 +972,26 @@ def _stdout_to_devnull() -> None:
 
 
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
+
+
+def _out_of_memory(exc: BaseException, deferred: _DeferredReports | None) -> bool:
+    """Whether the run ended because memory ran out: a MemoryError anywhere in what ended it (its
+    causes and contexts, inside groups), or among the reports held back meanwhile. When memory
+    runs out inside the event loop itself, what reaches here may be the loop's own internal error
+    about the state the MemoryError left it in."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, MemoryError):
+            return True
+        if isinstance(e, BaseExceptionGroup):
+            stack.extend(e.exceptions)
+        stack.extend(n for n in (e.__cause__, e.__context__) if n is not None)
+    return deferred is not None and any(isinstance(r.exc_value, MemoryError) for r in deferred.pending)
 
 
 def _raised(exc: BaseException, kind: type[BaseException]) -> bool:

@@ -105,27 +105,23 @@ or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
 
     # ------------------------------------------------------------------ locking
 
-    @contextlib.asynccontextmanager
-    async def locked(self, operation: str, *, enabled: bool = True, timeout: float = 0.0,
-                     writes: bool = True, on_wait: Callable[[], None] | None = None) -> AsyncIterator[StateLock]:
-        """The lock for one operation, held for the block (``enabled=False``: ``-lock=false``).
+    def locked(self, operation: str, *, enabled: bool = True, timeout: float = 0.0, writes: bool = True,
+               on_wait: Callable[[], None] | None = None) -> StateLock:
+        """The lock for one operation, to hold with ``async with`` (``enabled=False``: ``-lock=false``).
         ``writes=False`` (plan): the operation reads under the lock and writes nothing, not even a
-        journal a crashed apply left (the next apply compacts it)."""
-        if self._lock is not None and self._lock.state in (LockState.HELD, LockState.UNGUARDED):
+        journal a crashed apply left (the next apply compacts it). The store may write only while
+        this lock is held."""
+        if self._lock is not None and self._lock.may_write:
             raise LockMisuseError("acquire", self._lock.state)
-        lock = StateLock(self.path, operation, enabled=enabled, timeout=timeout, on_wait=on_wait)
-        async with lock:
-            self._lock, self._writes = lock, writes
-            try:
-                yield lock
-            finally:
-                self._writes = True
+        self._lock = StateLock(self.path, operation, enabled=enabled, timeout=timeout, on_wait=on_wait)
+        self._writes = writes
+        return self._lock
 
     def lock(self, operation: str = "OperationTypeApply") -> None:
         """Take the lock now, without waiting (for callers outside an operation, and tests)."""
         lock = StateLock(self.path, operation)
         lock.try_acquire()
-        self._lock = lock
+        self._lock, self._writes = lock, True
 
     def unlock(self) -> None:
         """Release what :meth:`lock` took; nothing when it holds nothing."""
