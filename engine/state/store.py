@@ -65,8 +65,9 @@ class StateSnapshotError(DiagnosticsError):
         detail = f"strata could not write the state snapshot {path}: {self.reason}."
         if journal is not None:
             detail += (f" Nothing is lost: the state journal {journal} still holds every change, and the next "
-                       "strata command that takes the state lock (plan, apply) writes the snapshot from it. "
-                       "Free some space and run strata plan.")
+                       "command that changes the state (apply, destroy, refresh, state rm, taint) first writes "
+                       "the snapshot from it; plan and state list read it as it is. Free some space and run "
+                       "strata apply.")
         super().__init__([error("Failed to write the state snapshot", detail)])
 
 
@@ -87,8 +88,8 @@ class StateStore:
     are those it names once symlinks are resolved (``real_path``), so a linked state file is written
     through the link, and two links to one file share one journal and one lock. The one writer:
     :meth:`commit` and :meth:`writer` are the only ways a state reaches the disk, and the serial
-    moves on only in :meth:`commit`. An operation writes only while it holds the lock (:meth:`locked`;
-or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
+    moves on only in :meth:`commit`. An operation writes only while it holds the lock (:meth:`locked`,
+    or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
     """
 
     def __init__(self, path: str, dynamic_attrs: DynamicAttrs, fsync: bool = True) -> None:
