@@ -15,7 +15,7 @@ inside a layer, modules import each other without cycles.
                                       the promises the core checks, a framework, the registry
     config                            a module loaded from its files, input variables, conditions,
                                       an instance's configuration evaluated against its schema
-    state                             state in memory, the v4 format, the one writer, state edits
+    state                             state in memory, the v4 format, the one writer, its lock, state edits
     plans                             the Plan: the value apply is given, and its file (plan -out)
     planning                          refresh, targeting, forced create_before_destroy, the planner
     apply                             the apply graph built from a plan, and its execution

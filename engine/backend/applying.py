@@ -55,41 +55,39 @@ def limits_of(module: Module, limits: Limits) -> Limits:
 async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelism: int = 10,
                      fail_fast: bool = False, on_signals: bool = False, limits: Limits | None = None
                      ) -> ApplyResult:
-    """Apply ``p.plan``; the state is written as objects complete, and the lock released at the end."""
+    """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
+    (:func:`engine.backend.operations.open_state`), released when that block ends."""
+    graph, work = build_apply_graph(p.plan)
+    # configuration, plan and graph live until the end: move them out of the collector's
+    # sight so its passes during the walk only scan what the walk creates. (No collection
+    # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
+    gc.freeze()
+    # one view of the applied values, shared by resources, locals and outputs
+    resolver = ApplyResolver(p.module, p.state, p.plan.expansions)
+    sensitivity = sensitivity_of(p.module, p.providers)
+    local_value = _apply_locals(p, resolver, sensitivity)
     try:
-        graph, work = build_apply_graph(p.plan)
-        # configuration, plan and graph live until the end: move them out of the collector's
-        # sight so its passes during the walk only scan what the walk creates. (No collection
-        # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
-        gc.freeze()
-        # one view of the applied values, shared by resources, locals and outputs
-        resolver = ApplyResolver(p.module, p.state, p.plan.expansions)
-        sensitivity = sensitivity_of(p.module, p.providers)
-        local_value = _apply_locals(p, resolver, sensitivity)
-        try:
-            async with p.store.writer(p.state) as writer:
-                applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                                  resolver, local_value, limits_of(p.module, limits or Limits()))
-                applier.record_data_reads()
-                if p.plan.refresh_only and p.plan.drift:
-                    writer.changed = True  # the refreshed objects are what this apply records
-                result = await applier.run(parallelism, fail_fast, on_signals)
-                outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
-                if outputs != p.state.outputs:
-                    writer.changed = True
-                p.state.outputs = outputs
-            return result
-        except BaseExceptionGroup as group:
-            # a state write failure cancels the walk: report it as itself, not as a task-group error
-            failure = group.subgroup(lambda e: isinstance(e, StrataError))
-            if failure is None:
-                raise
-            first: BaseException = failure
-            while isinstance(first, BaseExceptionGroup):
-                first = first.exceptions[0]
-            raise first from group
-    finally:
-        p.store.unlock()
+        async with p.store.writer(p.state) as writer:
+            applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                              resolver, local_value, limits_of(p.module, limits or Limits()))
+            applier.record_data_reads()
+            if p.plan.refresh_only and p.plan.drift:
+                writer.changed = True  # the refreshed objects are what this apply records
+            result = await applier.run(parallelism, fail_fast, on_signals)
+            outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
+            if outputs != p.state.outputs:
+                writer.changed = True
+            p.state.outputs = outputs
+        return result
+    except BaseExceptionGroup as group:
+        # a state write failure cancels the walk: report it as itself, not as a task-group error
+        failure = group.subgroup(lambda e: isinstance(e, StrataError))
+        if failure is None:
+            raise
+        first: BaseException = failure
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from group
 
 
 def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity) -> Callable[[str, int], Any]:

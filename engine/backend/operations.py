@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 from engine.addrs import InstanceAddr
@@ -56,6 +57,10 @@ class Options:
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
     its own signal handling)."""
+    lock: bool = True
+    """Take the state lock (``-lock=false``: don't; another operation may then write at the same time)."""
+    lock_timeout: float = 0.0
+    """Seconds to wait for another operation's lock (``-lock-timeout``); 0: fail at once."""
 
     def state_file(self) -> str:
         if os.path.isabs(self.state_path):
@@ -63,15 +68,48 @@ class Options:
         return os.path.join(self.chdir, self.state_path)
 
 
+def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,
+               on_wait: Callable[[], None] | None = None) -> OperationState:
+    """``async with open_state(opts, "OperationTypeApply", providers) as store``: see :class:`OperationState`."""
+    return OperationState(opts, operation, providers, writes=writes, on_wait=on_wait)
+
+
+class OperationState:
+    """The state for one operation, its lock held for the whole block and released when it ends,
+    however it ends: the one place an operation takes the lock. ``operation`` is recorded in the
+    lock (terraform's names: OperationTypePlan, OperationTypeApply, state-rm, ...); ``writes=False``
+    for an operation that only reads (plan). ``on_wait``: called once a wait for another holder
+    (``-lock-timeout``) has lasted long enough to say so.
+
+    A class rather than a generator: leaving it allocates next to nothing, which matters when the
+    operation is unwinding because memory ran out."""
+
+    def __init__(self, opts: Options, operation: str, providers: Providers, *, writes: bool = True,
+                 on_wait: Callable[[], None] | None = None) -> None:
+        self.store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+        self.lock = self.store.locked(operation, enabled=opts.lock, timeout=opts.lock_timeout, writes=writes,
+                                      on_wait=on_wait)
+
+    async def __aenter__(self) -> StateStore:
+        await self.lock.acquire()
+        return self.store
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        self.lock.release()
+
+
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
-                    providers: Providers | None = None, lock: bool = False) -> Planned:
-    """Load everything and plan. Raises DiagnosticsError on any user mistake."""
+                    providers: Providers | None = None, store: StateStore | None = None) -> Planned:
+    """Load everything and plan. Raises DiagnosticsError on any user mistake.
+
+    ``store``: the state, from :func:`open_state` (locked); without one, the state is read
+    unlocked, as by a library caller that coordinates on its own."""
     digest = config_digest(opts.chdir)  # before loading: what the plan is made from
     module = load_module(opts.chdir)
     providers = providers or Providers()
-    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
-    if lock:
-        store.lock()
+    if store is None:
+        store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
     warnings: list[Diagnostic] = []
     try:
         state = store.load()
@@ -108,15 +146,11 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             warnings += [d for d in planner.diags if d.severity == "warning"]
             raise PlanningFailed(exc.diagnostics, planner.plan, providers.dynamic_attrs) from None
     except DiagnosticsError as exc:
-        store.unlock()
         diags = module.with_context(list(exc.diagnostics))
         again = (PlanningFailed(diags, exc.partial, exc.types) if isinstance(exc, PlanningFailed)
                  else DiagnosticsError(diags))
         again.warnings = tuple(module.with_context(list(warnings)))
         raise again from None
-    except BaseException:
-        store.unlock()
-        raise
     warnings += module.with_context([d for d in planner.diags if d.severity == "warning"])  # a condition's withheld message
     return Planned(module, state, plan, store, providers, warnings)
 
@@ -172,16 +206,17 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
 
 
 async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Event], None],
-                          providers: Providers | None = None) -> Planned:
+                          providers: Providers | None = None, store: StateStore | None = None) -> Planned:
     """A plan read back from a file, ready to apply without planning again: the state locked and
     loaded, the one the plan was made from (lineage and serial), with what refresh found put back;
     the configuration unchanged (its digest); the providers configured. Otherwise diagnostics say
-    which, and nothing is changed."""
+    which, and nothing is changed. ``store``: the state, from :func:`open_state` (locked), as for
+    :func:`make_plan`."""
     plan = saved.plan
     providers = providers or Providers()
-    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+    if store is None:
+        store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
     existed = os.path.exists(opts.state_file())
-    store.lock()
     module: Module | None = None
     try:
         state = store.load()
@@ -198,11 +233,7 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
         planner._raise_if_errors()
         prior_state(plan, state)
     except DiagnosticsError as exc:
-        store.unlock()
         raise DiagnosticsError(module.with_context(list(exc.diagnostics)) if module else exc.diagnostics) from None
-    except BaseException:
-        store.unlock()
-        raise
     return Planned(module, state, plan, store, providers)
 
 
@@ -249,9 +280,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         raise DiagnosticsError([error("Invalid import address",
                                       f"{addr.resource} {how}; {addr} does not match it.", rc.range)])
     providers = providers or Providers()
-    store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
-    store.lock()
-    try:
+    async with open_state(opts, "import", providers) as store:
         state = store.load()
         if state.object(addr) is not None:
             raise DiagnosticsError([error("Resource already managed by strata",
@@ -293,5 +322,3 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         async with store.writer(state) as writer:
             writer.put(addr, providers.state_address(rc.provider_key), obj)
         return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"
-    finally:
-        store.unlock()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ Other commands:
   taint         Mark a resource instance for replacement: taint ADDR (untaint: undo)
   refresh       Bring the state up to date with the real objects (apply -refresh-only -auto-approve)
   import        Associate an existing object with a resource: import ADDR ID
+  force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
 
@@ -63,11 +65,14 @@ Options (terraform's spelling; --flag value also works):
   -no-color             Diagnostics without their frame, as terraform prints them (output is never colored)
   -quiet                No event output at all (diagnostics still go to stderr)
   -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
+  -lock=false           Don't take the state lock (commands that use the state; not recommended)
+  -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
+  -force                force-unlock: don't ask for confirmation
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing", "refresh-only"}
+               "dry-run", "allow-missing", "refresh-only", "force"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
@@ -78,8 +83,10 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint", "refresh"})
+                             "init", "output", "taint", "untaint", "refresh", "force-unlock"})
 _APPLYING = frozenset({"apply", "destroy"})
+_LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
+"""The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
 _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some commands only
     "auto-approve": _APPLYING,
     "fail-fast": _APPLYING,
@@ -100,6 +107,9 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "dry-run": frozenset({"state"}),
     "allow-missing": frozenset({"taint", "untaint"}),
     "backup": frozenset({"state"}),
+    "lock": _LOCKING,
+    "lock-timeout": _LOCKING,
+    "force": frozenset({"force-unlock"}),
 }
 
 
@@ -121,6 +131,11 @@ def check_options_for(a: Args) -> None:
         if a.flags.get("refresh") is False:
             raise UsageError("Incompatible refresh options: -refresh-only with -refresh=false would have "
                              "nothing to do.")
+    if cmd == "state" and a.command[1:2] not in (["rm"], ["mv"]):
+        for name in ("lock", "lock-timeout"):  # state list and show read without the lock, as terraform's
+            if name in given:
+                raise UsageError(f'The -{name} option is not valid for "strata state {" ".join(a.command[1:2])}":'
+                                 ' it is for state rm and state mv.')
     for name in sorted(given):
         allowed = _ONLY_FOR.get(name)
         if allowed is not None and cmd in _KNOWN_COMMANDS and cmd not in allowed:
@@ -217,7 +232,15 @@ def options_from(a: Args) -> Options:
         except ValueError:
             raise UsageError(f'Invalid -retries value "{a.flags["retries"]}": a whole number of at least 0 '
                              "is required.") from None
+    timeout = a.flags.get("lock-timeout", "0s")
+    try:
+        lock_timeout = parse_duration(timeout)
+    except ValueError:
+        raise UsageError(f'Failed to parse command-line flags\ninvalid value "{timeout}" for flag -lock-timeout: '
+                         "parse error") from None
     return Options(
+        lock=bool(a.flags.get("lock", True)),
+        lock_timeout=lock_timeout,
         limits=limits,
         chdir=a.flags.get("chdir", "."),
         state_path=a.flags.get("state", "terraform.tfstate"),
@@ -230,6 +253,22 @@ def options_from(a: Args) -> Options:
         targets=tuple(a.targets),
         refresh_only=bool(a.flags.get("refresh-only", False)),
     )
+
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in Go's duration syntax, as terraform's -lock-timeout takes it: ``20s``, ``1m30s``,
+    ``1.5h``, ``300ms``; ``0`` alone needs no unit. ValueError otherwise (a bare ``5`` too)."""
+    body = text[1:] if text[:1] in "+-" else text
+    if body == "0":
+        return 0.0
+    if not body or _DURATION.sub("", body) != "":
+        raise ValueError(text)
+    seconds = sum(float(n) * _UNITS[u] for n, u in _DURATION.findall(body))
+    return -seconds if text.startswith("-") else seconds
 
 
 def enter_chdir(argv: list[str]) -> list[str]:

@@ -6,15 +6,15 @@ diagnostic and exit 1; they never show a traceback.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import gc
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import orjson
@@ -28,6 +28,7 @@ from engine.backend.operations import (
     import_resource,
     make_plan,
     open_saved_plan,
+    open_state,
 )
 from engine.cli.args import (
     USAGE,
@@ -69,6 +70,7 @@ from engine.render.text import (
 from engine.render.value_text import output_text
 from engine.state import edit as statemove
 from engine.state.codec import encode_attributes
+from engine.state.lock import WAIT_MESSAGE as LOCK_WAIT_MESSAGE
 from engine.state.store import StateStore
 from engine.values import UNKNOWN, cty_type, to_json
 
@@ -162,10 +164,16 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
                              for name, (v, s) in sorted(outputs.items())})
 
 
-async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, lock: bool = False) -> Planned:
+def _lock_waiting(out: Output) -> Callable[[], None]:
+    """terraform's note when a lock is slow to come (-lock-timeout)."""
+    return lambda: out.text(LOCK_WAIT_MESSAGE)
+
+
+async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, store: StateStore,
+                     providers: Providers) -> Planned:
     """:func:`make_plan`; when planning stops at errors, what terraform prints before them."""
     try:
-        return await make_plan(opts, out.emit, destroy=destroy, lock=lock)
+        return await make_plan(opts, out.emit, destroy=destroy, providers=providers, store=store)
     except DiagnosticsError as exc:
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
@@ -193,8 +201,9 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if out.json:
         out.emit(ev.version())
     save_to = a.flags.get("out")
-    p = await _make_plan(opts, out, destroy=destroy, command="plan")
-    p.store.unlock()
+    providers = Providers()
+    async with open_state(opts, "OperationTypePlan", providers, writes=False, on_wait=_lock_waiting(out)) as store:
+        p = await _make_plan(opts, out, destroy=destroy, command="plan", store=store, providers=providers)
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -240,40 +249,43 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
                                "strata cannot ask for interactive approval when -json or -quiet is set. "
                                "Enable the -auto-approve option.")])
         return 1
-    if saved is not None:  # applied as it was recorded: no planning again
-        p = await open_saved_plan(opts, saved, out.emit)
-    else:
-        p = await _make_plan(opts, out, destroy=destroy, command="apply", lock=True)
-    try:
-        out.emit(ev.change_summary(p.plan.counts(), "plan"))
-        if p.plan.outputs or p.plan.prior_outputs:
-            out.emit(_plan_outputs_event(p.plan))
-        if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
-            out.text(render_plan(p.plan, p.providers.dynamic_attrs))
-        if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
-            p.store.unlock()
-            _warn(out, p.warnings)
-            if p.plan.targeted:
-                _warn(out, [_TARGETING])
-            if destroy:
-                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
-                out.text("\nDestroy complete! Resources: 0 destroyed.\n")
-            else:
-                out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
-                if not refresh_cmd:
-                    out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
-                out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
-                _print_outputs(out, p.state.outputs)
-            return 0
-        if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
-            if not _confirm(destroy, p.plan.refresh_only):
-                p.store.unlock()
-                out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
-                return 1
-            out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
-    except BaseException:
-        p.store.unlock()
-        raise
+    providers = Providers()
+    operation = "OperationTypeRefresh" if refresh_cmd else "OperationTypeApply"
+    async with open_state(opts, operation, providers, on_wait=_lock_waiting(out)) as store:
+        if saved is not None:  # applied as it was recorded: no planning again
+            p = await open_saved_plan(opts, saved, out.emit, providers, store)
+        else:
+            p = await _make_plan(opts, out, destroy=destroy, command="apply", store=store, providers=providers)
+        return await _apply_locked(a, out, opts, p, saved, destroy, refresh_cmd)
+
+
+async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: planfile.SavedPlan | None,
+                        destroy: bool, refresh_cmd: bool) -> int:
+    """The rest of :func:`cmd_apply`, under the state's lock."""
+    out.emit(ev.change_summary(p.plan.counts(), "plan"))
+    if p.plan.outputs or p.plan.prior_outputs:
+        out.emit(_plan_outputs_event(p.plan))
+    if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
+        out.text(render_plan(p.plan, p.providers.dynamic_attrs))
+    if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
+        _warn(out, p.warnings)
+        if p.plan.targeted:
+            _warn(out, [_TARGETING])
+        if destroy:
+            out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "destroy"))
+            out.text("\nDestroy complete! Resources: 0 destroyed.\n")
+        else:
+            out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
+            if not refresh_cmd:
+                out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
+            out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
+            _print_outputs(out, p.state.outputs)
+        return 0
+    if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
+        if not _confirm(destroy, p.plan.refresh_only):
+            out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
+            return 1
+        out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
     result = await apply_planned(p, opts, out.emit)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
@@ -399,8 +411,10 @@ async def cmd_graph(a: Args, out: Output) -> int:
         sys.stdout.write(resource_graph(module).to_dot())
         return 0
     opts.refresh = False
-    p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")))
-    p.store.unlock()
+    providers = Providers()
+    async with open_state(opts, "OperationTypePlan", providers, writes=False) as store:
+        p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")),
+                            providers=providers, store=store)
     graph, _work = build_apply_graph(p.plan)
     sys.stdout.write(graph.to_dot())
     return 0
@@ -546,7 +560,7 @@ async def cmd_output(a: Args, out: Output) -> int:
 async def cmd_state(a: Args, out: Output) -> int:
     sub = a.command[1] if len(a.command) > 1 else ""
     if sub in ("rm", "mv"):
-        return _edit_state(a, sub)
+        return await _edit_state(a, out, sub)
     state, providers = _load_state(a)
     if sub == "list":
         filters = a.positional
@@ -588,10 +602,8 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
     if len(a.positional) != 1:
         raise UsageError(f"Exactly one argument expected: strata {'taint' if tainted else 'untaint'} ADDRESS")
     opts = options_from(a)
-    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
-    _require_state(store)
-    store.lock()
-    try:
+    _require_state(opts.state_file())
+    async with open_state(opts, "taint" if tainted else "untaint", Providers(), on_wait=_lock_waiting(out)) as store:
         state = store.load()
         try:
             addr = statemove.set_tainted(state, a.positional[0], tainted)
@@ -602,25 +614,22 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
                                             "an error because -allow-missing was set.")])
                 return 0
             raise
-        state.serial += 1
-        store.write_snapshot(state)
-    finally:
-        store.unlock()
+        store.commit(state)
     sys.stdout.write(f"Resource instance {addr} has been marked as tainted.\n" if tainted else
                      f"Resource instance {addr} has been successfully untainted.\n")
     return 0
 
 
-def _require_state(store: StateStore) -> None:
-    if not os.path.exists(store.path) and not os.path.exists(store.journal_path):
+def _require_state(path: str) -> None:
+    if not os.path.exists(path) and not os.path.exists(os.path.realpath(path) + ".journal"):
         raise DiagnosticsError([error(
             "No state file was found!",
-            f"State management commands require a state file, and there is none at {store.path}. Run this "
+            f"State management commands require a state file, and there is none at {path}. Run this "
             "command in a directory where strata has been run or use the -state flag to point the command "
             "to another state file.")])
 
 
-def _edit_state(a: Args, sub: str) -> int:
+async def _edit_state(a: Args, out: Output, sub: str) -> int:
     """``state rm ADDR...`` / ``state mv SOURCE DESTINATION``, under the state lock, with a backup of
     the state as it was (``-backup=PATH``; ``-backup=-`` for none) and ``-dry-run`` to only say."""
     args = a.positional
@@ -629,12 +638,9 @@ def _edit_state(a: Args, sub: str) -> int:
     if sub == "mv" and len(args) != 2:
         raise UsageError("Exactly two arguments expected: strata state mv SOURCE DESTINATION")
     opts = options_from(a)
-    store = StateStore(opts.state_file(), Providers().dynamic_attrs)
-    _require_state(store)
+    _require_state(opts.state_file())
     dry = bool(a.flags.get("dry-run"))
-    if not dry:
-        store.lock()
-    try:
+    async with open_state(opts, f"state-{sub}", Providers(), writes=not dry, on_wait=_lock_waiting(out)) as store:
         state = store.load()
         if sub == "rm":
             gone = statemove.remove(state, args)
@@ -646,14 +652,8 @@ def _edit_state(a: Args, sub: str) -> int:
             done = "Successfully moved 1 object(s)."
         if not dry:
             backup = a.flags.get("backup") or f"{store.path}.{int(time.time())}.backup"
-            if backup != "-" and os.path.exists(store.path):
-                shutil.copyfile(store.path, backup)
-            state.serial += 1
-            store.write_snapshot(state)
+            store.commit(state, backup=None if backup == "-" else backup)
             lines.append(done)
-    finally:
-        if not dry:
-            store.unlock()
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -779,6 +779,10 @@ async def dispatch(a: Args, out: Output) -> int:
             return await cmd_apply(a, out, refresh_cmd=True)
         if cmd in ("taint", "untaint"):
             return await cmd_taint(a, out, cmd == "taint")
+        if cmd == "force-unlock":
+            from engine.cli.force_unlock import cmd_force_unlock
+
+            return cmd_force_unlock(a)
         if cmd == "version":
             if out.json:
                 sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")
@@ -805,7 +809,48 @@ async def dispatch(a: Args, out: Output) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The ``strata`` command. Called without ``argv`` it is the program (it reads ``sys.argv``),
+    and owns the process: out of memory, it ends it at once with one line."""
+    if argv is not None:
+        return _main(argv, None)
+    deferred = _DeferredReports()
+    sys.unraisablehook = deferred.hook
+    deferred.reserve = bytearray(_RESERVE)
+    try:
+        code = _main(sys.argv[1:], deferred)
+    finally:
+        sys.unraisablehook = sys.__unraisablehook__
+    deferred.report()
+    return code
+
+
+_RESERVE = 32 << 20  # bytes
+
+
+class _DeferredReports:
+    """Holds the interpreter's "Exception ignored in ..." reports until the run is over. When the
+    run ran out of memory, they are what the event loop's half-unwound task groups say about it
+    ("Nursery misnesting") and are dropped with the process; otherwise they are printed then.
+
+    The hook is a deque's bound ``append``: called without a Python frame, into blocks the deque
+    recycles, so that it works when memory is exhausted (a hook that fails is itself reported)."""
+
+    def __init__(self) -> None:
+        self.pending: collections.deque[Any] = collections.deque(maxlen=50)
+        self.hook = self.pending.append
+        self.reserve: bytearray | None = None
+        """Address space set aside for ending the run: freed first when it fails, so that telling
+        whether memory ran out, and saying so, does not itself run out of memory."""
+
+    def report(self) -> None:
+        for r in self.pending:
+            sys.__unraisablehook__(r)
+        self.pending.clear()
+
+
+def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
+    """``main``; ``deferred``: the reports held back while this, the program, owns the process."""
+    owns_process = deferred is not None
     # strata builds millions of small, acyclic objects (values, addresses, events) that live
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
@@ -832,10 +877,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
     except BaseException as exc:
-        if _raised(exc, MemoryError):
+        if deferred is not None:
+            deferred.reserve = None
+        if _out_of_memory(exc, deferred):
             # a count or for_each far beyond this machine: one line, not a traceback (the state on
             # disk holds everything an apply completed)
+            if owns_process:
+                # from here on, what the interpreter would report is the exhaustion's aftermath:
+                # no collection to run finalizers, and a hook that drops reports and cannot fail
+                # (a builtin that allocates nothing)
+                gc.disable()
+                sys.unraisablehook = bool
             sys.stderr.write("strata: out of memory (is a count or for_each much larger than intended?)\n")
+            if owns_process:
+                _exit_now(1)
             return 1
         if not _raised(exc, KeyboardInterrupt):  # Ctrl-C
             raise
@@ -856,6 +911,21 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _exit_now(code: int) -> NoReturn:
+    """Exit without the interpreter's finalization. After running out of memory, the event loop's
+    half-unwound task groups and coroutines are collected at exit, and each complains ("Exception
+    ignored ... Nursery misnesting", "Bad file descriptor"), burying the one line that matters.
+    Nothing is lost by skipping it: the journal is fsync'd as objects finish; the state's lock,
+    which the operation could not unwind to, is released here."""
+    from engine.state.lock import release_held
+
+    release_held()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, MemoryError):
+            stream.flush()
+    os._exit(code)
+
+
 def _stdout_to_devnull() -> None:
     """Stdout can take no more (a closed pipe, a full disk): point it at /dev/null, so the
     interpreter's own flush at exit has nothing to complain about."""
@@ -864,6 +934,26 @@ def _stdout_to_devnull() -> None:
 
 
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE})
+
+
+def _out_of_memory(exc: BaseException, deferred: _DeferredReports | None) -> bool:
+    """Whether the run ended because memory ran out: a MemoryError anywhere in what ended it (its
+    causes and contexts, inside groups), or among the reports held back meanwhile. When memory
+    runs out inside the event loop itself, what reaches here may be the loop's own internal error
+    about the state the MemoryError left it in."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, MemoryError):
+            return True
+        if isinstance(e, BaseExceptionGroup):
+            stack.extend(e.exceptions)
+        stack.extend(n for n in (e.__cause__, e.__context__) if n is not None)
+    return deferred is not None and any(isinstance(r.exc_value, MemoryError) for r in deferred.pending)
 
 
 def _raised(exc: BaseException, kind: type[BaseException]) -> bool:

@@ -5,6 +5,10 @@ then, unless ``-refresh=false``, each provider is asked for the object's current
 state (ReadResource), at most ``parallelism`` calls in flight. An object gone
 from the cloud leaves the state; one changed outside is updated. Problems are
 diagnostics naming the address, collected for the planner.
+
+What it updates is the state in memory that the plan is made against; nothing here writes to
+disk. Those objects reach the state file only through the apply's one writer (the journal and
+its snapshot, ``engine.state.store``), and a plan never persists them, as terraform's does not.
 """
 
 from __future__ import annotations

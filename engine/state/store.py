@@ -24,27 +24,22 @@ in-memory state, encodes one journal line and wakes the committer.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
+import stat
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
-import orjson
 
 from engine.addrs import InstanceAddr
-from engine.diagnostics import Diagnostic, StrataError
+from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.state import journal
 from engine.state.codec import DynamicAttrs, decode_state, encode_object, encode_state
 from engine.state.fsync import DataSync
+from engine.state.lock import LockMisuseError, LockState, StateLock, go_error
+from engine.state.lock import StateLockError as StateLockError  # where callers found it before
 from engine.state.model import ObjectState, State
-
-
-class StateLockError(StrataError):
-    def __init__(self, path: str) -> None:
-        self.path = path
-        super().__init__(f"Error acquiring the state lock: {path} is locked by another strata process")
 
 
 class StateWriteError(StrataError):
@@ -56,44 +51,94 @@ class StateWriteError(StrataError):
                          "stopped; everything reported complete before this is recorded.")
 
 
+class StateSnapshotError(DiagnosticsError):
+    """The snapshot could not be written (a full disk, a read-only directory). Nothing is lost
+    when ``journal`` is set: the journal still holds every change, and is compacted by the next
+    operation that holds the lock."""
+
+    def __init__(self, path: str, exc: OSError, journal: str | None) -> None:
+        self.path = path
+        self.journal = journal
+        self.reason = exc.strerror or str(exc)
+        detail = f"strata could not write the state snapshot {path}: {self.reason}."
+        if journal is not None:
+            detail += (f" Nothing is lost: the state journal {journal} still holds every change, and the next "
+                       "command that changes the state (apply, destroy, refresh, state rm, taint) first writes "
+                       "the snapshot from it; plan and state list read it as it is. Free some space and run "
+                       "strata apply.")
+        super().__init__([error("Failed to write the state snapshot", detail)])
+
+
+class StatePathError(DiagnosticsError):
+    """A state or journal path that cannot be one (a directory)."""
+
+    def __init__(self, what: str, path: str) -> None:
+        self.path = path
+        super().__init__([error(f"Invalid {what} path",
+                                f"{path} is a directory, not a {what} file. Remove it, or give another path "
+                                "with -state=PATH.")])
+
+
 class StateStore:
-    """Where a state lives on disk: ``path`` (snapshot) and ``path + ".journal"``."""
+    """Where a state lives on disk: the snapshot ``path`` and its journal ``path + ".journal"``.
+
+    ``path`` is the path as given (for messages and the lock's info); the files read and written
+    are those it names once symlinks are resolved (``real_path``), so a linked state file is written
+    through the link, and two links to one file share one journal and one lock. The one writer:
+    :meth:`commit` and :meth:`writer` are the only ways a state reaches the disk, and the serial
+    moves on only in :meth:`commit`. An operation writes only while it holds the lock (:meth:`locked`,
+    or ``-lock=false``): the operations in ``engine.backend`` take it, once each.
+    """
 
     def __init__(self, path: str, dynamic_attrs: DynamicAttrs, fsync: bool = True) -> None:
         self.path = path
-        self.journal_path = path + ".journal"
+        self.real_path = os.path.realpath(path)
+        self.journal_path = self.real_path + ".journal"
+        # in messages: beside the path as given, unless that is a link to a file elsewhere
+        linked = self.real_path != os.path.abspath(path)
+        self.shown_journal_path = self.journal_path if linked else os.path.normpath(path) + ".journal"
         self.dynamic_attrs = dynamic_attrs
         self.fsync = fsync
-        self._lock_fd: int | None = None
+        self._lock: StateLock | None = None
+        self._writes = True
         self.warnings: list[Diagnostic] = []
         """What :meth:`load` found worth saying that stopped nothing (a torn last journal record)."""
 
     # ------------------------------------------------------------------ locking
 
-    def lock(self) -> None:
-        directory = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(directory, exist_ok=True)  # -state=envs/dev/x.tfstate creates envs/dev, as terraform does
-        lock_path = os.path.join(directory, "." + os.path.basename(self.path) + ".lock.info")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise StateLockError(self.path) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, orjson.dumps({"Operation": "OperationTypeApply", "Who": f"pid {os.getpid()}"}))
-        self._lock_fd = fd
-        self._lock_path = lock_path
+    def locked(self, operation: str, *, enabled: bool = True, timeout: float = 0.0, writes: bool = True,
+               on_wait: Callable[[], None] | None = None) -> StateLock:
+        """The lock for one operation, to hold with ``async with`` (``enabled=False``: ``-lock=false``).
+        ``writes=False`` (plan): the operation reads under the lock and writes nothing, not even a
+        journal a crashed apply left (the next apply compacts it). The store may write only while
+        this lock is held."""
+        if self._lock is not None and self._lock.may_write:
+            raise LockMisuseError("acquire", self._lock.state)
+        self._lock = StateLock(self.path, operation, enabled=enabled, timeout=timeout, on_wait=on_wait)
+        self._writes = writes
+        return self._lock
+
+    def lock(self, operation: str = "OperationTypeApply") -> None:
+        """Take the lock now, without waiting (for callers outside an operation, and tests)."""
+        lock = StateLock(self.path, operation)
+        lock.try_acquire()
+        self._lock, self._writes = lock, True
 
     def unlock(self) -> None:
-        # the lock file stays: unlinking it would let one process lock the old inode while
-        # another locks a new file at the same path, and both would think they hold the lock
-        if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._lock_fd, 0)
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        """Release what :meth:`lock` took; nothing when it holds nothing."""
+        if self._lock is not None and self._lock.state is LockState.HELD:
+            self._lock.release()
+
+    @property
+    def may_write(self) -> bool:
+        return self._lock is not None and self._lock.may_write and self._writes
+
+    def check_paths(self) -> None:
+        """A state or journal path that is a directory is said as such, not met as a traceback."""
+        if os.path.isdir(self.real_path):
+            raise StatePathError("state", self.path)
+        if os.path.isdir(self.journal_path):
+            raise StatePathError("state journal", self.shown_journal_path)
 
     # ------------------------------------------------------------------ reading
 
@@ -102,21 +147,26 @@ class StateStore:
 
         A journal left by a crashed apply is compacted into the snapshot when this
         store holds the lock; otherwise it is only read."""
-        if os.path.exists(self.path):
-            with open(self.path, "rb") as f:
+        self.check_paths()
+        try:
+            with open(self.real_path, "rb") as f:
                 data = f.read()
+        except FileNotFoundError:
+            data = None
+        except OSError as exc:
+            raise DiagnosticsError([error("Failed to load state", go_error("open", self.path, exc))]) from None
+        if data is not None:
             # only an empty file is no state: one of whitespace is an error, as in terraform
             state = decode_state(data, self.path, self.dynamic_attrs) if data else State()
         else:
             state = State()
         if os.path.exists(self.journal_path):
             changed = self._replay(state)
-            if self._lock_fd is not None:
+            if self.may_write:
                 # only the lock holder may compact: an unlocked reader (plan, state list) must not
                 # pull the journal from under a running apply that is still appending to it
                 if changed:
-                    state.serial += 1
-                    self.write_snapshot(state)
+                    self.commit(state)
                 os.unlink(self.journal_path)
         return state
 
@@ -136,28 +186,62 @@ class StateStore:
 
     # ------------------------------------------------------------------ writing
 
-    def write_snapshot(self, state: State) -> None:
-        data = encode_state(state, self.dynamic_attrs)
-        tmp = self.path + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            if self.fsync:
-                os.fsync(f.fileno())
-        if os.path.exists(self.path):
-            # terraform's convention of a backup of the previous snapshot, made by a hard link so the
-            # live snapshot is never moved away: a crash at any moment leaves a complete one in place
-            backup = self.path + ".backup"
-            with contextlib.suppress(OSError):
-                os.unlink(backup)
+    def commit(self, state: State, backup: str | None = None) -> None:
+        """Write ``state`` as the new snapshot, one serial on: every change of a state that reaches
+        the disk outside an apply's journal (state rm/mv, taint, import's compaction, a replayed
+        journal) comes through here. ``backup``: where the snapshot as it was is copied first."""
+        if backup is not None and os.path.exists(self.real_path):
             try:
-                os.link(self.path, backup)
-            except OSError:
+                shutil.copy(self.real_path, backup)  # the mode too
+            except OSError as exc:
+                raise StateSnapshotError(backup, exc, None) from None
+        state.serial += 1
+        try:
+            self.write_snapshot(state)
+        except StateSnapshotError:
+            state.serial -= 1  # not written: the state in memory is still the one on disk
+            raise
+
+    def write_snapshot(self, state: State) -> None:
+        """``state`` as the snapshot, atomically: a temporary file beside it, fsync'd, renamed over
+        it (through a symlink: the target is replaced, the link kept). A new file is 0600 (a state
+        holds secrets in the clear); an existing one keeps its mode. On failure the temporary file
+        is removed and :class:`StateSnapshotError` says what could not be written."""
+        data = encode_state(state, self.dynamic_attrs)
+        real = self.real_path
+        tmp = real + ".tmp"
+        try:
+            mode = stat.S_IMODE(os.stat(real).st_mode)
+        except OSError:
+            mode = 0o600
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                os.fchmod(fd, mode)
+                _write_all(fd, data)
+                if self.fsync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            if os.path.exists(real):
+                # terraform's convention of a backup of the previous snapshot, made by a hard link so the
+                # live snapshot is never moved away: a crash at any moment leaves a complete one in place
+                backup = real + ".backup"
                 with contextlib.suppress(OSError):
-                    shutil.copyfile(self.path, backup)
-        os.replace(tmp, self.path)
-        if self.fsync:
-            _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+                    os.unlink(backup)
+                try:
+                    os.link(real, backup)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        shutil.copy(real, backup)  # the mode too: a backup is as private as its state
+            os.replace(tmp, real)
+            if self.fsync:
+                _fsync_dir(os.path.dirname(real))
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            journal = self.shown_journal_path if os.path.exists(self.journal_path) else None
+            raise StateSnapshotError(os.path.normpath(self.path), exc, journal) from None
 
     @contextlib.asynccontextmanager
     async def writer(self, state: State) -> AsyncIterator[StateWriter]:
@@ -175,8 +259,7 @@ class StateStore:
         finally:
             w.close()
         if w.changed:
-            state.serial += 1
-            self.write_snapshot(state)
+            self.commit(state)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.journal_path)
 
@@ -186,6 +269,13 @@ def _ends_unterminated(path: str) -> bool:
     with open(path, "rb") as f:
         size = f.seek(0, os.SEEK_END)
         return size > 0 and os.pread(f.fileno(), 1, size - 1) != b"\n"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
 
 
 def _fsync_dir(path: str) -> None:
@@ -215,19 +305,31 @@ class StateWriter:
         self._stopped = False  # the committer task has ended (cancelled with the apply)
 
     async def open(self) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(self.store.journal_path)), exist_ok=True)
-        self._fd = os.open(self.store.journal_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        header = journal.header(self.state.lineage)
-        if _ends_unterminated(self.store.journal_path):
-            # a journal nobody replayed (never so after a load under the lock): its torn tail must
-            # not run into the header and turn into damage before the end
-            header = b"\n" + header
-        os.write(self._fd, header)
+        path = self.store.journal_path
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            # 0600: the journal holds what the state holds, secrets in the clear (umask may only narrow it)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            header = journal.header(self.state.lineage)
+            if _ends_unterminated(path):
+                # a journal nobody replayed (never so after a load under the lock): its torn tail must
+                # not run into the header and turn into damage before the end
+                header = b"\n" + header
+            os.write(self._fd, header)
+            if self.store.fsync:
+                # the journal's name must survive a power loss too, or its first fsync'd records could
+                # be lost with it
+                os.fdatasync(self._fd)
+                _fsync_dir(os.path.dirname(path))
+        except IsADirectoryError:
+            raise StatePathError("state journal", self.store.shown_journal_path) from None
+        except OSError as exc:
+            # before any operation: nothing was changed, and nothing can be recorded
+            raise DiagnosticsError([error("Failed to write the state journal",
+                                          f"{go_error('open', self.store.shown_journal_path, exc)}: nothing was changed. strata records "
+                                          "every change in the journal before it reports it, and cannot write "
+                                          "it here.")]) from None
         if self.store.fsync:
-            # the journal's name must survive a power loss too, or its first fsync'd records could
-            # be lost with it
-            os.fdatasync(self._fd)
-            _fsync_dir(os.path.dirname(os.path.abspath(self.store.journal_path)))
             self._sync = DataSync(self._fd)
 
     def put(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,

@@ -168,3 +168,29 @@ def test_without_a_state_file_the_commands_say_so(workdir: Workdir) -> None:
         res = workdir.strata(*args)
         assert res.returncode == 1 and "No state file was found!" in res.stderr, (args, res.stderr)
     assert not list(workdir.path.iterdir()), "nothing may be written"
+
+
+def test_edits_wait_for_the_lock_and_leave_none_behind(applied: Workdir) -> None:
+    """Each edit takes the state's lock (refused while another operation holds it, as terraform's
+    state rm and taint are), writes through the one writer (one serial on), and lets it go."""
+    from tests.cli.test_state_lock import LOCK_FILE, held
+
+    serial = applied.state()["serial"]
+    with held(applied):
+        for args in (("state", "rm", "terraform_data.b"), ("state", "mv", "terraform_data.b", "terraform_data.c"),
+                     ("taint", "terraform_data.b"), ("untaint", "terraform_data.b")):
+            res = applied.strata(*args)
+            assert res.returncode == 1 and "Error acquiring the state lock" in res.stderr, (args, res.stderr)
+    assert applied.state()["serial"] == serial, "nothing may be written without the lock"
+    applied.strata("taint", "terraform_data.b", check=True)
+    applied.strata("state", "mv", "terraform_data.b", "terraform_data.c", check=True)
+    assert applied.state()["serial"] == serial + 2
+    assert not (applied.path / LOCK_FILE).exists()
+
+
+def test_backup_is_as_private_as_the_state(applied: Workdir) -> None:
+    state = applied.path / "terraform.tfstate"
+    assert state.stat().st_mode & 0o777 == 0o600
+    applied.strata("state", "rm", "terraform_data.b", check=True)
+    (backup,) = backups(applied)
+    assert backup.stat().st_mode & 0o777 == 0o600, "a backup holds the same secrets as the state"

@@ -101,7 +101,7 @@ def _write(tmp_path: Path, text: str = CONFIG) -> Options:
 
 async def _apply(opts: Options, provider: MockProvider) -> Any:
     providers = Providers({"bad": provider})
-    planned = await make_plan(opts, lambda e: None, providers=providers, lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=providers)
     return await apply_planned(planned, opts, lambda e: None)
 
 

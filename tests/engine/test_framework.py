@@ -70,7 +70,7 @@ class FW(FrameworkProvider):
 async def _apply(tmp_path: Path, body: str) -> Any:
     (tmp_path / "main.tf").write_text(textwrap.dedent(f'resource "fw_disk" "d" {{\n{body}\n}}\n'))
     opts = Options(chdir=str(tmp_path), fsync=False)
-    planned = await make_plan(opts, lambda e: None, providers=Providers({"fw": FW()}), lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=Providers({"fw": FW()}))
     result = await apply_planned(planned, opts, lambda e: None)
     assert result.ok, result.diagnostics
     return planned.plan.changes[0]

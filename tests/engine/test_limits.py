@@ -62,7 +62,7 @@ def _opts(tmp_path: Path, text: str, **kw: Any) -> Options:
 
 async def _apply(opts: Options, provider: Counting) -> Any:
     providers = Providers({"count": provider})
-    planned = await make_plan(opts, lambda e: None, providers=providers, lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=providers)
     return await apply_planned(planned, opts, lambda e: None)
 
 
@@ -129,7 +129,7 @@ async def test_refresh_reads_are_held_to_the_same_limits_as_applies(tmp_path: Pa
     else:
         opts = _opts(tmp_path, MANY + 'provider "count" {\n  strata {\n    parallelism = 3\n  }\n}\n',
                      parallelism=20)
-    await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+    await make_plan(opts, lambda e: None, providers=Providers({"count": provider}))
     assert provider.reads_peak == 3, f"expected at most 3 reads in flight (and the cap reached), saw {provider.reads_peak}"
 
 
@@ -240,7 +240,7 @@ async def test_apply_start_is_emitted_once_a_slot_is_held_not_while_waiting_for_
             worst = max(worst, started - returned)
 
     providers = Providers({"count": provider})
-    planned = await make_plan(opts, lambda e: None, providers=providers, lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=providers)
     result = await apply_planned(planned, opts, emit)
     assert result.ok and started == 30
     assert worst <= 3, f"{worst} operations were reported started while only 3 may be in flight"
@@ -271,7 +271,7 @@ async def test_a_retryable_read_error_during_refresh_is_retried_as_an_apply_s_wo
     provider = ThrottledReads(fail_reads=2)
     assert (await _apply(_opts(tmp_path, ONE), provider)).ok
     opts = _opts(tmp_path, ONE, limits=Limits(retry=RetryPolicy(retries=3, base_delay=0.001)))
-    planned = await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=Providers({"count": provider}))
     assert not planned.plan.has_changes()
     assert provider.read_calls == 3
 
@@ -282,5 +282,5 @@ async def test_a_read_error_not_marked_retryable_fails_the_plan_at_once(tmp_path
     assert (await _apply(_opts(tmp_path, ONE), provider)).ok
     opts = _opts(tmp_path, ONE, limits=Limits(retry=RetryPolicy(retries=3, base_delay=0.001)))
     with pytest.raises(DiagnosticsError):
-        await make_plan(opts, lambda e: None, providers=Providers({"count": provider}), lock=True)
+        await make_plan(opts, lambda e: None, providers=Providers({"count": provider}))
     assert provider.read_calls == 1

@@ -30,7 +30,7 @@ async def _apply(tmp_path: Path, config: str, events: list[Any] | None = None) -
     opts = Options(chdir=str(tmp_path), fsync=False)
     providers = Providers({"hello": _guide_provider()()})
     emit = events.append if events is not None else (lambda e: None)
-    planned = await make_plan(opts, emit, providers=providers, lock=True)
+    planned = await make_plan(opts, emit, providers=providers)
     return planned, await apply_planned(planned, opts, emit)
 
 
