@@ -6,7 +6,6 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
 from engine.apply.executor import Applier, ApplyResolver, ApplyResult
 from engine.apply.graph import build_apply_graph
+from engine.backend import local
 from engine.config import conditions
 from engine.config.module import Module, load_module
 from engine.config.variables import resolve as resolve_variables
@@ -43,7 +43,9 @@ from engine.state.store import StateStore
 @dataclass
 class Options:
     chdir: str = "."
-    state_path: str = "terraform.tfstate"
+    state_path: str | None = None
+    """``-state``: the state file, overriding the configured backend; None: the backend's (see
+    :mod:`engine.backend.local`)."""
     variables: dict[str, str] = field(default_factory=dict)
     var_args: list[tuple[str, str]] = field(default_factory=list)
     """("var", "NAME=VALUE") and ("var-file", PATH) in command-line order (used with ``variables``)."""
@@ -61,10 +63,14 @@ class Options:
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
     its own signal handling)."""
 
+    _state_file: str | None = field(default=None, init=False, repr=False)
+
     def state_file(self) -> str:
-        if os.path.isabs(self.state_path):
-            return self.state_path
-        return os.path.join(self.chdir, self.state_path)
+        """The state file this run works on: ``state_path``, else the current workspace's under the
+        configuration's ``backend "local"`` (decided once per run)."""
+        if self._state_file is None:
+            self._state_file = local.state_file(self.chdir, self.state_path)
+        return self._state_file
 
 
 @dataclass

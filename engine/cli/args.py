@@ -220,7 +220,7 @@ def options_from(a: Args) -> Options:
     return Options(
         limits=limits,
         chdir=a.flags.get("chdir", "."),
-        state_path=a.flags.get("state", "terraform.tfstate"),
+        state_path=a.flags.get("state"),
         var_args=a.var_args,
         parallelism=parallelism,
         refresh=a.flags.get("refresh", True),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
+from engine.config.backend import read_backend_blocks
 from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,
@@ -366,13 +367,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         rv = b.attributes.get("required_version")
         if rv is not None:
             diags.extend(_check_required_version(rv))
-        for nb in b.blocks:
-            if (nb.type == "backend" and nb.labels[:1] != ("local",)) or nb.type == "cloud":
-                what = f'backend "{nb.labels[0]}"' if nb.type == "backend" and nb.labels else nb.type
-                diags.append(error("Unsupported backend",
-                                   f"strata keeps state in a local file (terraform.tfstate, or -state=PATH); "
-                                   f"the {what} block is not supported, and ignoring it would put your state "
-                                   "somewhere you do not expect.", nb.range))
+        diags.extend(read_backend_blocks([b])[1])  # where the state is: engine.backend.local reads it
     else:
         known = {"module", "moved", "import", "check", "removed"}
         if b.type in known:
