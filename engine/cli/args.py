@@ -9,11 +9,12 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.backend.operations import Options
 from engine.diagnostics import StrataError
-from engine.graph.limits import Limits, parse_pairs
+
+if TYPE_CHECKING:
+    from engine.backend.operations import Options
 
 USAGE = """Usage: strata [-chdir=DIR] <command> [options]
 
@@ -39,7 +40,7 @@ Other commands:
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
-  -state=PATH           State file (default terraform.tfstate)
+  -state=PATH           State file (default: the local backend's path, terraform.tfstate)
   -var NAME=VALUE       Set a variable
   -var-file=FILE        Set variables from a .tfvars (or .tfvars.json) file
   -parallelism=N        At most N concurrent operations (default 10)
@@ -190,6 +191,10 @@ def parse_args(argv: list[str]) -> Args:
 
 
 def options_from(a: Args) -> Options:
+    # imported here: parsing the arguments (and `strata version`) must not import the engine
+    from engine.backend.operations import Options
+    from engine.graph.limits import Limits, parse_pairs
+
     par = a.flags.get("parallelism", "10")
     try:
         parallelism = int(par)

@@ -14,28 +14,60 @@ import errno
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING
 
-import anyio
-import orjson
+from engine import __version__
 
-from engine.cli.args import USAGE, Args, UsageError, check_options_for, enter_chdir, parse_args
-from engine.cli.config_commands import cmd_graph, cmd_validate
-from engine.cli.output import Output
-from engine.cli.outputs import cmd_output
-from engine.cli.plan_apply import cmd_apply, cmd_plan
-from engine.cli.state_commands import cmd_import, cmd_show, cmd_state, cmd_taint
-from engine.diagnostics import CycleError, DiagnosticsError, StrataError, error
-from engine.events import stream as ev
-from engine.render.text import render_diagnostic
+if TYPE_CHECKING:
+    from engine.cli.args import Args
+    from engine.cli.output import Output
+
+# Start-up is most of a small run's time, so this module imports nothing of the engine at its top:
+# a command imports what it uses when it runs (the event loop, the parser, the planner);
+# `version`, `init` and `-help` import none of that, and a plain `strata version` not even the
+# argument parser.
+_PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "--json"): True}
 
 
-async def run(argv: list[str]) -> int:
+def without_event_loop(argv: list[str]) -> int | None:
+    """The exit status of a command that needs neither the event loop nor the configuration
+    (``version``, ``init``, the usage), having run it; None for every other command."""
+    from engine.cli.args import USAGE, check_options_for, parse_args
+
     a = parse_args(argv)
     check_options_for(a)
     if a.flags.get("help") or a.flags.get("h") or not a.command:
         sys.stdout.write(USAGE)
         # no command at all: the usage and terraform's exit status for it (127)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 127
+    if "chdir" in a.flags:
+        return None  # -chdir after the command: run() reports a missing directory first
+    return _print_version_or_init(a) if a.command[0] in ("version", "init") else None
+
+
+def _print_version_or_init(a: Args) -> int:
+    if a.command[0] == "version":
+        return _print_version(bool(a.flags.get("json")))
+    # init: scripts written for terraform run it first; there is nothing to download here
+    sys.stdout.write("strata has nothing to initialize: its providers (terraform, null, random, local, "
+                     "sim) are built in.\nRun \"strata plan\" or \"strata apply\".\n")
+    return 0
+
+
+def _print_version(as_json: bool) -> int:
+    if as_json:
+        sys.stdout.write(f'{{"strata_version":"{__version__}"}}\n')  # a version has nothing to escape
+    else:
+        sys.stdout.write(f"strata v{__version__}\n")
+    return 0
+
+
+async def run(argv: list[str]) -> int:
+    from engine.cli.args import UsageError, check_options_for, parse_args
+    from engine.cli.output import Output
+
+    a = parse_args(argv)
+    check_options_for(a)
     out = Output(bool(a.flags.get("json")), bool(a.flags.get("quiet")), bool(a.flags.get("no-color")))
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
@@ -47,43 +79,12 @@ async def run(argv: list[str]) -> int:
 
 
 async def dispatch(a: Args, out: Output) -> int:
+    from engine.cli.args import UsageError
+    from engine.diagnostics import CycleError, DiagnosticsError, StrataError, error
+
     cmd = a.command[0]
     try:
-        if cmd == "plan":
-            return await cmd_plan(a, out)
-        if cmd == "apply":
-            return await cmd_apply(a, out, destroy=bool(a.flags.get("destroy")))
-        if cmd == "destroy":
-            return await cmd_apply(a, out, destroy=True)
-        if cmd == "validate":
-            return await cmd_validate(a, out)
-        if cmd == "graph":
-            return await cmd_graph(a, out)
-        if cmd == "state":
-            return await cmd_state(a, out)
-        if cmd == "show":
-            return await cmd_show(a, out)
-        if cmd == "output":
-            return await cmd_output(a, out)
-        if cmd == "import":
-            return await cmd_import(a, out)
-        if cmd == "refresh":
-            a.flags["refresh-only"] = a.flags["auto-approve"] = True
-            return await cmd_apply(a, out, refresh_cmd=True)
-        if cmd in ("taint", "untaint"):
-            return await cmd_taint(a, out, cmd == "taint")
-        if cmd == "version":
-            if out.json:
-                sys.stdout.write(orjson.dumps({"strata_version": ev.STRATA_VERSION}).decode() + "\n")
-            else:
-                sys.stdout.write(f"strata v{ev.STRATA_VERSION}\n")
-            return 0
-        if cmd == "init":
-            # scripts written for terraform run init first: there is nothing to download here
-            sys.stdout.write("strata has nothing to initialize: its providers (terraform, null, random, local, "
-                             "sim) are built in.\nRun \"strata plan\" or \"strata apply\".\n")
-            return 0
-        raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
+        return await _command(cmd, a, out)
     except DiagnosticsError as exc:
         out.diagnostics(exc.diagnostics)
         return 1
@@ -97,18 +98,66 @@ async def dispatch(a: Args, out: Output) -> int:
         return 1
 
 
+async def _command(cmd: str, a: Args, out: Output) -> int:
+    """Run ``cmd``, importing its module only now (each brings its own share of the engine)."""
+    from engine.cli.args import UsageError
+
+    if cmd in ("plan", "apply", "destroy", "refresh"):
+        from engine.cli import plan_apply
+
+        if cmd == "plan":
+            return await plan_apply.cmd_plan(a, out)
+        if cmd == "refresh":
+            a.flags["refresh-only"] = a.flags["auto-approve"] = True
+            return await plan_apply.cmd_apply(a, out, refresh_cmd=True)
+        return await plan_apply.cmd_apply(a, out, destroy=cmd == "destroy" or bool(a.flags.get("destroy")))
+    if cmd in ("validate", "graph"):
+        from engine.cli import config_commands
+
+        return await (config_commands.cmd_validate(a, out) if cmd == "validate" else config_commands.cmd_graph(a, out))
+    if cmd in ("state", "show", "import", "taint", "untaint"):
+        from engine.cli import state_commands
+
+        if cmd == "state":
+            return await state_commands.cmd_state(a, out)
+        if cmd == "show":
+            return await state_commands.cmd_show(a, out)
+        if cmd == "import":
+            return await state_commands.cmd_import(a, out)
+        return await state_commands.cmd_taint(a, out, cmd == "taint")
+    if cmd == "output":
+        from engine.cli.outputs import cmd_output
+
+        return await cmd_output(a, out)
+    if cmd in ("version", "init"):  # here only with -chdir after the command
+        return _print_version_or_init(a)
+    raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # strata builds millions of small, acyclic objects (values, addresses, events) that live
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
     gc.set_threshold(100_000, 50, 100)
+    as_json = _PLAIN_VERSION.get(tuple(argv))
+    if as_json is not None:
+        return _print_version(as_json)
+    from engine.cli.args import UsageError, enter_chdir
+    from engine.diagnostics import error
+
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
     try:
         if backend not in ("trio", "asyncio"):
             raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')
         argv = enter_chdir(argv)
-        code = anyio.run(run, argv, backend=backend)
+        quick = without_event_loop(argv)
+        if quick is not None:
+            code = quick
+        else:
+            import anyio
+
+            code = anyio.run(run, argv, backend=backend)
     except BrokenPipeError:
         # the reader of our output went away (strata state list | head): not an error of ours
         _stdout_to_devnull()
@@ -121,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         _stdout_to_devnull()
         return 1
     except UsageError as exc:
+        from engine.render.text import render_diagnostic
+
         lines = str(exc).split("\n")
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
         code = 1
@@ -135,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
                          "compacted on the next apply).\n")
         code = 130
-    if ev.OUTPUT_FAILED:
+    stream = sys.modules.get("engine.events.stream")  # not imported: nothing was written through it
+    if stream is not None and stream.OUTPUT_FAILED:
         code = code or 1  # the run went on, but what it was asked to print is not all there
     try:
         sys.stdout.flush()
