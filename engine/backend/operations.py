@@ -8,11 +8,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
-from engine.apply.executor import Applier, ApplyResolver, ApplyResult
-from engine.apply.graph import build_apply_graph
 from engine.backend import local
 from engine.config import conditions
 from engine.config.module import Module, load_module
@@ -38,6 +36,9 @@ from engine.plans.plan import Plan
 from engine.provider.registry import Providers
 from engine.state.model import State
 from engine.state.store import StateStore
+
+if TYPE_CHECKING:  # imported where an apply runs: a plan does not load the apply stage
+    from engine.apply.executor import ApplyResolver, ApplyResult
 
 
 @dataclass
@@ -189,6 +190,9 @@ def _parse_replace(items: tuple[str, ...]) -> list[InstanceAddr]:
 
 async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], None]) -> ApplyResult:
     """Apply an already made plan; the state is written as objects complete."""
+    from engine.apply.executor import ApplyResolver
+    from engine.apply.graph import build_apply_graph
+
     try:
         graph, work = build_apply_graph(p.plan)
         # configuration, plan and graph live until the end: move them out of the collector's
@@ -218,6 +222,8 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
 
 async def _walk(p: Planned, opts: Options, emit: Callable[[ev.Event], None], graph: Any, work: Any,
                 resolver: ApplyResolver, local_value: Callable[[str, int], Any]) -> ApplyResult:
+    from engine.apply.executor import Applier
+
     """The walk inside one state writer: the journal is compacted into the snapshot at the end."""
     async with p.store.writer(p.state) as writer:
         applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
