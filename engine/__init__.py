@@ -26,11 +26,17 @@ inside a layer, modules import each other without cycles.
 Providers (``providers/``) use only the names re-exported here.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
+
+# not `from typing import TYPE_CHECKING`: typing costs ~3 ms of every start, and mypy reads this name
+# the same way
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"  # as pyproject.toml says; the -json stream's version event reports it
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them
+    from typing import Any
+
     from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_instance_addr
     from engine.diagnostics import (
         CycleError,

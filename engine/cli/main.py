@@ -14,9 +14,10 @@ import errno
 import gc
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from engine import __version__
+
+TYPE_CHECKING = False  # not typing's: `strata version` does not import typing (mypy reads it the same)
 
 if TYPE_CHECKING:
     from engine.cli.args import Args
