@@ -171,3 +171,20 @@ def test_a_second_backend_block_is_terraforms_error(workdir: Workdir) -> None:
     for res in (theirs, ours):
         text = " ".join(res.stderr.split())  # the same words, wrapped at different widths
         assert "Error: Duplicate backend configuration" in text and detail in text, res.stderr
+
+
+def test_a_saved_plan_is_applied_to_the_state_at_the_backend_path(workdir: Workdir) -> None:
+    workdir.write(BACKEND)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(BACKEND.replace('input = "x"', 'input = "y"'))
+    workdir.strata("plan", "-out=tfplan", check=True)
+    workdir.strata("apply", "tfplan", check=True)
+    assert state_files(workdir.path) == ["sub/my.tfstate"]
+    assert workdir.strata("output", "-raw", "o", check=True).stdout == "y"
+
+
+def test_import_writes_to_the_state_at_the_backend_path(workdir: Workdir) -> None:
+    workdir.write(BACKEND.split("resource")[0] + 'resource "random_password" "q" {\n  length = 13\n}\n')
+    workdir.strata("import", "random_password.q", "MyImportedPw1", check=True)
+    assert state_files(workdir.path) == ["sub/my.tfstate"]
+    assert resources(workdir.path / "sub/my.tfstate") == ["q"]
