@@ -26,55 +26,123 @@ inside a layer, modules import each other without cycles.
 Providers (``providers/``) use only the names re-exported here.
 """
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_instance_addr
-from engine.diagnostics import (
-    CycleError,
-    Diagnostic,
-    DiagnosticsError,
-    ProviderError,
-    StrataError,
-    error,
-)
-from engine.events.stream import Event, capture_events
-from engine.provider.framework import (
-    ApplyContext,
-    Attr,
-    DataSource,
-    FrameworkProvider,
-    ModifyPlanRequest,
-    Resource,
-    ResourceError,
-    all_of,
-    requires_replace_if_set,
-    sequence,
-)
-from engine.provider.mock import MockProvider
-from engine.provider.protocol import (
-    ApplyResourceChangeRequest,
-    ApplyResourceChangeResponse,
-    AttributePath,
-    AttributeSchema,
-    BaseProvider,
-    BlockSchema,
-    ImportResourceStateRequest,
-    ImportResourceStateResponse,
-    NestedType,
-    PlanResourceChangeRequest,
-    PlanResourceChangeResponse,
-    Provider,
-    ProviderSchema,
-    ReadDataSourceRequest,
-    ReadDataSourceResponse,
-    ReadResourceRequest,
-    ReadResourceResponse,
-    ResourceSchema,
-    UpgradeResourceStateRequest,
-    UpgradeResourceStateResponse,
-    ValidateResourceConfigRequest,
-    ValidateResourceConfigResponse,
-)
-from engine.provider.seam import ProviderCallFailed
-from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
+from __future__ import annotations
+
+# not `from typing import TYPE_CHECKING`: typing costs ~3 ms of every start, and mypy reads this name
+# the same way
+TYPE_CHECKING = False
+
+__version__ = "0.1.0"  # as pyproject.toml says; the -json stream's version event reports it
+
+if TYPE_CHECKING:  # the names as type checkers and editors see them
+    from typing import Any
+
+    from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, parse_instance_addr
+    from engine.diagnostics import (
+        CycleError,
+        Diagnostic,
+        DiagnosticsError,
+        ProviderError,
+        StrataError,
+        error,
+    )
+    from engine.events.stream import Event, capture_events
+    from engine.provider.framework import (
+        ApplyContext,
+        Attr,
+        DataSource,
+        FrameworkProvider,
+        ModifyPlanRequest,
+        Resource,
+        ResourceError,
+        all_of,
+        requires_replace_if_set,
+        sequence,
+    )
+    from engine.provider.mock import MockProvider
+    from engine.provider.protocol import (
+        ApplyResourceChangeRequest,
+        ApplyResourceChangeResponse,
+        AttributePath,
+        AttributeSchema,
+        BaseProvider,
+        BlockSchema,
+        ImportResourceStateRequest,
+        ImportResourceStateResponse,
+        NestedType,
+        PlanResourceChangeRequest,
+        PlanResourceChangeResponse,
+        Provider,
+        ProviderSchema,
+        ReadDataSourceRequest,
+        ReadDataSourceResponse,
+        ReadResourceRequest,
+        ReadResourceResponse,
+        ResourceSchema,
+        UpgradeResourceStateRequest,
+        UpgradeResourceStateResponse,
+        ValidateResourceConfigRequest,
+        ValidateResourceConfigResponse,
+    )
+    from engine.provider.seam import ProviderCallFailed
+    from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
+
+# The public API, imported on first use (module __getattr__, PEP 562): `strata version` and the
+# commands that need little start without importing the provider framework and the protocol.
+_LAZY: dict[str, str] = {
+    "InstanceAddr": "engine.addrs",
+    "InstanceKey": "engine.addrs",
+    "ResourceAddr": "engine.addrs",
+    "parse_instance_addr": "engine.addrs",
+    "CycleError": "engine.diagnostics",
+    "Diagnostic": "engine.diagnostics",
+    "DiagnosticsError": "engine.diagnostics",
+    "ProviderError": "engine.diagnostics",
+    "StrataError": "engine.diagnostics",
+    "error": "engine.diagnostics",
+    "Event": "engine.events.stream",
+    "capture_events": "engine.events.stream",
+    "ApplyContext": "engine.provider.framework",
+    "Attr": "engine.provider.framework",
+    "DataSource": "engine.provider.framework",
+    "FrameworkProvider": "engine.provider.framework",
+    "ModifyPlanRequest": "engine.provider.framework",
+    "Resource": "engine.provider.framework",
+    "ResourceError": "engine.provider.framework",
+    "all_of": "engine.provider.framework",
+    "requires_replace_if_set": "engine.provider.framework",
+    "sequence": "engine.provider.framework",
+    "ApplyResourceChangeRequest": "engine.provider.protocol",
+    "ApplyResourceChangeResponse": "engine.provider.protocol",
+    "AttributeSchema": "engine.provider.protocol",
+    "BaseProvider": "engine.provider.protocol",
+    "BlockSchema": "engine.provider.protocol",
+    "ImportResourceStateRequest": "engine.provider.protocol",
+    "ImportResourceStateResponse": "engine.provider.protocol",
+    "PlanResourceChangeRequest": "engine.provider.protocol",
+    "PlanResourceChangeResponse": "engine.provider.protocol",
+    "Provider": "engine.provider.protocol",
+    "ProviderSchema": "engine.provider.protocol",
+    "ReadDataSourceRequest": "engine.provider.protocol",
+    "ReadDataSourceResponse": "engine.provider.protocol",
+    "ReadResourceRequest": "engine.provider.protocol",
+    "ReadResourceResponse": "engine.provider.protocol",
+    "ResourceSchema": "engine.provider.protocol",
+    "UpgradeResourceStateRequest": "engine.provider.protocol",
+    "UpgradeResourceStateResponse": "engine.provider.protocol",
+    "ValidateResourceConfigRequest": "engine.provider.protocol",
+    "ValidateResourceConfigResponse": "engine.provider.protocol",
+    "AttributePath": "engine.provider.protocol",
+    "NestedType": "engine.provider.protocol",
+    "MockProvider": "engine.provider.mock",
+    "ProviderCallFailed": "engine.provider.seam",
+    "ListVal": "engine.values",
+    "MapVal": "engine.values",
+    "SetVal": "engine.values",
+    "UNKNOWN": "engine.values",
+    "equal": "engine.values",
+    "is_wholly_known": "engine.values",
+}
 
 __all__ = [
     "ApplyContext", "Attr", "BlockSchema", "DataSource", "FrameworkProvider", "ImportResourceStateRequest",
@@ -90,3 +158,18 @@ __all__ = [
     "is_wholly_known", "parse_instance_addr",
     "AttributePath", "MockProvider", "NestedType", "ProviderCallFailed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once: the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -19,6 +19,7 @@ ROW_KEYS = {
                    "ratio", "efficiency"},
     "walker": {"shape", "n", "parallelism", "bound_s", "wall_s", "ratio", "efficiency"},
     "lifecycle": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
+    "small": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
 }
 
 
@@ -91,3 +92,8 @@ def test_lifecycle_update_changes_every_input() -> None:
     from benchmarks.scenarios.lifecycle import updated_config
 
     assert updated_config(3) != count_config(3) and 'input = "v2-${count.index}"' in updated_config(3)
+
+
+def test_small_runs_every_step_on_the_state_the_last_left(results: Path) -> None:
+    rows = json.loads((results / "small.json").read_text())["rows"]
+    assert [r["step"] for r in rows] == ["version", "create", "plan", "apply", "destroy"]

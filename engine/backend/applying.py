@@ -11,10 +11,8 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.apply.executor import Applier, ApplyResolver, ApplyResult
-from engine.apply.graph import build_apply_graph
 from engine.config.module import Module
 from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
@@ -27,6 +25,9 @@ from engine.provider.registry import Providers
 from engine.state.model import State
 from engine.state.store import StateStore
 from engine.values import is_wholly_known
+
+if TYPE_CHECKING:  # imported when an apply runs: a plan, which builds a Planned, does not load the apply stage
+    from engine.apply.executor import ApplyResolver, ApplyResult
 
 
 @dataclass
@@ -57,6 +58,9 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
+    from engine.apply.executor import Applier, ApplyResolver
+    from engine.apply.graph import build_apply_graph
+
     graph, work = build_apply_graph(p.plan)
     # configuration, plan and graph live until the end: move them out of the collector's
     # sight so its passes during the walk only scan what the walk creates. (No collection

@@ -9,10 +9,10 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr
-from engine.apply.executor import ApplyResult
+from engine.backend import local
 from engine.backend.applying import Planned, apply_plan, limits_of
 from engine.config import conditions
 from engine.config.model import Module
@@ -38,11 +38,16 @@ from engine.provider.seam import Failure
 from engine.state.model import State
 from engine.state.store import StateStore
 
+if TYPE_CHECKING:  # imported where an apply runs: a plan does not load the apply stage
+    from engine.apply.executor import ApplyResult
+
 
 @dataclass
 class Options:
     chdir: str = "."
-    state_path: str = "terraform.tfstate"
+    state_path: str | None = None
+    """``-state``: the state file, overriding the configured backend; None: the backend's (see
+    :mod:`engine.backend.local`)."""
     variables: dict[str, str] = field(default_factory=dict)
     var_args: list[tuple[str, str]] = field(default_factory=list)
     """("var", "NAME=VALUE") and ("var-file", PATH) in command-line order (used with ``variables``)."""
@@ -62,10 +67,14 @@ class Options:
     lock_timeout: float = 0.0
     """Seconds to wait for another operation's lock (``-lock-timeout``); 0: fail at once."""
 
+    _state_file: str | None = field(default=None, init=False, repr=False)
+
     def state_file(self) -> str:
-        if os.path.isabs(self.state_path):
-            return self.state_path
-        return os.path.join(self.chdir, self.state_path)
+        """The state file this run works on: ``state_path``, else the current workspace's under the
+        configuration's ``backend "local"`` (decided once per run)."""
+        if self._state_file is None:
+            self._state_file = local.state_file(self.chdir, self.state_path)
+        return self._state_file
 
 
 def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,

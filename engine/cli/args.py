@@ -10,11 +10,12 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.backend.operations import Options
 from engine.diagnostics import StrataError
-from engine.graph.limits import Limits, parse_pairs
+
+if TYPE_CHECKING:
+    from engine.backend.operations import Options
 
 USAGE = """Usage: strata [-chdir=DIR] <command> [options]
 
@@ -41,7 +42,7 @@ Other commands:
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
-  -state=PATH           State file (default terraform.tfstate)
+  -state=PATH           State file (default: the local backend's path, terraform.tfstate)
   -var NAME=VALUE       Set a variable
   -var-file=FILE        Set variables from a .tfvars (or .tfvars.json) file
   -parallelism=N        At most N concurrent operations (default 10)
@@ -205,6 +206,10 @@ def parse_args(argv: list[str]) -> Args:
 
 
 def options_from(a: Args) -> Options:
+    # imported here: parsing the arguments (and `strata version`) must not import the engine
+    from engine.backend.operations import Options
+    from engine.graph.limits import Limits, parse_pairs
+
     par = a.flags.get("parallelism", "10")
     try:
         parallelism = int(par)
@@ -243,7 +248,7 @@ def options_from(a: Args) -> Options:
         lock_timeout=lock_timeout,
         limits=limits,
         chdir=a.flags.get("chdir", "."),
-        state_path=a.flags.get("state", "terraform.tfstate"),
+        state_path=a.flags.get("state"),
         var_args=a.var_args,
         parallelism=parallelism,
         refresh=a.flags.get("refresh", True),

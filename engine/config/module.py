@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
+from engine.config.backend import read_backend_blocks
 from engine.config.constants import _constant_scope
 from engine.config.decode import (
     _conditions,
@@ -253,13 +254,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         rv = b.attributes.get("required_version")
         if rv is not None:
             diags.extend(_check_required_version(rv))
-        for nb in b.blocks:
-            if (nb.type == "backend" and nb.labels[:1] != ("local",)) or nb.type == "cloud":
-                what = f'backend "{nb.labels[0]}"' if nb.type == "backend" and nb.labels else nb.type
-                diags.append(error("Unsupported backend",
-                                   f"strata keeps state in a local file (terraform.tfstate, or -state=PATH); "
-                                   f"the {what} block is not supported, and ignoring it would put your state "
-                                   "somewhere you do not expect.", nb.range))
+        diags.extend(read_backend_blocks([b])[1])  # where the state is: engine.backend.local reads it
     else:
         known = {"module", "moved", "import", "check", "removed"}
         if b.type in known:

@@ -27,13 +27,14 @@ from typing import IO, Any, TypeVar
 import anyio
 import orjson
 
+from engine import __version__
 from engine.addrs import InstanceAddr
 from engine.diagnostics import Diagnostic
 from engine.events import jsonline
 from engine.events.jsonline import json_line, timestamp
 
 UI_VERSION = "1.2"
-STRATA_VERSION = "0.1.0"
+STRATA_VERSION = __version__
 TERRAFORM_COMPAT = "1.11.4"  # the terraform whose formats we write
 
 

@@ -1,0 +1,71 @@
+"""``validate`` and ``graph``: commands that read the configuration."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import orjson
+
+from engine.apply.graph import build_apply_graph
+from engine.backend.operations import make_plan, open_state
+from engine.cli.args import Args, UsageError, options_from
+from engine.cli.output import Output, snippet
+from engine.config.module import load_module
+from engine.config.references import resource_graph
+from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
+from engine.planning.planner import Planner
+from engine.provider.registry import Providers
+
+
+async def cmd_validate(a: Args, out: Output) -> int:
+    opts = options_from(a)
+    try:
+        module = load_module(opts.chdir)
+        planner = Planner(module, _empty_state(), Providers(), {}, lambda e: None)
+        planner._check_resource_types()
+        planner._config_order()
+        errs = errors_of(planner.diags)
+        if errs:
+            raise DiagnosticsError(errs)
+        diags: list[Diagnostic] = []
+    except DiagnosticsError as exc:
+        if not out.json or out.quiet:
+            raise
+        diags = list(exc.diagnostics)
+    if out.json and not out.quiet:
+        # terraform's validate -json: one document, not an event stream
+        n_err = len(errors_of(diags))
+        sys.stdout.write(orjson.dumps({"format_version": "1.0", "valid": n_err == 0, "error_count": n_err,
+                                       "warning_count": len(diags) - n_err,
+                                       "diagnostics": [d.to_json(snippet(d)) for d in diags]}).decode() + "\n")
+        return 1 if n_err else 0
+    out.text("Success! The configuration is valid.\n")
+    return 0
+
+
+def _empty_state() -> Any:
+    from engine.state.model import State
+
+    return State()
+
+
+async def cmd_graph(a: Args, out: Output) -> int:
+    """Like terraform: without -type, the resources and their dependencies; with
+    -type=plan / apply / plan-destroy, the apply graph of that plan (one node per action)."""
+    opts = options_from(a)
+    kind = a.flags.get("type", "")
+    if kind not in ("", "plan", "apply", "plan-destroy"):
+        raise UsageError(f'Invalid -type "{kind}": expected plan, apply or plan-destroy.')
+    if not kind:
+        module = load_module(opts.chdir)
+        sys.stdout.write(resource_graph(module).to_dot())
+        return 0
+    opts.refresh = False
+    providers = Providers()
+    async with open_state(opts, "OperationTypePlan", providers, writes=False) as store:
+        p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")),
+                            providers=providers, store=store)
+    graph, _work = build_apply_graph(p.plan)
+    sys.stdout.write(graph.to_dot())
+    return 0
