@@ -70,12 +70,15 @@ class StateSnapshotError(DiagnosticsError):
 
 
 class StatePathError(DiagnosticsError):
-    """A state or journal path that cannot be one (a directory)."""
+    """A state or journal path that cannot be one: a directory, or another thing that is not a
+    regular file (a device such as /dev/null, a pipe, a socket), which writing the state by
+    replacing it would destroy."""
 
-    def __init__(self, what: str, path: str) -> None:
+    def __init__(self, what: str, path: str, kind: str = "a directory") -> None:
         self.path = path
+        self.kind = kind
         super().__init__([error(f"Invalid {what} path",
-                                f"{path} is a directory, not a {what} file. Remove it, or give another path "
+                                f"{path} is {kind}, not a {what} file. Remove it, or give another path "
                                 "with -state=PATH.")])
 
 
@@ -135,10 +138,16 @@ class StateStore:
 
     def check_paths(self) -> None:
         """A state or journal path that is a directory is said as such, not met as a traceback."""
-        if os.path.isdir(self.real_path):
-            raise StatePathError("state", self.path)
-        if os.path.isdir(self.journal_path):
-            raise StatePathError("state journal", self.shown_journal_path)
+        for what, real, shown in (("state", self.real_path, self.path),
+                                  ("state journal", self.journal_path, self.shown_journal_path)):
+            try:
+                mode = os.stat(real).st_mode
+            except OSError:
+                continue  # missing (no state yet), or unreadable: reading it says so
+            if stat.S_ISDIR(mode):
+                raise StatePathError(what, shown)
+            if not stat.S_ISREG(mode):
+                raise StatePathError(what, shown, "not a regular file (a device, a pipe or a socket)")
 
     # ------------------------------------------------------------------ reading
 

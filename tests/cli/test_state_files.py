@@ -137,6 +137,19 @@ def test_state_path_that_is_a_directory(workdir: Workdir, command: tuple[str, ..
     assert "terraform.tfstate is a directory, not a state file" in flat(res.stderr)
 
 
+def test_state_path_that_is_not_a_regular_file_is_left_alone(workdir: Workdir) -> None:
+    # a device or a pipe (-state=/dev/null) would be replaced by the state's atomic rename: refused
+    workdir.write(CONFIG)
+    fifo = workdir.path / "pipe.tfstate"
+    os.mkfifo(fifo)
+    res = workdir.strata("apply", "-auto-approve", f"-state={fifo}")
+    no_traceback(res)
+    assert res.returncode == 1
+    assert "Error: Invalid state path" in res.stderr
+    assert "is not a regular file (a device, a pipe or a socket)" in flat(res.stderr)
+    assert fifo.is_fifo()
+
+
 def test_journal_path_that_is_a_directory(workdir: Workdir) -> None:
     workdir.write(CONFIG)
     (workdir.path / "terraform.tfstate.journal").mkdir()
