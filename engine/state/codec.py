@@ -250,9 +250,11 @@ def decode_state(data: bytes, path: str, dynamic_attrs: DynamicAttrs) -> State:
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        # Go's decoder finds a document of only whitespace wrong at its end, as terraform says
+        at = len(data) if not data.strip() else exc.pos
         raise StateDecodeError(path, [
             ("Unsupported state file format",
-             f"The state file could not be parsed as JSON: syntax error at byte offset {exc.pos}."),
+             f"The state file could not be parsed as JSON: syntax error at byte offset {at}."),
             ("Unsupported state file format", _NO_VERSION)]) from None
     if type(doc) is not dict:
         raise StateDecodeError(path, [("Unsupported state file format", _NO_VERSION)])

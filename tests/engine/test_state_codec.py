@@ -153,7 +153,8 @@ def test_a_state_of_whitespace_is_an_error_not_an_empty_state(state_path: Path) 
     with pytest.raises(StateDecodeError) as info:
         StateStore(str(state_path), dynamic_attrs).load()
     assert [d.summary for d in info.value.diagnostics] == ["Unsupported state file format"] * 2
-    assert "could not be parsed as JSON" in info.value.diagnostics[0].detail
+    assert info.value.diagnostics[0].detail.startswith(
+        "The state file could not be parsed as JSON: syntax error at byte offset 6."), "not terraform's words"
 
 
 def test_an_empty_state_file_is_no_state(state_path: Path) -> None:
