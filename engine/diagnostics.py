@@ -4,12 +4,30 @@ Every user mistake becomes a :class:`Diagnostic` carrying where it happened
 (file and line, or a resource address); the CLI renders them like terraform
 does and exits 1, never with a traceback.
 
-Errors::
+Errors: one root, and every error strata raises derives from it; each carries its context as
+fields (address, provider, path, record) and builds its message from them. The tree, with the
+module each lives in::
 
-    StrataError                      root of everything strata raises on purpose
-    ├── DiagnosticsError             one or more diagnostics (configuration, plan)
-    ├── CycleError                   the graph has cycles; names every node in each
-    └── ProviderError                a provider call failed (address, provider, path)
+    StrataError                          root of everything strata raises on purpose
+    ├── DiagnosticsError                 one or more diagnostics (configuration, plan, state)
+    │   ├── PlanningFailed               errors found while planning, with the partial plan
+    │   ├── StateDecodeError             state/codec: a state file terraform would not read
+    │   ├── StatePathError               state/store: a state or journal path that is no file
+    │   ├── StateSnapshotError           state/store: the snapshot could not be written
+    │   ├── StateLockError               state/lock: the lock is held, or cannot be taken
+    │   └── JournalDamagedError          state/journal: damage before the journal's end
+    ├── CycleError                       the graph has cycles; names every node in each
+    ├── ProviderError                    a provider call failed (address, provider, path)
+    │   └── ProviderCallFailed           provider/seam: a provider raised instead of answering
+    ├── StateWriteError                  state/store: the journal could not be written
+    ├── LockMisuseError                  state/lock: the lock used out of its lifecycle (a bug)
+    ├── UnlockError                      state/lock: force-unlock refused (wrong ID, no lock)
+    ├── UsageError                       cli/args: a command line strata cannot run
+    ├── ResourceError                    provider/framework: a provider's own error, mapped to a
+    │                                    diagnostic by the framework
+    └── internal signals, each caught and turned into a diagnostic where it is raised:
+        FunctionError (FunctionArityError), ConversionError (lang/convert), EvalError
+        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal)
 """
 
 from __future__ import annotations
@@ -239,7 +257,7 @@ class ProviderError(StrataError):
                          + (f": {detail}" if detail else ""))
 
 
-class FunctionError(Exception):
+class FunctionError(StrataError):
     """A function (or a number or string conversion) was given an unsuitable argument."""
 
 

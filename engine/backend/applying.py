@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.config.module import Module
+from engine.config.model import Module
 from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits

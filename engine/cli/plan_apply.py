@@ -7,9 +7,9 @@ import os
 import sys
 from typing import Any
 
+from engine.backend.applying import Planned
 from engine.backend.operations import (
     Options,
-    Planned,
     apply_planned,
     make_plan,
     open_saved_plan,

@@ -50,7 +50,7 @@ def type_text(ty: Any) -> str:
         return "any" if ty == "dynamic" else ty
     if ty[0] in ("list", "set", "map"):
         return f"{ty[0]}({type_text(ty[1])})"
-    return ty[0]
+    return str(ty[0])
 
 
 def read_tfvars(path: str, display: str | None = None) -> tuple[list[RawValue], list[Diagnostic]]:

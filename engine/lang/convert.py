@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.diagnostics import FunctionError
+from engine.diagnostics import FunctionError, StrataError
 from engine.lang.number import to_number, to_string
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, type_name
 
 
-class ConversionError(Exception):
+class ConversionError(StrataError):
     """``message`` says what was given as well (``string required, but have bool.``); ``cty_text``
     is cty's own wording, which terraform uses for variables (``string required.``)."""
 

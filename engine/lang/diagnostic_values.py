@@ -125,7 +125,7 @@ def traversal_text(node: E.Expr) -> str:
             assert isinstance(node, E.Index) and isinstance(node.key, E.Literal)
             key = node.key.value
             parts.append(f"[{compact_value(key)}]" if isinstance(key, (str, int, float, bool)) else "[...]")
-        node = node.obj  # type: ignore[attr-defined]
+        node = node.obj
     parts.append(node.name)
     return "".join(reversed(parts))
 

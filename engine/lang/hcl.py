@@ -20,6 +20,7 @@ from engine.diagnostics import (
     Diagnostic,
     DiagnosticsError,
     SourceRange,
+    StrataError,
     attribute_range,
     enclosing_block,
     error,
@@ -56,7 +57,7 @@ class Block:
         return " ".join([self.type, *(go_quote(label) for label in self.labels)])
 
 
-class _SyntaxFail(Exception):
+class _SyntaxFail(StrataError):
     def __init__(self, summary: str, line: int, detail: str = "") -> None:
         super().__init__(summary)
         self.summary = summary

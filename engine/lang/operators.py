@@ -52,9 +52,9 @@ def _num(v: Any, line: int, operand: str = "") -> Any:
 
 def _bool(v: Any, what: str, line: int) -> bool:
     if v is True or v is False:
-        return v
+        return bool(v)
     if v == "true" or v == "false":  # strings convert, as cty converts operands
-        return v == "true"
+        return bool(v == "true")
     try:
         convert(v, "bool")
     except ConversionError as exc:  # terraform's words: what cty says converting it

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.addrs import InstanceKey, ResourceAddr, resource_addr
-from engine.diagnostics import Diagnostic, FunctionError, SourceRange, error
+from engine.diagnostics import Diagnostic, FunctionError, SourceRange, StrataError, error
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import statements
 from engine.lang.number import to_number, to_string
 from engine.values import UNKNOWN, SetVal, type_name
 
 
-class EvalError(Exception):
+class EvalError(StrataError):
     """An evaluation failure at a line; the caller adds the filename and address."""
 
     def __init__(self, summary: str, detail: str, line: int, values: tuple[str, ...] = ()) -> None:

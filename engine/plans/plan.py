@@ -268,7 +268,7 @@ def value_at(v: Any, path: tuple[str | int, ...]) -> Any:
         if v is UNKNOWN:
             return UNKNOWN
         if isinstance(v, dict):
-            v = v.get(step)  # type: ignore[call-overload]
+            v = v.get(step)
         elif isinstance(v, tuple) and isinstance(step, int) and -1 < step < len(v):
             v = v[step]
         else:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.diagnostics import Diagnostic, error
+from engine.diagnostics import Diagnostic, StrataError, error
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
@@ -194,7 +194,7 @@ class DataSource:
         return ResourceSchema({n: a.schema() for n, a in cls.attributes.items()})
 
 
-class ResourceError(Exception):
+class ResourceError(StrataError):
     """Raise from CRUD to report an error diagnostic (``retryable`` errors may be retried by the core)."""
 
     def __init__(self, summary: str, detail: str = "", retryable: bool = False) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from engine.addrs import parse_module_path, resource_addr
-from engine.diagnostics import DiagnosticsError, error
+from engine.diagnostics import DiagnosticsError, StrataError, error
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
 
@@ -34,7 +34,7 @@ class StateDecodeError(DiagnosticsError):
                           for summary, detail in problems])
 
 
-class InvalidField(ValueError):
+class InvalidField(StrataError, ValueError):
     """One field of a state (or of a journal record's object) is wrong: ``summary`` and ``detail``
     in terraform's words. The caller adds which file, and which record, it was found in."""
 

@@ -33,7 +33,7 @@ from zlib import crc32
 import orjson
 
 from engine.addrs import ROOT, InstanceAddr, parse_module_path, resource_addr
-from engine.diagnostics import Diagnostic, DiagnosticsError, error
+from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.state.codec import DynamicAttrs, InvalidField, decode_instance_key, decode_object, dumps
 from engine.state.model import ObjectState, State
 
@@ -99,7 +99,7 @@ class Replay:
     format: int
 
 
-class _Bad(Exception):
+class _Bad(StrataError):
     """A line that is not a valid record; ``torn``: it may be a record cut short by a crash."""
 
     def __init__(self, reason: str, torn: bool) -> None:

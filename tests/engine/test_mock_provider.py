@@ -99,6 +99,6 @@ async def test_an_injected_error_fails_the_operation_as_a_provider_s_own_would(t
     (d,) = exc.value.diagnostics
     assert (d.summary, d.address) == ("Invalid name", "mock_thing.x")
     mock.set("validate_resource_config", None)
-    planned = await make_plan(opts, lambda e: None, providers=Providers({"mock": mock}), lock=True)
+    planned = await make_plan(opts, lambda e: None, providers=Providers({"mock": mock}))
     result = await apply_planned(planned, opts, lambda e: None)
     assert result.ok and [c.operation for c in mock.calls].count("apply_resource_change") == 1

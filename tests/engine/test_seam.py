@@ -50,7 +50,7 @@ def _opts(tmp_path: Path, text: str) -> Options:
 
 
 async def _plan(opts: Options, mock: MockProvider) -> Any:
-    return await make_plan(opts, lambda e: None, providers=Providers({"mock": mock}), lock=True)
+    return await make_plan(opts, lambda e: None, providers=Providers({"mock": mock}))
 
 
 async def _apply(opts: Options, mock: MockProvider) -> Any:
