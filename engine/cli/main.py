@@ -192,7 +192,10 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
     gc.set_threshold(100_000, 50, 100)
     as_json = _PLAIN_VERSION.get(tuple(argv))
     if as_json is not None:
-        return _print_version(as_json)
+        try:
+            return _flushed(_print_version(as_json))
+        except OSError as exc:  # written unbuffered (PYTHONUNBUFFERED): to a closed pipe, a full disk
+            return _could_not_write(exc)
     from engine.cli.args import UsageError, enter_chdir
     from engine.diagnostics import error
 
@@ -208,17 +211,10 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
             import anyio
 
             code = anyio.run(run, argv, backend=backend)
-    except BrokenPipeError:
-        # the reader of our output went away (strata state list | head): not an error of ours
-        _stdout_to_devnull()
-        return 0
     except OSError as exc:
-        if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+        if not isinstance(exc, BrokenPipeError) and (exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS):
             raise
-        # writing our own output failed (strata state list > /dev/full): one line, not a traceback
-        sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
-        _stdout_to_devnull()
-        return 1
+        return _could_not_write(exc)
     except UsageError as exc:
         from engine.render.text import render_diagnostic
 
@@ -249,6 +245,11 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
     stream = sys.modules.get("engine.events.stream")  # not imported: nothing was written through it
     if stream is not None and stream.OUTPUT_FAILED:
         code = code or 1  # the run went on, but what it was asked to print is not all there
+    return _flushed(code)
+
+
+def _flushed(code: int) -> int:
+    """``code``, once standard output is flushed: 1 if what was asked for could not be written."""
     try:
         sys.stdout.flush()
     except OSError as exc:
@@ -276,6 +277,15 @@ def _exit_now(code: int) -> NoReturn:
         with contextlib.suppress(OSError, ValueError, MemoryError):
             stream.flush()
     os._exit(code)
+
+
+def _could_not_write(exc: OSError) -> int:
+    """Writing our own output failed: the reader went away (strata state list | head), not an error
+    of ours, exit 0; or the disk is full (strata state list > /dev/full), one line, not a traceback."""
+    if not isinstance(exc, BrokenPipeError):
+        sys.stderr.write(f"strata: could not write the output: {exc.strerror or exc}\n")
+    _stdout_to_devnull()
+    return 0 if isinstance(exc, BrokenPipeError) else 1
 
 
 def _stdout_to_devnull() -> None:
