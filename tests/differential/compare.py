@@ -249,10 +249,28 @@ def _direct(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[s
     return False
 
 
+_BLOCK = re.compile(r'^resource "terraform_data" "(\w+)" \{$', re.M)
+_REF = re.compile(r"terraform_data\.(\w+)")
+
+
+def config_edges(*texts: str) -> set[tuple[str, str]]:
+    """``(dependent, dependency)`` resource pairs referenced directly in any of the texts."""
+    edges = set()
+    for text in texts:
+        blocks = list(_BLOCK.finditer(text))
+        for i, m in enumerate(blocks):
+            end = blocks[i + 1].start() if i + 1 < len(blocks) else len(text)
+            body = text[m.end():end].split("\noutput ", 1)[0]
+            edges |= {(f"terraform_data.{m.group(1)}", f"terraform_data.{r}") for r in _REF.findall(body)}
+    return edges
+
+
 def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, str]],
-                     cbd: set[str]) -> list[Mismatch]:
+                     cbd: set[str], related: set[tuple[str, str]] | None = None) -> list[Mismatch]:
     """Pairs terraform's graph orders that ``tool`` started out of order. ``cbd`` are the
-    instance addresses with ``create_before_destroy`` in terraform's final state."""
+    instance addresses with ``create_before_destroy`` in terraform's final state;
+    ``related`` the resource pairs that refer to each other directly in a configuration
+    (the rest are related only through others: transitively)."""
     pairs = graph_constraints(edges)
     succ: dict[str, set[str]] = {}
     for a, b in edges:
@@ -280,7 +298,11 @@ def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, s
             elif actions[then] == "create" and actions[first] == "delete" and then[0] in cbd:
                 cls = "order: create_before_destroy replacement created before a dependent's destroy"
             else:
-                cls = f"order: {actions[then]} before the {actions[first]} it waits for"
+                f, t = _resource_of(first[0]), _resource_of(then[0])
+                if related is None or (f, t) in related or (t, f) in related:
+                    cls = f"order: {actions[then]} before the {actions[first]} it waits for"
+                else:
+                    cls = f"order: {actions[then]} before the {actions[first]} of a resource related only transitively"
             found.append(Mismatch(cls, f"{phase}: {tool} started {actions[then]} {then[0]} before "
                                        f"completing {actions[first]} {first[0]}"))
     return found
@@ -358,7 +380,7 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
                                           f"{planned.get(addr, 'nothing')}"))
             cbd = _cbd_instances(tf_state)
             here += order_violations(phase, "terraform", ts, ts.edges, cbd)
-            here += order_violations(phase, "strata", ss, ts.edges, cbd)
+            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(case.v1, case.v2))
             here += overlaps(phase, ss)
             if n < len(tf.states) and n < len(st.states):
                 touched = {a for a, _ in to} | {a for a, _ in so}
