@@ -159,3 +159,60 @@ def test_destroy_waits_for_the_destroy_of_a_transitive_dependent(workdir: Workdi
     s.apply(DESTROY_V1)
     res = s.apply(DESTROY_V2)
     assert_before(res, ("delete", "terraform_data.b"), ("delete", "terraform_data.a"))
+
+
+NOW_CBD_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.output
+}
+"""
+NOW_CBD_V2 = """
+resource "terraform_data" "b" {
+  input = "2"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@tools("strata updates a dependent that now uses create_before_destroy before destroying "
+       "its removed dependency; terraform destroys first")
+def test_create_before_destroy_update_waits_for_the_destroy_of_its_old_dependency(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(NOW_CBD_V1)
+    res = s.apply(NOW_CBD_V2)
+    assert_before(res, ("delete", "terraform_data.a"), ("update", "terraform_data.b"))
+
+
+NEW_DEP_V1 = """
+resource "terraform_data" "a" {
+  triggers_replace = "1"
+}
+resource "terraform_data" "b" {
+  triggers_replace = "1"
+}
+"""
+NEW_DEP_V2 = """
+resource "terraform_data" "a" {
+  triggers_replace = "2"
+}
+resource "terraform_data" "b" {
+  triggers_replace = "2"
+  depends_on       = [terraform_data.a]
+}
+"""
+
+
+@tools("strata orders the destroys of replaced objects by the dependencies in the state only; "
+       "terraform also by those the new configuration declares")
+def test_destroy_of_a_replaced_object_waits_for_a_new_dependent(workdir: Workdir, tool: str) -> None:
+    # both are replaced (destroy first); b now depends on a: terraform destroys b before a
+    s = Scenario(workdir, tool)
+    s.apply(NEW_DEP_V1)
+    res = s.apply(NEW_DEP_V2)
+    assert_before(res, ("delete", "terraform_data.b"), ("delete", "terraform_data.a"))

@@ -265,12 +265,28 @@ def config_edges(*texts: str) -> set[tuple[str, str]]:
     return edges
 
 
+def replacement_orders(step: Step) -> dict[str, str]:
+    """For each address both created and destroyed: which of the two started first."""
+    first: dict[str, str] = {}
+    seen: dict[str, set[str]] = {}
+    for e in step.events:
+        if e.get("type") == "apply_start":
+            addr, action = _hook_op(e)
+            if action in ("create", "delete"):
+                first.setdefault(addr, action)
+                seen.setdefault(addr, set()).add(action)
+    return {a: f"{first[a]} first" for a, acts in seen.items() if len(acts) == 2}
+
+
 def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, str]],
-                     cbd: set[str], related: set[tuple[str, str]] | None = None) -> list[Mismatch]:
+                     cbd: set[str], related: set[tuple[str, str]] | None = None,
+                     reordered: frozenset[str] = frozenset()) -> list[Mismatch]:
     """Pairs terraform's graph orders that ``tool`` started out of order. ``cbd`` are the
     instance addresses with ``create_before_destroy`` in terraform's final state;
     ``related`` the resource pairs that refer to each other directly in a configuration
-    (the rest are related only through others: transitively)."""
+    (the rest are related only through others: transitively); ``reordered`` the addresses
+    whose replacement strata orders the other way round (what follows is reported once,
+    as that)."""
     pairs = graph_constraints(edges)
     succ: dict[str, set[str]] = {}
     for a, b in edges:
@@ -293,6 +309,8 @@ def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, s
         if first in completed and then in started and completed[first] > started[then]:
             if tool != "strata":
                 cls = "harness: terraform breaks its own graph"
+            elif first[0] in reordered or then[0] in reordered:
+                cls = "order: follows from a replacement ordered the other way round"
             elif not _direct(first, then, succ):
                 cls = "order: no wait through a resource without operations"
             elif actions[then] == "create" and actions[first] == "delete" and then[0] in cbd:
@@ -378,9 +396,16 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
                     cls = f"operations: extra {action} in strata"
                 here.append(Mismatch(cls, f"{phase}: {action} {addr} (x{k}); terraform planned "
                                           f"{planned.get(addr, 'nothing')}"))
+            tr, sr = replacement_orders(ts), replacement_orders(ss)
+            reordered = frozenset(a for a in tr.keys() & sr.keys() if tr[a] != sr[a])
+            for addr in sorted(reordered):
+                here.append(Mismatch("operations: replacement ordered the other way round "
+                                     "(create_before_destroy)",
+                                     f"{phase}: {addr}: terraform {tr[addr]}, strata {sr[addr]}"))
             cbd = _cbd_instances(tf_state)
             here += order_violations(phase, "terraform", ts, ts.edges, cbd)
-            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(case.v1, case.v2))
+            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(case.v1, case.v2),
+                                     reordered)
             here += overlaps(phase, ss)
             if n < len(tf.states) and n < len(st.states):
                 touched = {a for a, _ in to} | {a for a, _ in so}
