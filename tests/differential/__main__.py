@@ -26,22 +26,8 @@ from pathlib import Path
 
 import orjson
 
-from tests.differential.compare import Mismatch, compare
-from tests.differential.generate import generate
-from tests.differential.run import run_case
-
-
-def check_seed(seed: int, keep: Path | None = None) -> list[Mismatch]:
-    case = generate(seed)
-    tf, st = run_case(case, keep)
-    return compare(case, tf, st)
-
-
-def report(seed: int, found: list[Mismatch]) -> str:
-    """A mismatch report that can be replayed: seed, configurations, items, command."""
-    items = "\n".join(f"  {m}" for m in found)
-    return (f"{generate(seed).describe()}--- mismatches\n{items}\n"
-            f"--- replay: python -m tests.differential --seed {seed} --keep /tmp\n")
+from tests.differential.check import check_seed, report
+from tests.differential.compare import Mismatch
 
 
 def main(argv: list[str] | None = None) -> int:

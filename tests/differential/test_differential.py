@@ -17,7 +17,7 @@ import os
 import pytest
 
 from tests.conftest import requires_terraform
-from tests.differential.__main__ import check_seed, report
+from tests.differential.check import check_seed, report
 
 DEFAULT_SEEDS = (1, 3, 9, 13, 20, 46)
 """Small cases that between them exercise count, for_each, create_before_destroy, removal,
