@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench compat clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# Differential test against terraform (on PATH): make compat SEEDS=2000 START=0 JOBS=2
+SEEDS ?= 200
+START ?= 0
+JOBS  ?= 2
+compat: $(STAMP)
+	$(BIN)/python -m tests.differential --seeds $(SEEDS) --start $(START) --jobs $(JOBS) $(if $(JSON),--json $(JSON))
 
 clean:
 	rm -rf $(VENV) *.egg-info

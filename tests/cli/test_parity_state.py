@@ -1,0 +1,102 @@
+"""What terraform records in the state that strata does not. Found by the differential
+harness (tests/differential), issue 20."""
+
+from __future__ import annotations
+
+from tests.conftest import Workdir
+from tests.differential.scenario import Scenario, tools
+
+EMPTY_BETWEEN = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "m" {
+  for_each = toset([])
+  input    = terraform_data.a.id
+}
+resource "terraform_data" "b" {
+  input = { for k, v in terraform_data.m : k => v.id }
+}
+"""
+
+
+@tools("strata records direct dependencies only, so a dependency through a resource "
+       "without objects is lost")
+def test_dependencies_through_an_empty_resource(workdir: Workdir, tool: str) -> None:
+    # b depends on a through m, which has no instances: terraform records a among b's
+    # dependencies (it is what orders b's destroy before a's later); strata only m.
+    s = Scenario(workdir, tool)
+    s.apply(EMPTY_BETWEEN)
+    assert "terraform_data.a" in s.instance("terraform_data.b").get("dependencies", [])
+
+
+UNCHANGED_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = "1"
+}
+"""
+UNCHANGED_V2 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input      = "1"
+  depends_on = [terraform_data.a]
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@tools("strata keeps the dependencies an object was created with when it has no change")
+def test_dependencies_of_an_unchanged_object_are_rewritten(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED_V1)
+    s.apply(UNCHANGED_V2)
+    assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a"]
+
+
+@tools("strata keeps the create_before_destroy flag an object was created with when it "
+       "has no change")
+def test_create_before_destroy_of_an_unchanged_object_is_rewritten(workdir: Workdir, tool: str) -> None:
+    # b now uses create_before_destroy, and so (by force) does a, which b depends on
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED_V1)
+    s.apply(UNCHANGED_V2)
+    flags = {r: s.instance(r).get("create_before_destroy", False)
+             for r in ("terraform_data.a", "terraform_data.b")}
+    assert flags == {"terraform_data.a": True, "terraform_data.b": True}, flags
+
+
+FORCED_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+FORCED_V2 = """
+resource "terraform_data" "a" {
+  input = "2"
+}
+"""
+
+
+@tools("strata keeps create_before_destroy forced on an object by a dependent that the "
+       "configuration no longer has")
+def test_create_before_destroy_forced_by_a_removed_dependent_is_dropped(workdir: Workdir, tool: str) -> None:
+    # b forced create_before_destroy on a; b is removed and a updated: terraform records a
+    # as it is configured now, without create_before_destroy
+    s = Scenario(workdir, tool)
+    s.apply(FORCED_V1)
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True
+    s.apply(FORCED_V2)
+    assert not s.instance("terraform_data.a").get("create_before_destroy", False)

@@ -1,0 +1,89 @@
+"""What terraform does under ``-target`` that strata does not. Found by the differential
+harness (tests/differential), issue 20."""
+
+from __future__ import annotations
+
+from tests.conftest import Workdir
+from tests.differential.scenario import Scenario, steps, tools
+
+CBD = """
+resource "terraform_data" "a" {
+  triggers_replace = "1"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+}
+"""
+
+
+@tools("under -target strata destroys the deposed object of a create_before_destroy "
+       "replacement, which terraform leaves in the state")
+def test_target_keeps_the_deposed_object_of_a_replaced_dependency(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(CBD)
+    res = s.apply(CBD.replace('"1"', '"2"'), "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("create", "terraform_data.a"), ("update", "terraform_data.b")], started
+    deposed = [i for r in s.state()["resources"] for i in r["instances"] if i.get("deposed")]
+    assert len(deposed) == 1, deposed
+
+
+
+OUTPUT_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+output "o" {
+  value = terraform_data.a.output
+}
+"""
+OUTPUT_V2 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = "1"
+}
+"""
+
+
+@tools("under -target strata removes from the state an output the configuration no longer "
+       "has; terraform leaves outputs alone when targeting")
+def test_target_keeps_an_output_the_configuration_no_longer_has(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(OUTPUT_V1)
+    s.apply(OUTPUT_V2, "-target=terraform_data.b")
+    assert list(s.state()["outputs"]) == ["o"]
+
+
+FORCED_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+"""
+FORCED_V2 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@tools("under -target strata computes the create_before_destroy that dependents force "
+       "from the targeted resources only; terraform from the whole configuration")
+def test_target_records_create_before_destroy_forced_by_an_untargeted_dependent(
+        workdir: Workdir, tool: str) -> None:
+    # b (new, create_before_destroy, not targeted) uses a: terraform records a as
+    # create_before_destroy although only a is applied.
+    s = Scenario(workdir, tool)
+    s.apply(FORCED_V1)
+    s.apply(FORCED_V2, "-replace=terraform_data.a", "-target=terraform_data.a")
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True

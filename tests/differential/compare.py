@@ -1,0 +1,426 @@
+"""Compare what strata did with what terraform did for the same case.
+
+Each finding is a :class:`Mismatch`: a ``cls`` (a short, stable name of the kind of
+deviation, used to count and to group findings across seeds) and a ``detail`` naming
+the differing items. What is compared, for the v1 apply and the v2 apply alike:
+
+- exit codes;
+- the multiset of operations: ``(address, action)`` of every ``apply_start``;
+- order: for every path ``u -> … -> v`` between two operations in terraform's apply graph
+  (``terraform graph -type=apply -plan=FILE``; ``u`` depends on ``v``), strata completes
+  ``v`` before it starts ``u`` (checked for terraform's own stream too, as a sanity check);
+- at most one operation in flight at ``-parallelism=1``;
+- the state after the apply: objects by address, their attributes, status, deposed
+  objects, ``create_before_destroy`` and dependencies (terraform records transitive
+  dependencies, strata direct ones: strata's are closed over its own state first);
+- after v2, ``output -json``.
+
+Object ids are random in both tools, so every id is replaced by the address and the
+apply (``<terraform_data.a#1>``) that created it, wherever it occurs in a value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tests.differential.generate import Case
+from tests.differential.run import Run, Step
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+OP_NODE = re.compile(r"^(terraform_data\.\S+?)(?: \((destroy)(?: deposed \w+)?\))?$")
+PHASES = ("v1", "v2")
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One deviation: ``cls`` groups it with its kind, ``detail`` names the items."""
+
+    cls: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"[{self.cls}] {self.detail}"
+
+
+# --------------------------------------------------------------------------- state
+
+
+def instance_addr(resource: dict, inst: dict) -> str:
+    base = f"{resource['type']}.{resource['name']}"
+    if resource.get("module"):
+        base = f"{resource['module']}.{base}"
+    if resource.get("mode") == "data":
+        base = f"data.{base}"
+    key = inst.get("index_key")
+    if key is None:
+        return base
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    return f'{base}["{key}"]'
+
+
+def _objects(state: dict) -> Iterable[tuple[str, str, dict]]:
+    """(resource address, instance address, instance object) of every object in a state."""
+    for res in state.get("resources", []):
+        raddr = f"{res['type']}.{res['name']}"
+        for inst in res.get("instances", []):
+            yield raddr, instance_addr(res, inst), inst
+
+
+def id_names(states: list[dict]) -> dict[str, str]:
+    """Each object id seen in the states after v1 and v2 → ``<address#apply>``."""
+    names: dict[str, str] = {}
+    for n, state in enumerate(states, start=1):
+        for _, addr, inst in _objects(state):
+            oid = (inst.get("attributes") or {}).get("id")
+            if isinstance(oid, str) and oid not in names:
+                names[oid] = f"<{addr}#{n}>"
+    return names
+
+
+def normalize(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every id replaced by its name (unknown ids by ``<id?>``)."""
+    if isinstance(value, str):
+        return UUID.sub(lambda m: names.get(m.group(0), "<id?>"), value)
+    if isinstance(value, list):
+        return [normalize(v, names) for v in value]
+    if isinstance(value, dict):
+        return {k: normalize(v, names) for k, v in value.items()}
+    return value
+
+
+def _closure(direct: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+    for start in direct:
+        seen: set[str] = set()
+        todo = list(direct[start])
+        while todo:
+            d = todo.pop()
+            if d not in seen:
+                seen.add(d)
+                todo.extend(direct.get(d, ()))
+        out[start] = frozenset(seen)
+    return out
+
+
+def state_view(state: dict, names: dict[str, str], transitive: bool) -> dict[str, dict]:
+    """Objects by instance address (deposed ones under ``addr (deposed)``), normalized.
+
+    ``transitive`` says the state's dependency lists are already closed (terraform's);
+    otherwise each object's list is closed over the other resources' lists first.
+    """
+    by_resource: dict[str, set[str]] = {}
+    for raddr, _, inst in _objects(state):
+        by_resource.setdefault(raddr, set()).update(inst.get("dependencies", []))
+    closed = _closure(by_resource)
+    view: dict[str, dict] = {}
+    for _, addr, inst in _objects(state):
+        deps = set(inst.get("dependencies", []))
+        if not transitive:
+            for d in list(deps):
+                deps |= closed.get(d, frozenset())
+        obj = {
+            "attributes": normalize(inst.get("attributes"), names),
+            "status": inst.get("status"),
+            "create_before_destroy": bool(inst.get("create_before_destroy", False)),
+            "dependencies": sorted(deps),
+        }
+        key = f"{addr} (deposed)" if inst.get("deposed") else addr
+        view.setdefault(key, {"objects": []})["objects"].append(obj)
+    for entry in view.values():
+        entry["objects"].sort(key=repr)
+    return view
+
+
+def present_resources(state: dict) -> set[str]:
+    return {raddr for raddr, _, _ in _objects(state)}
+
+
+def compare_states(phase: str, tf: dict, st: dict, tf_names: dict[str, str],
+                   st_names: dict[str, str], untouched: set[str]) -> list[Mismatch]:
+    """Objects of both states; ``untouched`` are the addresses without an operation in
+    either tool's apply (a difference there is metadata terraform rewrites at plan time).
+
+    Dependencies are compared among resources that still have objects: a dependency on
+    a resource gone from the state orders nothing, and terraform keeps such stale
+    entries in lists it did not rewrite.
+    """
+    a = state_view(tf, tf_names, transitive=True)
+    b = state_view(st, st_names, transitive=False)
+    tf_present, st_present = present_resources(tf), present_resources(st)
+    st_direct = {addr: set(inst.get("dependencies", [])) for _, addr, inst in _objects(st)}
+    found: list[Mismatch] = []
+    for addr in sorted(a.keys() - b.keys()):
+        found.append(Mismatch("state: object missing in strata", f"{phase}: {addr} {a[addr]}"))
+    for addr in sorted(b.keys() - a.keys()):
+        found.append(Mismatch("state: extra object in strata", f"{phase}: {addr} {b[addr]}"))
+    for addr in sorted(a.keys() & b.keys()):
+        ta, sa = a[addr]["objects"], b[addr]["objects"]
+        if len(ta) != len(sa):
+            found.append(Mismatch("state: object count", f"{phase}: {addr}: terraform {len(ta)}, strata {len(sa)}"))
+            continue
+        for to, so in zip(ta, sa, strict=True):
+            to["dependencies"] = sorted(set(to["dependencies"]) & tf_present)
+            so["dependencies"] = sorted(set(so["dependencies"]) & st_present)
+            for fld in ("attributes", "status", "create_before_destroy", "dependencies"):
+                if to[fld] == so[fld]:
+                    continue
+                cls = f"state: {fld}"
+                if addr in untouched and fld in ("create_before_destroy", "dependencies"):
+                    cls += " of an object without an operation"
+                elif fld == "dependencies" and st_direct.get(addr, set()) - st_present:
+                    cls += " lost through a resource without objects"
+                found.append(Mismatch(cls, f"{phase}: {addr}: terraform {to[fld]!r}, strata {so[fld]!r}"))
+    return found
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def _hook_op(event: dict) -> tuple[str, str]:
+    hook = event["hook"]
+    return hook["resource"]["addr"], hook["action"]
+
+
+def operations(step: Step) -> Counter[tuple[str, str]]:
+    return Counter(_hook_op(e) for e in step.events if e.get("type") == "apply_start")
+
+
+def _op_key(addr: str, action: str) -> tuple[str, str]:
+    return addr, "delete" if action == "delete" else "write"
+
+
+def graph_constraints(edges: list[tuple[str, str]]) -> set[tuple[tuple[str, str], tuple[str, str]]]:
+    """``(first, then)`` operation pairs: a path ``then -> … -> first`` in the apply graph."""
+    succ: dict[str, set[str]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+        succ.setdefault(b, set())
+
+    def op(node: str) -> tuple[str, str] | None:
+        m = OP_NODE.match(node)
+        if not m:
+            return None
+        return m.group(1), "delete" if m.group(2) else "write"
+
+    pairs = set()
+    for start in succ:
+        u = op(start)
+        if u is None:
+            continue
+        seen: set[str] = set()
+        todo = list(succ[start])
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            todo.extend(succ[n])
+            v = op(n)
+            if v is not None and v != u:
+                pairs.add((v, u))
+    return pairs
+
+
+def _resource_of(addr: str) -> str:
+    return addr.split("[", 1)[0]
+
+
+def _node(op: tuple[str, str], edges_from: dict[str, set[str]]) -> set[str]:
+    """The graph node(s) of an operation key."""
+    addr, kind = op
+    if kind == "write":
+        return {addr}
+    return {n for n in edges_from if n == f"{addr} (destroy)" or n.startswith(f"{addr} (destroy deposed ")}
+
+
+def _direct(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[str]]) -> bool:
+    """Whether ``then`` waits for ``first`` by an edge of its own (not through the
+    expansion of a third resource)."""
+    firsts = _node(first, succ)
+    for n in _node(then, succ):
+        near = succ.get(n, set()) | succ.get(f"{_resource_of(then[0])} (expand)", set())
+        if near & firsts:
+            return True
+    return False
+
+
+_BLOCK = re.compile(r'^resource "terraform_data" "(\w+)" \{$', re.M)
+_REF = re.compile(r"terraform_data\.(\w+)")
+
+
+def config_edges(*texts: str) -> set[tuple[str, str]]:
+    """``(dependent, dependency)`` resource pairs referenced directly in any of the texts."""
+    edges = set()
+    for text in texts:
+        blocks = list(_BLOCK.finditer(text))
+        for i, m in enumerate(blocks):
+            end = blocks[i + 1].start() if i + 1 < len(blocks) else len(text)
+            body = text[m.end():end].split("\noutput ", 1)[0]
+            edges |= {(f"terraform_data.{m.group(1)}", f"terraform_data.{r}") for r in _REF.findall(body)}
+    return edges
+
+
+def replacement_orders(step: Step) -> dict[str, str]:
+    """For each address both created and destroyed: which of the two started first."""
+    first: dict[str, str] = {}
+    seen: dict[str, set[str]] = {}
+    for e in step.events:
+        if e.get("type") == "apply_start":
+            addr, action = _hook_op(e)
+            if action in ("create", "delete"):
+                first.setdefault(addr, action)
+                seen.setdefault(addr, set()).add(action)
+    return {a: f"{first[a]} first" for a, acts in seen.items() if len(acts) == 2}
+
+
+def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, str]],
+                     cbd: set[str], related: set[tuple[str, str]] | None = None,
+                     reordered: frozenset[str] = frozenset()) -> list[Mismatch]:
+    """Pairs terraform's graph orders that ``tool`` started out of order. ``cbd`` are the
+    instance addresses with ``create_before_destroy`` in terraform's final state;
+    ``related`` the resource pairs that refer to each other directly in a configuration
+    (the rest are related only through others: transitively); ``reordered`` the addresses
+    whose replacement strata orders the other way round (what follows is reported once,
+    as that)."""
+    pairs = graph_constraints(edges)
+    succ: dict[str, set[str]] = {}
+    for a, b in edges:
+        succ.setdefault(a, set()).add(b)
+        succ.setdefault(b, set())
+    started: dict[tuple[str, str], int] = {}
+    completed: dict[tuple[str, str], int] = {}
+    actions: dict[tuple[str, str], str] = {}
+    for i, e in enumerate(step.events):
+        if e.get("type") in ("apply_start", "apply_complete"):
+            addr, action = _hook_op(e)
+            key = _op_key(addr, action)
+            actions[key] = action
+            if e["type"] == "apply_start":
+                started.setdefault(key, i)
+            else:
+                completed[key] = i
+    found = []
+    for first, then in sorted(pairs):
+        if first in completed and then in started and completed[first] > started[then]:
+            if tool != "strata":
+                cls = "harness: terraform breaks its own graph"
+            elif first[0] in reordered or then[0] in reordered:
+                cls = "order: follows from a replacement ordered the other way round"
+            elif not _direct(first, then, succ):
+                cls = "order: no wait through a resource without operations"
+            elif actions[then] == "create" and actions[first] == "delete" and then[0] in cbd:
+                cls = "order: create_before_destroy replacement created before a dependent's destroy"
+            else:
+                f, t = _resource_of(first[0]), _resource_of(then[0])
+                if related is None or (f, t) in related or (t, f) in related:
+                    cls = f"order: {actions[then]} before the {actions[first]} it waits for"
+                else:
+                    cls = f"order: {actions[then]} before the {actions[first]} of a resource related only transitively"
+            found.append(Mismatch(cls, f"{phase}: {tool} started {actions[then]} {then[0]} before "
+                                       f"completing {actions[first]} {first[0]}"))
+    return found
+
+
+def overlaps(phase: str, step: Step) -> list[Mismatch]:
+    """Operations in flight at once, which ``-parallelism=1`` forbids."""
+    in_flight: set[tuple[str, str]] = set()
+    found = []
+    for e in step.events:
+        if e.get("type") == "apply_start":
+            key = _hook_op(e)
+            if in_flight:
+                found.append(Mismatch("stream: an operation starts before the previous one completes at -parallelism=1",
+                                      f"{phase}: started {key[1]} {key[0]} while {sorted(in_flight)} in flight"))
+            in_flight.add(key)
+        elif e.get("type") in ("apply_complete", "apply_errored"):
+            in_flight.discard(_hook_op(e))
+    return found[:1]
+
+
+# --------------------------------------------------------------------------- the case
+
+
+def _errors(step: Step) -> str:
+    diags = [e["diagnostic"] for e in step.events if e.get("type") == "diagnostic"
+             and e["diagnostic"].get("severity") == "error"]
+    text = "; ".join(f"{d.get('summary', '')}: {d.get('detail', '')}" for d in diags)
+    return text or step.stderr.strip()
+
+
+def _planned(step: Step) -> dict[str, str]:
+    return {e["change"]["resource"]["addr"]: e["change"]["action"]
+            for e in step.plan_events if e.get("type") == "planned_change"}
+
+
+def _cbd_instances(state: dict) -> set[str]:
+    return {addr for _, addr, inst in _objects(state) if inst.get("create_before_destroy")}
+
+
+def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
+    """Every deviation of strata from terraform in one case (empty when they agree).
+
+    Classes of the v2 apply get `` [-target]`` appended when it ran with ``-target``:
+    targeting changes much of what terraform does, and keeping those findings apart keeps
+    the other classes clean.
+    """
+    if tf.error is not None and not tf.steps:
+        return [Mismatch("harness: terraform failed", tf.error)]
+    found: list[Mismatch] = []
+    tf_names, st_names = id_names(tf.states), id_names(st.states)
+    targeted = any(o.startswith("-target") for o in case.options)
+    for n, (phase, ts, ss) in enumerate(zip(PHASES, tf.steps, st.steps, strict=False)):
+        here: list[Mismatch] = []
+        if ts.returncode != ss.returncode:
+            cycle = "Cycle" in _errors(ts)
+            cls = "exit code: terraform finds a cycle" if cycle else "exit code"
+            here.append(Mismatch(cls, f"{phase}: terraform {ts.returncode}, strata {ss.returncode}\n"
+                                      f"    terraform: {_errors(ts)}\n    strata: {_errors(ss)}"))
+        else:
+            tf_state = tf.states[n] if n < len(tf.states) else {}
+            to, so = operations(ts), operations(ss)
+            planned = _planned(ts)
+            tf_deposed = {addr for _, addr, inst in _objects(tf_state) if inst.get("deposed")}
+            for (addr, action), k in sorted((to - so).items()):
+                here.append(Mismatch(f"operations: {action} missing in strata", f"{phase}: {action} {addr} (x{k})"))
+            for (addr, action), k in sorted((so - to).items()):
+                if action in ("update", "create") and addr in planned:
+                    cls = "operations: final-plan no-op applied"
+                elif action == "delete" and addr in tf_deposed:
+                    cls = "operations: deposed object destroyed that terraform keeps"
+                else:
+                    cls = f"operations: extra {action} in strata"
+                here.append(Mismatch(cls, f"{phase}: {action} {addr} (x{k}); terraform planned "
+                                          f"{planned.get(addr, 'nothing')}"))
+            tr, sr = replacement_orders(ts), replacement_orders(ss)
+            reordered = frozenset(a for a in tr.keys() & sr.keys() if tr[a] != sr[a])
+            for addr in sorted(reordered):
+                here.append(Mismatch("operations: replacement ordered the other way round "
+                                     "(create_before_destroy)",
+                                     f"{phase}: {addr}: terraform {tr[addr]}, strata {sr[addr]}"))
+            cbd = _cbd_instances(tf_state)
+            here += order_violations(phase, "terraform", ts, ts.edges, cbd)
+            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(case.v1, case.v2),
+                                     reordered)
+            here += overlaps(phase, ss)
+            if n < len(tf.states) and n < len(st.states):
+                touched = {a for a, _ in to} | {a for a, _ in so}
+                untouched = {addr for _, addr, _ in _objects(tf_state)} - touched
+                here += compare_states(phase, tf.states[n], st.states[n], tf_names, st_names, untouched)
+        if phase == "v2" and targeted:
+            here = [Mismatch(f"{m.cls} [-target]", m.detail) for m in here]
+        found += here
+        if ts.returncode != ss.returncode:
+            break
+    if tf.error is not None and not found:
+        found.append(Mismatch("harness: terraform failed", tf.error))
+    exit_codes_agree = all(t.returncode == s.returncode for t, s in zip(tf.steps, st.steps, strict=False))
+    if exit_codes_agree and len(tf.steps) == len(st.steps) == 2 and normalize(tf.outputs, tf_names) != normalize(st.outputs, st_names):
+        found.append(Mismatch("output -json" + (" [-target]" if targeted else ""),
+                              f"terraform {normalize(tf.outputs, tf_names)!r}\n"
+                              f"strata {normalize(st.outputs, st_names)!r}"))
+    return found
