@@ -12,6 +12,7 @@ from engine.backend.operations import make_plan, open_state
 from engine.cli.args import Args, UsageError, options_from
 from engine.cli.output import Output, snippet
 from engine.config.module import load_module
+from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
 from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
 from engine.planning.planner import Planner
@@ -23,7 +24,7 @@ async def cmd_validate(a: Args, out: Output) -> int:
     try:
         module = load_module(opts.chdir)
         planner = Planner(module, _empty_state(), Providers(), {}, lambda e: None)
-        planner._check_resource_types()
+        planner.diags.extend(check_resource_types(module, planner.providers))
         planner._config_order()
         errs = errors_of(planner.diags)
         if errs:

@@ -28,6 +28,7 @@ from engine.config import conditions
 from engine.config.constants import _NoResources
 from engine.config.instance import evaluate_instance_config
 from engine.config.model import Module, ResourceConfig
+from engine.config.providers import check_resource_types, configure_providers
 from engine.config.references import expressions_of, self_reference_error, self_references
 from engine.diagnostics import (
     Diagnostic,
@@ -180,10 +181,10 @@ class Planner:
     async def run(self, destroy: bool = False) -> Plan:
         self.plan.destroy = destroy
         self.plan.prior_outputs = dict(self.state.outputs)
-        self._check_resource_types()
+        self.diags.extend(check_resource_types(self.module, self.providers))
         self._check_sensitive_uses()
         self._raise_if_errors()
-        await self._configure_providers()
+        await configure_providers(self.module, self.providers, self.variables, self.local_value, self.diags)
         self._raise_if_errors()
         self.plan.targeted = self.targets is not None
         graph = None if destroy else self._config_graph()
@@ -263,82 +264,6 @@ class Planner:
                                if not isinstance(x, E.Call)})
                 self.diags.append(error("Invalid for_each argument", _SENSITIVE_FOR_EACH, rc.for_each.range,
                                         expr_values=tuple((t, "has a sensitive value") for t in said)))
-
-    def _check_resource_types(self) -> None:
-        for pc in self.module.providers.values():
-            if not self.providers.known(pc.name):
-                self.diags.append(error("Unknown provider", f'There is no provider named "{pc.name}". '
-                                        "Built-in providers: "
-                                        + ", ".join(sorted(_builtin_names(self.providers))) + ".", pc.range))
-        for rc in self.module.resources.values():
-            pname = rc.provider_name
-            if rc.provider_ref and "." in rc.provider_ref and rc.provider_ref not in self.module.providers:
-                self.diags.append(error("Provider configuration not present",
-                                        f"To work with {rc.addr} its original provider configuration at "
-                                        f'provider["{rc.provider_ref}"] is required, but no provider block '
-                                        "with that alias is declared.", rc.range, str(rc.addr)))
-                continue
-            if not self.providers.known(pname):
-                self.diags.append(error("Missing required provider",
-                                        f'The resource type "{rc.addr.type}" belongs to provider "{pname}", '
-                                        "which is not installed. Built-in providers: "
-                                        + ", ".join(sorted(_builtin_names(self.providers))) + ".",
-                                        rc.range, str(rc.addr)))
-                continue
-            schema = self.providers.schema(pname, rc.addr.type, rc.addr.mode)
-            if schema is None:
-                what = "resource type" if rc.addr.mode == "managed" else "data source"
-                self.diags.append(error(f"Invalid {what}",
-                                        f'The provider {pname} does not support {what} '
-                                        f'"{rc.addr.type}".', rc.range, str(rc.addr)))
-                continue
-            assert schema is not None
-            for name, a in rc.attributes.items():
-                if name not in schema.attributes:
-                    self.diags.append(error("Unsupported argument",
-                                            f'An argument named "{name}" is not expected here.', a.range))
-                elif schema.attributes[name].computed and not schema.attributes[name].optional:
-                    self.diags.append(error("Invalid or unknown key",
-                                            f'The attribute "{name}" of {rc.addr.type} is computed by the '
-                                            "provider and cannot be set in configuration.", a.range,
-                                            str(rc.addr)))
-            for name, a_s in schema.attributes.items():
-                if a_s.required and name not in rc.attributes:
-                    self.diags.append(error("Missing required argument",
-                                            f'The argument "{name}" is required, but no definition was found.',
-                                            rc.range))
-
-    async def _configure_providers(self) -> None:
-        """Call configure() on every provider configuration in use, with its evaluated arguments."""
-        keys = {rc.provider_key for rc in self.module.resources.values()} | set(self.module.providers)
-        for key in sorted(keys):
-            pc = self.module.providers.get(key)
-            config: dict[str, Any] = {}
-            if pc is not None:
-                pschema = self.providers.provider_schema(pc.name)
-                allowed = pschema.attributes if pschema is not None else {}
-                for name, attr in pc.attributes.items():
-                    if name not in allowed:
-                        self.diags.append(error("Unsupported argument",
-                                                f'An argument named "{name}" is not expected in a provider '
-                                                f'"{pc.name}" block'
-                                                + (f" (it takes: {', '.join(sorted(allowed))})." if allowed
-                                                   else "; it takes no arguments."), attr.range))
-                        continue
-                    try:
-                        config[name] = evaluate(attr.expr, Scope(self.variables, self.local_value,
-                                                                 _NoResources()))
-                    except EvalError as exc:
-                        self.diags.append(exc.error(
-                                                SourceRange(attr.range.filename, exc.line)))
-                for name, a in allowed.items():
-                    if a.required and name not in pc.attributes:
-                        self.diags.append(error("Missing required argument",
-                                                f'The argument "{name}" is required in provider "{pc.name}".',
-                                                pc.range))
-            if self.diags:
-                continue
-            self.diags.extend(await self.providers.seam(key).configure(config, subject=pc.range if pc else None))
 
     def _config_order(self, g: Graph[_CfgNode] | None = None) -> list[_CfgNode]:
         g = g if g is not None else self._config_graph()
@@ -1023,12 +948,6 @@ def _needs_values(d: Diagnostic) -> bool:
     if d.summary in _STATIC_SUMMARIES:
         return False
     return not (d.summary == "Unsupported attribute" and d.detail.startswith("This object has no argument"))
-
-
-def _builtin_names(providers: Providers) -> list[str]:
-    from engine.provider.registry import factories
-
-    return list(factories())
 
 
 def _unseen(diags: list[Diagnostic], seen: list[Diagnostic]) -> list[Diagnostic]:
