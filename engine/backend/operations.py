@@ -33,8 +33,6 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.planning.planner import Planner
-from engine.planning.targeting import parse_targets
 from engine.plans.planfile import config_digest
 from engine.provider.registry import Providers
 from engine.provider.seam import Failure
@@ -51,6 +49,10 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
 
     ``store``: the state, from :func:`open_state` (locked); without one, the state is read
     unlocked, as by a library caller that coordinates on its own."""
+    # here, not at the top: applying a saved plan (or importing) loads nothing of the planner
+    from engine.planning.planner import Planner
+    from engine.planning.targeting import parse_targets
+
     digest = config_digest(opts.chdir)  # before loading: what the plan is made from
     module = load_module(opts.chdir)
     providers = providers or Providers()

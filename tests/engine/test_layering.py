@@ -5,10 +5,14 @@ two modules import each other, directly or through others."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import engine
+from tests.conftest import REPO, Workdir
 
 ENGINE = Path(engine.__file__).parent
 
@@ -123,3 +127,17 @@ def test_apply_imports_nothing_of_planning() -> None:
         "the check cannot see planning imports"  # it must be able to fail
     reached = _reach(start, edges)
     assert sorted(m for m in reached if m.startswith("planning.")) == []
+
+
+def test_applying_a_saved_plan_loads_nothing_of_planning(workdir: Workdir) -> None:
+    """The same, as the command runs: ``strata apply FILE`` imports no planning module at all."""
+    workdir.write('resource "terraform_data" "a" {}\n')
+    workdir.strata("plan", "-out=saved.plan", check=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "engine", "apply", "saved.plan"],
+                          cwd=workdir.path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+    assert "engine.backend.saved" in mods, "the saved plan was applied"
+    assert sorted(m for m in mods if m.startswith("engine.planning")) == []
