@@ -24,8 +24,10 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
     """A plan read back from a file, ready to apply without planning again: the state locked and
     loaded, the one the plan was made from (lineage and serial), with what refresh found put back;
     the configuration unchanged (its digest); the providers configured. Otherwise diagnostics say
-    which, and nothing is changed. ``store``: the state, from :func:`open_state` (locked), as for
-    :func:`make_plan`."""
+    which, and nothing is changed. ``store``: the state, from
+    :func:`~engine.backend.options.open_state` (locked), as for
+    :func:`~engine.backend.operations.make_plan`. (``emit`` is not used yet: nothing is announced
+    before the apply starts.)"""
     plan = saved.plan
     providers = providers or Providers()
     if store is None:
