@@ -14,10 +14,13 @@ inside a layer, modules import each other without cycles.
     provider                          the one provider seam: the protocol's requests and responses,
                                       the promises the core checks, a framework, the registry
     config                            a module loaded from its files, input variables, conditions,
-                                      an instance's configuration evaluated against its schema
+                                      an instance's configuration evaluated against its schema, the
+                                      provider blocks checked and the providers configured
     state                             state in memory, the v4 format, the one writer, its lock, state edits
     plans                             the Plan: the value apply is given, and its file (plan -out)
     planning                          refresh, targeting, forced create_before_destroy, the planner
+                                      in its stages (order, expansion, resources, instances, data
+                                      sources, removals, outputs, drift)
     apply                             the apply graph built from a plan, and its execution
     render                            human output: plans, diagnostics, values, word wrapping
     backend                           the operations a user runs (plan, apply, ...) on a state

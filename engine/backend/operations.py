@@ -5,18 +5,22 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr
-from engine.backend import local
 from engine.backend.applying import Planned, apply_plan, limits_of
+
+# callers import these from here (their homes: options, saved)
+from engine.backend.options import OperationState as OperationState
+from engine.backend.options import Options as Options
+from engine.backend.options import open_state as open_state
+from engine.backend.saved import CHANGED_CONFIG as CHANGED_CONFIG
+from engine.backend.saved import open_saved_plan as open_saved_plan
 from engine.config import conditions
 from engine.config.model import Module
 from engine.config.module import load_module
+from engine.config.providers import UnplannedLocals, check_resource_types, configure_providers
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import (
     Diagnostic,
@@ -29,10 +33,7 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.planning.planner import Planner
-from engine.planning.targeting import parse_targets
-from engine.plans.plan import prior_state
-from engine.plans.planfile import SavedPlan, config_digest, state_mismatch
+from engine.plans.planfile import config_digest
 from engine.provider.registry import Providers
 from engine.provider.seam import Failure
 from engine.state.model import State
@@ -42,78 +43,16 @@ if TYPE_CHECKING:  # imported where an apply runs: a plan does not load the appl
     from engine.apply.executor import ApplyResult
 
 
-@dataclass
-class Options:
-    chdir: str = "."
-    state_path: str | None = None
-    """``-state``: the state file, overriding the configured backend; None: the backend's (see
-    :mod:`engine.backend.local`)."""
-    variables: dict[str, str] = field(default_factory=dict)
-    var_args: list[tuple[str, str]] = field(default_factory=list)
-    """("var", "NAME=VALUE") and ("var-file", PATH) in command-line order (used with ``variables``)."""
-    parallelism: int = 10
-    refresh: bool = True
-    fail_fast: bool = False
-    fsync: bool = True
-    replace: tuple[str, ...] = ()
-    targets: tuple[str, ...] = ()
-    refresh_only: bool = False
-    limits: Limits = field(default_factory=Limits)
-    on_signals: bool = False
-    """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has
-    its own signal handling)."""
-    lock: bool = True
-    """Take the state lock (``-lock=false``: don't; another operation may then write at the same time)."""
-    lock_timeout: float = 0.0
-    """Seconds to wait for another operation's lock (``-lock-timeout``); 0: fail at once."""
-
-    _state_file: str | None = field(default=None, init=False, repr=False)
-
-    def state_file(self) -> str:
-        """The state file this run works on: ``state_path``, else the current workspace's under the
-        configuration's ``backend "local"`` (decided once per run)."""
-        if self._state_file is None:
-            self._state_file = local.state_file(self.chdir, self.state_path)
-        return self._state_file
-
-
-def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,
-               on_wait: Callable[[], None] | None = None) -> OperationState:
-    """``async with open_state(opts, "OperationTypeApply", providers) as store``: see :class:`OperationState`."""
-    return OperationState(opts, operation, providers, writes=writes, on_wait=on_wait)
-
-
-class OperationState:
-    """The state for one operation, its lock held for the whole block and released when it ends,
-    however it ends: the one place an operation takes the lock. ``operation`` is recorded in the
-    lock (terraform's names: OperationTypePlan, OperationTypeApply, state-rm, ...); ``writes=False``
-    for an operation that only reads (plan). ``on_wait``: called once a wait for another holder
-    (``-lock-timeout``) has lasted long enough to say so.
-
-    A class rather than a generator: leaving it allocates next to nothing, which matters when the
-    operation is unwinding because memory ran out."""
-
-    def __init__(self, opts: Options, operation: str, providers: Providers, *, writes: bool = True,
-                 on_wait: Callable[[], None] | None = None) -> None:
-        self.store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
-        self.lock = self.store.locked(operation, enabled=opts.lock, timeout=opts.lock_timeout, writes=writes,
-                                      on_wait=on_wait)
-
-    async def __aenter__(self) -> StateStore:
-        await self.lock.acquire()
-        return self.store
-
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        self.lock.release()
-
-
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
                     providers: Providers | None = None, store: StateStore | None = None) -> Planned:
     """Load everything and plan. Raises DiagnosticsError on any user mistake.
 
     ``store``: the state, from :func:`open_state` (locked); without one, the state is read
     unlocked, as by a library caller that coordinates on its own."""
+    # here, not at the top: applying a saved plan (or importing) loads nothing of the planner
+    from engine.planning.planner import Planner
+    from engine.planning.targeting import parse_targets
+
     digest = config_digest(opts.chdir)  # before loading: what the plan is made from
     module = load_module(opts.chdir)
     providers = providers or Providers()
@@ -214,42 +153,6 @@ async def apply_planned(p: Planned, opts: Options, emit: Callable[[ev.Event], No
                             on_signals=opts.on_signals, limits=opts.limits)
 
 
-async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Event], None],
-                          providers: Providers | None = None, store: StateStore | None = None) -> Planned:
-    """A plan read back from a file, ready to apply without planning again: the state locked and
-    loaded, the one the plan was made from (lineage and serial), with what refresh found put back;
-    the configuration unchanged (its digest); the providers configured. Otherwise diagnostics say
-    which, and nothing is changed. ``store``: the state, from :func:`open_state` (locked), as for
-    :func:`make_plan`."""
-    plan = saved.plan
-    providers = providers or Providers()
-    if store is None:
-        store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
-    existed = os.path.exists(opts.state_file())
-    module: Module | None = None
-    try:
-        state = store.load()
-        mismatch = state_mismatch(saved, state.lineage if existed else None, state.serial if existed else None)
-        if mismatch:
-            raise DiagnosticsError(mismatch)
-        if config_digest(opts.chdir) != plan.config_digest:
-            raise DiagnosticsError([error("Saved plan does not match the configuration", CHANGED_CONFIG)])
-        module = load_module(opts.chdir)
-        # the providers are configured as for the plan (terraform's provider nodes are in both walks)
-        planner = Planner(module, state, providers, plan.variables, emit, refresh=False)
-        planner._check_resource_types()
-        await planner._configure_providers()
-        planner._raise_if_errors()
-        prior_state(plan, state)
-    except DiagnosticsError as exc:
-        raise DiagnosticsError(module.with_context(list(exc.diagnostics)) if module else exc.diagnostics) from None
-    return Planned(module, state, plan, store, providers)
-
-
-CHANGED_CONFIG = ("The configuration files changed after the plan was created, so it can no longer be applied: "
-                  "apply evaluates the configuration the plan was made from. Run strata plan again.")
-
-
 Confirm = Callable[[Planned], Awaitable[bool]]
 
 # a provider that raises while importing stops the import (its wording of it)
@@ -299,10 +202,11 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         variables, diags = _variables(module, opts)
         if errors_of(diags):
             raise DiagnosticsError(errors_of(diags))
-        planner = Planner(module, state, providers, variables, emit, refresh=False)
-        planner._check_resource_types()
-        await planner._configure_providers()
-        planner._raise_if_errors()
+        found = check_resource_types(module, providers)
+        await configure_providers(module, providers, variables,
+                                  UnplannedLocals(module, providers, variables, found), found)
+        if errors_of(found):
+            raise DiagnosticsError(errors_of(found))
         provider = providers.seam(rc.provider_key)
         schema = providers.schema(rc.provider_key, addr.resource.type)
         assert schema is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import orjson
 
@@ -12,9 +11,10 @@ from engine.backend.operations import make_plan, open_state
 from engine.cli.args import Args, UsageError, options_from
 from engine.cli.output import Output, snippet
 from engine.config.module import load_module
+from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
 from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
-from engine.planning.planner import Planner
+from engine.planning.order import config_graph, config_order
 from engine.provider.registry import Providers
 
 
@@ -22,10 +22,9 @@ async def cmd_validate(a: Args, out: Output) -> int:
     opts = options_from(a)
     try:
         module = load_module(opts.chdir)
-        planner = Planner(module, _empty_state(), Providers(), {}, lambda e: None)
-        planner._check_resource_types()
-        planner._config_order()
-        errs = errors_of(planner.diags)
+        found = check_resource_types(module, Providers())
+        config_order(config_graph(module), found)
+        errs = errors_of(found)
         if errs:
             raise DiagnosticsError(errs)
         diags: list[Diagnostic] = []
@@ -42,12 +41,6 @@ async def cmd_validate(a: Args, out: Output) -> int:
         return 1 if n_err else 0
     out.text("Success! The configuration is valid.\n")
     return 0
-
-
-def _empty_state() -> Any:
-    from engine.state.model import State
-
-    return State()
 
 
 async def cmd_graph(a: Args, out: Output) -> int:

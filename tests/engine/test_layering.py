@@ -5,10 +5,14 @@ two modules import each other, directly or through others."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import engine
+from tests.conftest import REPO, Workdir
 
 ENGINE = Path(engine.__file__).parent
 
@@ -98,9 +102,10 @@ def test_no_import_cycles_between_modules() -> None:
     assert cycles == []
 
 
-APPLY_PATH = ("apply", "backend.applying")
+APPLY_PATH = ("apply", "backend.applying", "backend.saved", "config.providers")
 """Apply is described by the Plan (with the prior state, the configuration and the providers):
-these import nothing of planning, directly or through other modules."""
+these import nothing of planning, directly or through other modules. A saved plan's apply
+(``backend.saved``) configures the providers (``config.providers``) without the planner."""
 
 
 def _reach(start: list[str], edges: dict[str, set[str]]) -> set[str]:
@@ -117,8 +122,22 @@ def test_apply_imports_nothing_of_planning() -> None:
     mods = modules()
     edges = {name: imports_of(path, set(mods)) for name, path in mods.items()}
     start = [m for m in mods if m.startswith(APPLY_PATH)]
-    assert "apply.executor" in start and "backend.applying" in start
+    assert {"apply.executor", "backend.applying", "backend.saved", "config.providers"} <= set(start)
     assert any(m.startswith("planning.") for m in _reach(["backend.operations"], edges)), \
         "the check cannot see planning imports"  # it must be able to fail
     reached = _reach(start, edges)
     assert sorted(m for m in reached if m.startswith("planning.")) == []
+
+
+def test_applying_a_saved_plan_loads_nothing_of_planning(workdir: Workdir) -> None:
+    """The same, as the command runs: ``strata apply FILE`` imports no planning module at all."""
+    workdir.write('resource "terraform_data" "a" {}\n')
+    workdir.strata("plan", "-out=saved.plan", check=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "engine", "apply", "saved.plan"],
+                          cwd=workdir.path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    mods = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+    assert "engine.backend.saved" in mods, "the saved plan was applied"
+    assert sorted(m for m in mods if m.startswith("engine.planning")) == []

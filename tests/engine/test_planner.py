@@ -1,4 +1,5 @@
-"""engine/planner.py through engine.operations.make_plan, on temporary configuration directories.
+"""engine/planning/ through engine.backend.operations.make_plan, on temporary configuration directories;
+its pure pieces (expansion, per-instance dependencies, the configuration order) on their own.
 
 Each test writes a configuration using the built-in ``terraform_data``
 resource, plans it (applying a first configuration where prior state is
@@ -17,7 +18,14 @@ import pytest
 
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.backend.operations import Options, Planned, apply_planned, make_plan
-from engine.diagnostics import DiagnosticsError
+from engine.config.constants import _NoResources
+from engine.config.model import ResourceConfig
+from engine.config.module import load_module
+from engine.diagnostics import Diagnostic, DiagnosticsError
+from engine.lang.evaluate import Scope
+from engine.planning.dependencies import instance_deps, ref_specs
+from engine.planning.expansion import Instances, expand
+from engine.planning.order import config_graph, config_order
 from engine.plans.plan import Action, Reason, ResourceInstanceChange, whole_resource_value
 from engine.values import UNKNOWN, ListVal, equal, to_json
 
@@ -544,3 +552,59 @@ async def test_forced_create_before_destroy_follows_instance_dependencies(wd):
     c = changes(p)
     assert c["terraform_data.a[0]"].action == Action.CREATE_THEN_DELETE
     assert c["terraform_data.a[1]"].action == Action.CREATE_THEN_DELETE
+
+
+# ---------------------------------------------------------------- the pure pieces, without planning
+
+
+def _resource(tmp_path: Path, config: str, name: str = "a") -> ResourceConfig:
+    (tmp_path / "main.tf").write_text(textwrap.dedent(config))
+    return load_module(str(tmp_path)).resources[ResourceAddr("terraform_data", name)]
+
+
+def _scope_of(count_index: int | None, each: tuple[Any, Any] | None) -> Scope:
+    return Scope({}, lambda name, line: None, _NoResources(), count_index, each)
+
+
+async def test_expansion_of_a_count_is_its_keys_in_order_each_with_its_index(tmp_path):
+    found = expand(_resource(tmp_path, 'resource "terraform_data" "a" { count = 3 }'), _scope_of)
+    assert isinstance(found, Instances) and found.kind == "count"
+    assert [(k, sc.count_index) for k, sc in found.instances] == [(0, 0), (1, 1), (2, 2)]
+
+
+async def test_expansion_of_a_for_each_set_is_its_sorted_keys_each_with_its_value(tmp_path):
+    found = expand(_resource(tmp_path, 'resource "terraform_data" "a" { for_each = toset(["b", "a"]) }'),
+                   _scope_of)
+    assert isinstance(found, Instances) and found.kind == "for_each"
+    assert [(k, sc.each) for k, sc in found.instances] == [("a", ("a", "a")), ("b", ("b", "b"))]
+
+
+async def test_expansion_of_a_negative_count_is_the_diagnostic_not_instances(tmp_path):
+    found = expand(_resource(tmp_path, 'resource "terraform_data" "a" { count = -1 }'), _scope_of)
+    assert isinstance(found, Diagnostic)
+    assert found.summary == "Invalid count argument" and "greater than or equal to zero" in found.detail
+
+
+async def test_an_instance_depends_on_the_instance_its_key_names_and_records_the_resource(tmp_path):
+    config = """\
+        resource "terraform_data" "a" { count = 2 }
+        resource "terraform_data" "b" {
+          count = 2
+          input = terraform_data.a[count.index].id
+        }
+        """
+    rc = _resource(tmp_path, config, "b")
+    specs, whole = ref_specs(rc, lambda name: frozenset())
+    deps = instance_deps(specs, whole, _scope_of(1, None), lambda r: "count")
+    assert deps.instances == frozenset({inst("a", 1)}) and deps.resources == frozenset()
+    assert deps.recorded == ("terraform_data.a",)
+
+
+async def test_the_configuration_order_of_a_cycle_is_empty_with_one_error_naming_it(tmp_path):
+    (tmp_path / "main.tf").write_text(textwrap.dedent("""\
+        resource "terraform_data" "a" { input = terraform_data.b.id }
+        resource "terraform_data" "b" { input = terraform_data.a.id }
+        """))
+    diags: list[Diagnostic] = []
+    assert config_order(config_graph(load_module(str(tmp_path))), diags) == []
+    assert [d.summary.startswith("Cycle: ") for d in diags] == [True]

@@ -1,0 +1,193 @@
+"""What one plan's walk shares: the inputs (configuration, prior state, providers, variables,
+options), the :class:`~engine.plans.plan.Plan` being built, the resources' planned values, the
+local values, and the diagnostics found so far.
+
+A :class:`PlanContext` lives for one :meth:`Planner.run <engine.planning.planner.Planner.run>`;
+the planning modules (resources, data sources, outputs, removals, drift) read and add to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from engine.addrs import InstanceAddr, ResourceAddr, resource_addr
+from engine.config.model import Module
+from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
+from engine.events import stream as ev
+from engine.lang import expr as E
+from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.sensitivity import in_state
+from engine.lang.sensitivity import of_module as sensitivity_of
+from engine.planning.order import ref_node
+from engine.planning.resolver import PlanResolver
+from engine.planning.targeting import Targets
+from engine.plans.plan import Plan
+from engine.provider.registry import Providers
+from engine.state.model import ObjectState, State
+from engine.values import UNKNOWN
+
+Emit = Callable[[ev.Event], None]
+
+
+class PlanContext:
+    """One plan's shared state. ``diags`` holds every diagnostic; ``walk_errors`` those of them
+    terraform finds only in its plan walk (not when it validates the configuration first: it then
+    says "Planning failed"). ``failed``: resources that could not be planned (what refers to them
+    is not planned either). ``targets``: ``-target``, widened to what the targets depend on once
+    that is known; ``included_locals``: under ``-target``, the locals the targets need (None: all)."""
+
+    def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
+                 emit: Emit, replace: frozenset[InstanceAddr], targets: Targets | None) -> None:
+        self.module = module
+        self.state = state
+        self.providers = providers
+        self.variables = variables
+        self.emit = emit
+        self.replace = replace
+        self.targets = targets
+        self.included_locals: set[str] | None = None
+        self.resolver = PlanResolver(module)
+        self.sensitivity = sensitivity_of(module, providers)
+        self.plan = Plan(variables=variables)
+        self.diags: list[Diagnostic] = []
+        self.walk_errors: list[Diagnostic] = []
+        self.failed: set[ResourceAddr] = set()
+        self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
+        self._locals: dict[str, Any] = {}
+        self._locals_busy: set[str] = set()
+        self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def walk_error(self, d: Diagnostic) -> None:
+        """``d``, found in the plan walk (see the class's docstring)."""
+        self.diags.append(d)
+        self.walk_errors.append(d)
+
+    def raise_if_errors(self) -> None:
+        errs = errors_of(self.diags)
+        if errs:
+            raise DiagnosticsError(errs)
+
+    def errored(self, addr: InstanceAddr) -> bool:
+        """Has a diagnostic named ``addr``'s resource or one of its instances?"""
+        prefix = str(addr.resource)
+        return any(d.address and (d.address == prefix or d.address.startswith(prefix + "["))
+                   for d in self.diags)
+
+    # ------------------------------------------------------------------ scope and locals
+
+    def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
+        return Scope(self.variables, self.local_value, self.resolver, count_index, each, sensitivity=self.sensitivity)
+
+    def local_value(self, name: str, line: int) -> Any:
+        """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
+        mistake, which is added to the diagnostics."""
+        if name in self._locals:
+            return self._locals[name]
+        lc = self.module.locals.get(name)
+        if lc is None:
+            raise EvalError("Reference to undeclared local value",
+                            f'A local value with the name "{name}" has not been declared.', line)
+        if name in self._locals_busy:
+            raise EvalError("Cycle in local values", f'local.{name} refers to itself.', line)
+        self._locals_busy.add(name)
+        try:
+            v = evaluate(lc.expr, self.scope())
+        except EvalError as exc:
+            d = exc.error(SourceRange(lc.range.filename, exc.line))
+            if self.needs_plan_values([lc.expr]) and needs_values(d):
+                self.walk_error(d)
+            else:
+                self.diags.append(d)
+            v = UNKNOWN
+        finally:
+            self._locals_busy.discard(name)
+        self._locals[name] = v
+        return v
+
+    def local_resource_deps(self, name: str, seen: frozenset[str] = frozenset()) -> frozenset[ResourceAddr]:
+        """The resources ``local.NAME`` refers to, directly or through other locals."""
+        got = self._local_res_deps.get(name)
+        if got is not None:
+            return got
+        lc = self.module.locals.get(name)
+        out: set[ResourceAddr] = set()
+        if lc is not None and name not in seen:
+            for ref in E.references(lc.expr):
+                node = ref_node(ref)
+                if node is None:
+                    continue
+                if node.kind == "resource":
+                    out.add(node.name)
+                else:
+                    out |= self.local_resource_deps(node.name, seen | {name})
+        res = frozenset(out)
+        self._local_res_deps[name] = res
+        return res
+
+    def references_through_locals(self, exprs: list[E.Expr]) -> Iterator[E.Reference]:
+        """The references in ``exprs`` and in the locals they use, the locals' own left out."""
+        locals_ = self.module.locals
+        stack, seen = list(exprs), set()
+        while stack:
+            for ref in E.references(stack.pop()):
+                if ref.root != "local":
+                    yield ref
+                    continue
+                name = ref.step_name(0)
+                if name in locals_ and name not in seen:
+                    seen.add(name)
+                    stack.append(locals_[name].expr)
+
+    def needs_plan_values(self, exprs: list[E.Expr]) -> bool:
+        """Do ``exprs`` refer to a resource or a variable, directly or through locals? Terraform
+        validates with those unknown: an error in evaluating them, its plan walk finds."""
+        return any(ref.root not in ("count", "each", "path", "terraform", "self", "module")
+                   for ref in self.references_through_locals(exprs))
+
+    def uses_failed(self, exprs: list[E.Expr], also: set[ResourceAddr]) -> bool:
+        """Do ``exprs`` (or the resources in ``also``) refer, directly or through locals, to a
+        resource that could not be planned?"""
+        if also & self.failed:
+            return True
+        for ref in self.references_through_locals(exprs):
+            name = ref.step_name(0)
+            if name is None:
+                continue
+            if ref.root == "data":
+                if ref.step_name(1) and resource_addr(name, str(ref.step_name(1)), "data") in self.failed:
+                    return True
+            elif resource_addr(ref.root, name) in self.failed:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ sensitivity
+
+    def sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
+        """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""
+        r = addr.resource
+        return self.sensitivity.attributes(r.mode, r.type, r.name)
+
+    def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:
+        """What of an object in the state must not be shown: its recorded marks, its type's schema's,
+        and the configuration's when it is still configured."""
+        return in_state(obj, addr, prov, self.providers) | self.sensitive_of(addr)
+
+
+# mistakes terraform's validation finds from the configuration and schemas alone, before planning
+_STATIC_SUMMARIES = frozenset({
+    "Too many function arguments", "Not enough function arguments",
+    "Missing resource instance key", "Unexpected resource instance key", "Invalid reference",
+    "Reference to undeclared resource", "Reference to undeclared input variable",
+    "Reference to undeclared local value", 'Reference to "count" in non-counted context',
+    'Reference to "each" in context without for_each', "Call to unknown function",
+})
+
+
+def needs_values(d: Diagnostic) -> bool:
+    """Is ``d`` something only values show (terraform's plan walk), not the configuration?"""
+    if d.summary in _STATIC_SUMMARIES:
+        return False
+    return not (d.summary == "Unsupported attribute" and d.detail.startswith("This object has no argument"))

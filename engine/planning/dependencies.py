@@ -1,0 +1,93 @@
+"""Per-instance dependencies: ``terraform_data.a[count.index].id`` makes instance ``b[i]`` depend on
+``a[i]`` alone, not on every instance of ``a`` (terraform waits for the whole resource:
+hashicorp/terraform#32148)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.addrs import InstanceAddr, ResourceAddr
+from engine.config.constants import _NoResources
+from engine.config.model import ResourceConfig
+from engine.config.references import expressions_of
+from engine.lang import expr as E
+from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.planning.order import ref_node
+from engine.values import UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class RefSpec:
+    """A reference of a resource's configuration to ``target``; ``key``: the expression of the
+    instance key it names (``a[count.index]``), None when it names none."""
+
+    target: ResourceAddr
+    key: E.Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceDeps:
+    """What an instance depends on: single instances, whole resources (a reference with no key, or
+    a key only known later, or through a local value), and both as the state records them
+    (resource addresses, sorted)."""
+
+    instances: frozenset[InstanceAddr]
+    resources: frozenset[ResourceAddr]
+    recorded: tuple[str, ...]
+
+
+def ref_specs(rc: ResourceConfig, local_resource_deps: Callable[[str], frozenset[ResourceAddr]]
+              ) -> tuple[list[RefSpec], set[ResourceAddr]]:
+    """What ``rc``'s configuration refers to, and the resources it needs whole (through locals)."""
+    specs: list[RefSpec] = []
+    whole: set[ResourceAddr] = set()
+    # count and for_each too: what they refer to must exist before any instance does (and is
+    # recorded in each instance's dependencies, as terraform records it)
+    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+    for e in [*expressions_of(rc), *metas]:
+        for ref in E.references(e):
+            node = ref_node(ref)
+            if node is None:
+                continue
+            if node.kind == "local":
+                whole |= local_resource_deps(node.name)
+                continue
+            target: ResourceAddr = node.name
+            ki = 2 if ref.root == "data" else 1
+            step = ref.steps[ki] if len(ref.steps) > ki else None
+            specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
+    for addr, key, _line in rc.depends_on:
+        specs.append(RefSpec(addr, key))
+    return specs, whole
+
+
+def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
+                  kind_of: Callable[[ResourceAddr], str]) -> InstanceDeps:
+    """The dependencies of the instance whose scope is ``scope`` (``kind_of``: how a referred
+    resource expands)."""
+    insts: set[InstanceAddr] = set()
+    res: set[ResourceAddr] = set(whole)
+    for s in specs:
+        if s.target in res:
+            continue
+        kind = kind_of(s.target)
+        if kind == "single":
+            insts.add(InstanceAddr(s.target, None))
+            continue
+        if s.key is None:
+            res.add(s.target)
+            continue
+        try:
+            k = evaluate(s.key, Scope(scope.variables, scope.local_value, _NoResources(),
+                                      scope.count_index, scope.each))
+        except EvalError:
+            k = UNKNOWN
+        if isinstance(k, float) and k.is_integer():
+            k = int(k)
+        if isinstance(k, (int, str)) and not isinstance(k, bool):
+            insts.add(InstanceAddr(s.target, k))
+        else:
+            res.add(s.target)
+    recorded = tuple(sorted({str(d.resource) for d in insts} | {str(r) for r in res}))
+    return InstanceDeps(frozenset(insts), frozenset(res), recorded)

@@ -1,0 +1,85 @@
+"""Root module outputs: terraform's refusals of sensitive values before planning (an output that
+does not say it exports one, a ``for_each`` whose keys would show one), and each output's planned
+value once the resources are planned."""
+
+from __future__ import annotations
+
+from engine.config import conditions
+from engine.diagnostics import SourceRange, error
+from engine.lang import expr as E
+from engine.lang.diagnostic_values import path_of, traversal_text
+from engine.lang.evaluate import EvalError, evaluate
+from engine.planning.context import PlanContext, needs_values
+from engine.planning.order import resources_referred
+
+_SENSITIVE_OUTPUT = (
+    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, "
+    "strata requires that any root module output containing sensitive data be explicitly marked as "
+    "sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value "
+    "as sensitive by adding the following argument:\n    sensitive = true")
+_SENSITIVE_FOR_EACH = (
+    "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If "
+    "used, the sensitive value could be exposed as a resource instance key.")
+
+
+def check_sensitive_uses(ctx: PlanContext) -> None:
+    """terraform's refusals of sensitive values: a root output that does not say it exports one,
+    and a for_each (its keys would show it)."""
+    for oc in ctx.module.outputs.values():
+        if oc.sensitive:
+            continue
+        found = list(ctx.sensitivity.sources(oc.expr))
+        # terraform's validation sees variables' marks and sensitive(); a resource's attribute
+        # marked by its configuration only once planned: that one is found in the plan walk
+        if any(isinstance(x, E.Call) or path_of(x)[0] in ("var", "local") for x in found):
+            ctx.diags.append(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
+        elif found:
+            ctx.sensitive_outputs.add(oc.name)
+    for rc in ctx.module.resources.values():
+        if rc.for_each is not None and ctx.sensitivity.marked(rc.for_each.expr):
+            said = sorted({traversal_text(x) for x in ctx.sensitivity.sources(rc.for_each.expr)
+                           if not isinstance(x, E.Call)})
+            ctx.diags.append(error("Invalid for_each argument", _SENSITIVE_FOR_EACH, rc.for_each.range,
+                                   expr_values=tuple((t, "has a sensitive value") for t in said)))
+
+
+def plan_outputs(ctx: PlanContext) -> None:
+    """Every output's planned value into the plan (a null output is no output); under -target, one
+    that refers to what was left out keeps its prior value."""
+    plan = ctx.plan
+    for oc in ctx.module.outputs.values():
+        if ctx.targets is not None and not _output_included(ctx, oc.expr):
+            # refers to what was not targeted: keeps its value, as terraform's does
+            if oc.name in plan.prior_outputs:
+                plan.outputs[oc.name] = plan.prior_outputs[oc.name]
+            plan.kept_outputs.add(oc.name)
+            continue
+        if ctx.failed and ctx.uses_failed([oc.expr], set()):
+            continue  # refers to what could not be planned: neither planned nor an error of its own
+        if oc.preconditions:
+            failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output")
+            if failed:  # as terraform's: the output is not planned
+                for d in failed:
+                    ctx.walk_error(d)
+                continue
+        if oc.name in ctx.sensitive_outputs:
+            ctx.walk_error(error("Output refers to sensitive values", _SENSITIVE_OUTPUT, oc.range.header()))
+            continue
+        try:
+            v = evaluate(oc.expr, ctx.scope())
+        except EvalError as exc:
+            d = exc.error(SourceRange(oc.range.filename, exc.line))
+            if ctx.needs_plan_values([oc.expr]) and needs_values(d):
+                ctx.walk_error(d)
+            else:
+                ctx.diags.append(d)
+            continue
+        if v is not None:  # as terraform's: a null output is no output
+            plan.outputs[oc.name] = (v, oc.sensitive)
+
+
+def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
+    """Under -target, as terraform decides: an output is planned when it refers to a targeted
+    resource (through locals too) and to nothing that was left out."""
+    refs = resources_referred(ctx.module, expr, set())
+    return bool(refs) and ctx.targets is not None and all(ctx.targets.touches(r) for r in refs)

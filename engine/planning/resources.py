@@ -1,0 +1,159 @@
+"""A resource's plan: its instances expanded, each one's configuration evaluated and validated
+(by the provider too), its preconditions checked, then planned (managed: :mod:`.instance`; data:
+:mod:`.data_sources`) and its postconditions checked against the planned object; deposed objects
+planned for deletion with their instance.
+
+What refers to a resource that could not be planned is not planned either (as terraform's plan
+walk): the context's ``failed`` grows, and such a resource has no instances in the resolver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.addrs import InstanceAddr, InstanceKey
+from engine.config import conditions
+from engine.config.instance import evaluate_instance_config
+from engine.config.model import ResourceConfig
+from engine.config.references import expressions_of, self_reference_error, self_references
+from engine.diagnostics import Diagnostic, errors_of
+from engine.lang.evaluate import Scope
+from engine.lang.sensitivity import recorded_names
+from engine.planning.context import PlanContext, needs_values
+from engine.planning.data_sources import plan_data
+from engine.planning.dependencies import instance_deps, ref_specs
+from engine.planning.expansion import Instances, expand, kind_of
+from engine.planning.instance import InstanceToPlan, ResourceTarget, plan_instance
+from engine.plans.plan import Action, ResourceInstanceChange
+from engine.provider.protocol import ValidateResourceConfigRequest
+from engine.values import UNKNOWN
+
+
+async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
+    """Plan every (targeted) instance of ``rc``, adding the changes to the context's plan and the
+    planned values to its resolver."""
+    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+    if ctx.failed and ctx.uses_failed([*expressions_of(rc), *metas], {a for a, _k, _l in rc.depends_on}):
+        # as terraform's plan walk: what depends on a resource that could not be planned is not
+        ctx.failed.add(rc.addr)
+        ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
+        return
+    expanded = None
+    if not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
+        found = expand(rc, ctx.scope)
+        if isinstance(found, Instances):
+            expanded = found
+        else:
+            _expansion_error(ctx, rc, found)
+    untargeted: list[InstanceKey] = []
+    if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources:
+        # only some instances targeted: the others are not planned, and are seen as they are
+        chosen = ctx.targets.instances
+        untargeted = [k for k, _sc in expanded.instances if InstanceAddr(rc.addr, k) not in chosen]
+        expanded = Instances(expanded.kind, tuple((k, sc) for k, sc in expanded.instances
+                                                  if InstanceAddr(rc.addr, k) in chosen))
+    if expanded is None:
+        ctx.failed.add(rc.addr)
+        ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
+        return
+    ctx.resolver.kind[rc.addr] = expanded.kind
+    values: dict[InstanceKey, Any] = {}
+    ctx.resolver.values[rc.addr] = values
+    pname = rc.provider_key
+    schema = ctx.providers.schema(pname, rc.addr.type, rc.addr.mode)
+    assert schema is not None
+    target = ResourceTarget(rc, schema, ctx.providers.seam(pname), ctx.providers.state_address(pname))
+    specs, whole = ref_specs(rc, ctx.local_resource_deps)
+    rs = ctx.state.resources.get(rc.addr)
+    prior_instances = rs.instances if rs is not None else {}
+    for key in untargeted:  # an output over the whole resource sees them, as terraform's does
+        inst = prior_instances.get(key)
+        if inst is not None and inst.current is not None:
+            values[key] = inst.current.attributes
+    exprs = expressions_of(rc)
+    for key, _scope in expanded.instances:  # an instance that refers to a later one sees it unknown
+        values.setdefault(key, UNKNOWN)
+    for key, scope in expanded.instances:
+        addr = rc.addr.instance(key)
+        # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
+        if _refers_to_itself(ctx, rc, self_references(rc, exprs, key), str(addr)):
+            ctx.failed.add(rc.addr)
+            values[key] = UNKNOWN
+            continue
+        # a mistake in an expression names its block, as terraform's does (no instance address)
+        config, cdiags = evaluate_instance_config(rc, schema, scope)
+        for d in cdiags:
+            # the expression on the line the error names (all of them when none is there)
+            failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
+            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed):
+                ctx.walk_errors.append(d)
+        if not cdiags:
+            # the provider's verdict is about this instance: "with ADDR", as terraform says
+            cdiags = list((await target.provider.validate_resource_config(
+                ValidateResourceConfigRequest(rc.addr.type, config), data=rc.addr.mode == "data",
+                address=str(addr), subject=rc.range)).diagnostics)
+        if cdiags:
+            ctx.diags.extend(_unseen(cdiags, ctx.diags))
+            if errors_of(cdiags):
+                ctx.failed.add(rc.addr)
+                values[key] = UNKNOWN
+                continue
+        if rc.lifecycle.preconditions:
+            unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
+            if unmet:  # as terraform's: the instance is not planned
+                for f in unmet:
+                    ctx.walk_error(f)
+                ctx.failed.add(rc.addr)
+                values[key] = UNKNOWN
+                continue
+        inst = prior_instances.get(key)
+        deps = instance_deps(specs, whole, scope, ctx.resolver.expansion)
+        one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps)
+        if rc.addr.mode == "data":
+            values[key] = await plan_data(ctx, one)
+            _postconditions(ctx, rc, scope, values[key])
+            continue
+        change = await plan_instance(ctx, one)
+        values[key] = change.after if change.after is not None else UNKNOWN
+        ctx.plan.changes.append(change)
+        if change.after is not None:
+            _postconditions(ctx, rc, scope, change.after)
+        if inst is not None:
+            for dk, dobj in inst.deposed.items():
+                ctx.plan.changes.append(ResourceInstanceChange(
+                    addr, Action.DELETE, target.provider_addr, dobj.attributes, None, None, dk,
+                    create_before_destroy=True, prior_dependencies=dobj.dependencies,
+                    sensitive=ctx.sensitive_of(addr) | recorded_names(dobj)))
+
+
+def _refers_to_itself(ctx: PlanContext, rc: ResourceConfig, lines: list[int], addr: str) -> bool:
+    """terraform's "Self-referential block" for each of ``lines`` (where ``addr``'s
+    configuration refers to its own resource); whether there was any."""
+    for line in lines:
+        ctx.walk_error(self_reference_error(rc, line, addr))
+    return bool(lines)
+
+
+def _expansion_error(ctx: PlanContext, rc: ResourceConfig, d: Diagnostic) -> None:
+    """A mistake in ``count`` or ``for_each``. Terraform's validation, before it plans, finds
+    one in a constant expression; one that needs other values, its plan walk."""
+    ctx.diags.append(d)
+    meta = rc.count if rc.count is not None else rc.for_each
+    if meta is not None and ctx.needs_plan_values([meta.expr]):
+        ctx.walk_errors.append(d)
+
+
+def _postconditions(ctx: PlanContext, rc: ResourceConfig, scope: Scope, value: Any) -> None:
+    """A resource's postconditions against its planned object (``self``); what is not known yet is
+    checked after apply."""
+    if rc.lifecycle.postconditions and value is not UNKNOWN:
+        failed, _ = conditions.check(rc.lifecycle.postconditions, scope.child({"self": value}), "postcondition",
+                                     self_of=(rc.addr.mode, rc.addr.type, rc.addr.name))
+        for d in failed:
+            ctx.walk_error(d)
+
+
+def _unseen(diags: list[Diagnostic], seen: list[Diagnostic]) -> list[Diagnostic]:
+    """``diags`` without those already reported: a mistake in a counted resource's expression is
+    the same diagnostic for every instance, and terraform reports it once."""
+    return [d for d in diags if d.address is not None or d not in seen]
