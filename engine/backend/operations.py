@@ -20,7 +20,7 @@ from engine.backend.saved import open_saved_plan as open_saved_plan
 from engine.config import conditions
 from engine.config.model import Module
 from engine.config.module import load_module
-from engine.config.providers import UnplannedLocals, check_resource_types, configure_providers
+from engine.config.providers import check_resource_types, configure_providers, unplanned_locals
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import (
     Diagnostic,
@@ -204,7 +204,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
             raise DiagnosticsError(errors_of(diags))
         found = check_resource_types(module, providers)
         await configure_providers(module, providers, variables,
-                                  UnplannedLocals(module, providers, variables, found), found)
+                                  unplanned_locals(module, providers, variables, found), found)
         if errors_of(found):
             raise DiagnosticsError(errors_of(found))
         provider = providers.seam(rc.provider_key)

@@ -10,7 +10,7 @@ from engine.backend.applying import Planned
 from engine.backend.options import Options
 from engine.config.model import Module
 from engine.config.module import load_module
-from engine.config.providers import UnplannedLocals, check_resource_types, configure_providers
+from engine.config.providers import check_resource_types, configure_providers, unplanned_locals
 from engine.diagnostics import DiagnosticsError, error, errors_of
 from engine.events import stream as ev
 from engine.plans.plan import prior_state
@@ -45,7 +45,7 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
         # the providers are configured as for the plan (terraform's provider nodes are in both walks)
         diags = check_resource_types(module, providers)
         await configure_providers(module, providers, plan.variables,
-                                  UnplannedLocals(module, providers, plan.variables, diags), diags)
+                                  unplanned_locals(module, providers, plan.variables, diags), diags)
         if errors_of(diags):
             raise DiagnosticsError(errors_of(diags))
         prior_state(plan, state)

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.addrs import ResourceAddr
 from engine.config.constants import _NoResources
+from engine.config.locals import LocalValues
 from engine.config.model import Module
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.evaluate import EvalError, Scope, evaluate
@@ -101,40 +102,20 @@ async def configure_providers(module: Module, providers: Providers, variables: d
         diags.extend(await providers.seam(key).configure(config, subject=pc.range if pc else None))
 
 
-class UnplannedLocals:
+def unplanned_locals(module: Module, providers: Providers, variables: dict[str, Any],
+                     diags: list[Diagnostic]) -> LocalValues:
     """Local values where nothing is planned (a saved plan's apply configures its providers with
     them): every resource is unknown, as to a plan that has planned none yet. Mistakes are added
-    to ``diags`` and the value is then unknown. Call the object as a :data:`LocalValue`."""
+    to ``diags`` and the value is then unknown."""
+    sensitivity = sensitivity_of(module, providers)
+    resources = _Unplanned(module)
 
-    def __init__(self, module: Module, providers: Providers, variables: dict[str, Any],
-                 diags: list[Diagnostic]) -> None:
-        self.module = module
-        self.variables = variables
-        self.diags = diags
-        self.sensitivity = sensitivity_of(module, providers)
-        self._values: dict[str, Any] = {}
-        self._busy: set[str] = set()
+    def scope() -> Scope:
+        return Scope(variables, values, resources, sensitivity=sensitivity)
 
-    def __call__(self, name: str, line: int) -> Any:
-        if name in self._values:
-            return self._values[name]
-        lc = self.module.locals.get(name)
-        if lc is None:
-            raise EvalError("Reference to undeclared local value",
-                            f'A local value with the name "{name}" has not been declared.', line)
-        if name in self._busy:
-            raise EvalError("Cycle in local values", f'local.{name} refers to itself.', line)
-        self._busy.add(name)
-        try:
-            v = evaluate(lc.expr, Scope(self.variables, self, _Unplanned(self.module),
-                                        sensitivity=self.sensitivity))
-        except EvalError as exc:
-            self.diags.append(exc.error(SourceRange(lc.range.filename, exc.line)))
-            v = UNKNOWN
-        finally:
-            self._busy.discard(name)
-        self._values[name] = v
-        return v
+    values = LocalValues(module, scope, lambda lc, exc: diags.append(
+        exc.error(SourceRange(lc.range.filename, exc.line))))
+    return values
 
 
 class _Unplanned:

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.addrs import InstanceAddr, ResourceAddr, resource_addr
-from engine.config.model import Module
+from engine.config.locals import LocalValues
+from engine.config.model import LocalConfig, Module
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
 from engine.events import stream as ev
 from engine.lang import expr as E
-from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.evaluate import EvalError, Scope
 from engine.lang.sensitivity import in_state
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.order import ref_node
@@ -25,7 +26,6 @@ from engine.planning.targeting import Targets
 from engine.plans.plan import Plan
 from engine.provider.registry import Providers
 from engine.state.model import ObjectState, State
-from engine.values import UNKNOWN
 
 Emit = Callable[[ev.Event], None]
 
@@ -54,8 +54,9 @@ class PlanContext:
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()
         self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
-        self._locals: dict[str, Any] = {}
-        self._locals_busy: set[str] = set()
+        self.local_value = LocalValues(module, self.scope, self._local_failed)
+        """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
+        mistake, which is added to the diagnostics."""
         self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
 
     # ------------------------------------------------------------------ diagnostics
@@ -81,31 +82,14 @@ class PlanContext:
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
         return Scope(self.variables, self.local_value, self.resolver, count_index, each, sensitivity=self.sensitivity)
 
-    def local_value(self, name: str, line: int) -> Any:
-        """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
-        mistake, which is added to the diagnostics."""
-        if name in self._locals:
-            return self._locals[name]
-        lc = self.module.locals.get(name)
-        if lc is None:
-            raise EvalError("Reference to undeclared local value",
-                            f'A local value with the name "{name}" has not been declared.', line)
-        if name in self._locals_busy:
-            raise EvalError("Cycle in local values", f'local.{name} refers to itself.', line)
-        self._locals_busy.add(name)
-        try:
-            v = evaluate(lc.expr, self.scope())
-        except EvalError as exc:
-            d = exc.error(SourceRange(lc.range.filename, exc.line))
-            if self.needs_plan_values([lc.expr]) and needs_values(d):
-                self.walk_error(d)
-            else:
-                self.diags.append(d)
-            v = UNKNOWN
-        finally:
-            self._locals_busy.discard(name)
-        self._locals[name] = v
-        return v
+    def _local_failed(self, lc: LocalConfig, exc: EvalError) -> None:
+        """A local whose expression failed: a walk error when it needs planned values that a
+        failure elsewhere left unknown, a diagnostic of the configuration otherwise."""
+        d = exc.error(SourceRange(lc.range.filename, exc.line))
+        if self.needs_plan_values([lc.expr]) and needs_values(d):
+            self.walk_error(d)
+        else:
+            self.diags.append(d)
 
     def local_resource_deps(self, name: str, seen: frozenset[str] = frozenset()) -> frozenset[ResourceAddr]:
         """The resources ``local.NAME`` refers to, directly or through other locals."""
