@@ -35,7 +35,9 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
     existed = os.path.exists(opts.state_file())
     module: Module | None = None
     try:
-        state = store.load()
+        # the state as the plan saw it (a plan compacts no journal a crash left): checked before
+        # anything is written, then the journal is folded in
+        state = store.load(compact=False)
         mismatch = state_mismatch(saved, state.lineage if existed else None, state.serial if existed else None)
         if mismatch:
             raise DiagnosticsError(mismatch)
@@ -48,6 +50,7 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
                                   unplanned_locals(module, providers, plan.variables, diags), diags)
         if errors_of(diags):
             raise DiagnosticsError(errors_of(diags))
+        store.compact(state)
         prior_state(plan, state)
     except DiagnosticsError as exc:
         raise DiagnosticsError(module.with_context(list(exc.diagnostics)) if module else exc.diagnostics) from None

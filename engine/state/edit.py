@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.addrs import InstanceAddr, parse_instance_addr
+from engine.addrs import InstanceAddr, parse_instance_addr, split_module_path
 from engine.diagnostics import DiagnosticsError, error
 from engine.state.model import ResourceState, State
 
@@ -16,10 +16,13 @@ from engine.state.model import ResourceState, State
 def _parse(text: str, what: str) -> tuple[InstanceAddr, bool]:
     """The address and whether it names one instance (``[KEY]``) rather than a whole resource."""
     try:
-        return parse_instance_addr(text), "[" in text
+        addr = parse_instance_addr(text)
+        _module, rest = split_module_path(text.strip())  # a module's key is not the instance's
     except ValueError as exc:
         raise DiagnosticsError([error(f"Invalid {what} address", f"{exc}: expected TYPE.NAME, TYPE.NAME[INDEX] "
-                                      'or TYPE.NAME["KEY"] (modules are not supported).')]) from None
+                                      'or TYPE.NAME["KEY"], after a module path if any '
+                                      '(module.NAME[KEY].TYPE.NAME).')]) from None
+    return addr, "[" in rest
 
 
 def remove(state: State, texts: list[str]) -> list[InstanceAddr]:

@@ -105,6 +105,8 @@ class StateStore:
         self._lock: StateLock | None = None
         self._writes = True
         self.warnings: list[Diagnostic] = []
+        self._replayed: bool | None = None
+        """What the last load found: None, no journal; else whether replaying it changed anything."""
         """What :meth:`load` found worth saying that stopped nothing (a torn last journal record)."""
 
     # ------------------------------------------------------------------ locking
@@ -151,11 +153,12 @@ class StateStore:
 
     # ------------------------------------------------------------------ reading
 
-    def load(self) -> State:
+    def load(self, *, compact: bool = True) -> State:
         """The current state: the snapshot with any journal replayed over it.
 
         A journal left by a crashed apply is compacted into the snapshot when this
-        store holds the lock; otherwise it is only read."""
+        store holds the lock (and ``compact``: a saved plan's apply first checks that the state is
+        the one the plan was made from, then calls :meth:`compact`); otherwise it is only read."""
         self.check_paths()
         try:
             with open(self.real_path, "rb") as f:
@@ -169,15 +172,25 @@ class StateStore:
             state = decode_state(data, self.path, self.dynamic_attrs) if data else State()
         else:
             state = State()
+        self._replayed = None
         if os.path.exists(self.journal_path):
             changed = self._replay(state)
-            if self.may_write:
+            self._replayed = changed
+            if self.may_write and compact:
                 # only the lock holder may compact: an unlocked reader (plan, state list) must not
                 # pull the journal from under a running apply that is still appending to it
-                if changed:
-                    self.commit(state)
-                os.unlink(self.journal_path)
+                self.compact(state)
         return state
+
+    def compact(self, state: State) -> None:
+        """Fold the journal :meth:`load` replayed into ``state``'s snapshot, and remove it
+        (nothing when there was none). Only the holder of a writing lock may."""
+        if self._replayed is None:
+            return
+        if self._replayed:
+            self.commit(state)
+        os.unlink(self.journal_path)
+        self._replayed = None
 
     def _replay(self, state: State) -> bool:
         """The journal over ``state``: every record checked before any is applied (a damaged one

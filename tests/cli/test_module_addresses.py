@@ -58,3 +58,14 @@ def test_terraform_reads_the_module_path_strata_wrote(workdir: Workdir) -> None:
                  "# (because terraform_data.a is not in configuration)",
                  "Plan: 1 to add, 0 to change, 1 to destroy."):
         assert line in ours and line in theirs
+
+
+def test_state_rm_and_mv_take_a_whole_resource_inside_a_keyed_module(workdir: Workdir) -> None:
+    workdir.write('resource "terraform_data" "a" {\n  count = 2\n  input = count.index\n}\n')
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.strata("state", "mv", "terraform_data.a", 'module.m["x"].terraform_data.a', check=True)
+    workdir.strata("state", "mv", 'module.m["x"].terraform_data.a', 'module.m["y"].terraform_data.a', check=True)
+    assert workdir.strata("state", "list", check=True).stdout.split() == [
+        'module.m["y"].terraform_data.a[0]', 'module.m["y"].terraform_data.a[1]']
+    workdir.strata("state", "rm", 'module.m["y"].terraform_data.a', check=True)
+    assert workdir.strata("state", "list", check=True).stdout.split() == []

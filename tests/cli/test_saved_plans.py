@@ -276,3 +276,26 @@ def test_variables_given_to_a_saved_plan_are_refused_as_terraform_does(workdir: 
     # own diagnostic for this case ("Can't set variables when applying a saved plan")
     assert (ours.returncode, theirs.returncode) == (1, 1)
     assert not (workdir.path / "terraform.tfstate").exists()
+
+
+def test_a_saved_plan_applies_over_a_journal_a_crash_left(workdir: Workdir) -> None:
+    """A plan reads a crashed apply's journal without compacting it; applying its file checks the
+    state as the plan saw it, then folds the journal in (it was refused as stale before)."""
+    import orjson
+
+    workdir.write(CONFIG)
+    workdir.strata("apply", "-auto-approve", check=True)
+    state = workdir.state()
+    obj = dict(state["resources"][0]["instances"][0])
+    record = {"r": ["managed", "terraform_data", "left", 'module.m["x"]'], "k": None, "d": None,
+              "p": state["resources"][0]["provider"], "o": obj}
+    journal = workdir.path / "terraform.tfstate.journal"
+    journal.write_bytes(orjson.dumps({"lineage": state["lineage"]}) + b"\n" + orjson.dumps(record) + b"\n")
+    planned = workdir.strata("plan", "-out=tfplan", "-no-color", check=True)
+    assert "Plan: 0 to add, 0 to change, 1 to destroy." in planned.stdout
+    assert journal.exists()  # a plan only reads it
+    applied = workdir.strata("apply", "-no-color", "tfplan")
+    assert applied.returncode == 0, applied.stderr
+    assert "1 destroyed" in applied.stdout
+    assert not journal.exists()
+    assert [r["name"] for r in workdir.state()["resources"]] == ["a"]
