@@ -57,7 +57,9 @@ class Refresher:
         self.drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]] = []
         """Objects changed (or deleted: None) outside strata: (address, provider, before, after)."""
         self.upgraded: list[tuple[InstanceAddr, str, ObjectState, str | None]] = []
-        """Objects upgraded to their schema's version: (address, provider, object, deposed key)."""
+        """Objects whose stored form changed without drift, for the plan to carry to apply:
+        upgraded to their schema's version, or given new private data by a read (address,
+        provider, object, deposed key; a later entry for the same object supersedes)."""
 
     async def run(self) -> None:
         """Upgrade objects written by an older schema version, then ask providers for their
@@ -176,5 +178,7 @@ class Refresher:
             self.state.set_object(addr, prov, new)
             self.drift.append((addr, prov, obj, new))
         elif resp.private != obj.private:  # the provider's own notes changed: kept, not drift
-            self.state.set_object(addr, prov, replace(obj, private=resp.private))
+            noted = replace(obj, private=resp.private)
+            self.state.set_object(addr, prov, noted)
+            self.upgraded.append((addr, prov, noted, None))  # so that a saved plan carries it too
         self.emit(ev.refresh_complete(addr, id_key, id_value))

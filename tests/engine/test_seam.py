@@ -185,6 +185,20 @@ async def test_private_bytes_from_a_read_replace_the_stored_ones_without_drift(t
     assert base64.b64decode(raw.get("private", "")) == b"refreshed"
 
 
+@pytest.mark.trio
+async def test_private_bytes_from_a_read_reach_a_saved_plan_s_apply(tmp_path: Path) -> None:
+    from engine.plans import planfile
+
+    opts = _opts(tmp_path, ONE)
+    await _apply(opts, MockProvider({"mock_thing": THING}))
+    reader = MockProvider({"mock_thing": THING}, read_resource=lambda req: ReadResourceResponse(
+        req.current_state, private=b"refreshed"))
+    planned = await _plan(opts, reader)
+    back = planfile.decode_plan(planfile.encode_plan(planned.plan))
+    (kept,) = [r.obj for r in back.refreshed if str(r.addr) == "mock_thing.x"]
+    assert kept is not None and kept.private == b"refreshed"
+
+
 # ---------------------------------------------------------------------------- requires_replace paths
 
 TAGGED = """
