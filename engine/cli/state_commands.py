@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from engine.addrs import InstanceAddr, parse_instance_addr
+from engine.addrs import ROOT, InstanceAddr, ModulePath, parse_instance_addr, parse_module_path
 from engine.backend.operations import import_resource, open_state
 from engine.cli.args import Args, UsageError, options_from
 from engine.cli.output import Output, lock_waiting
@@ -47,7 +47,7 @@ async def cmd_state(a: Args, out: Output) -> int:
             if deposed:
                 continue
             s = str(addr)
-            if filters and not any(s == f or s.startswith(f + "[") for f in filters):
+            if filters and not any(s == f or s.startswith(f + "[") or _in_module(addr, f) for f in filters):
                 continue
             sys.stdout.write(s + "\n")
         return 0
@@ -168,14 +168,16 @@ async def cmd_show(a: Args, out: Output) -> int:
     state, providers = load_state(a)
     if out.json:
         resources = []
+        modules: dict[int, ModulePath] = {}
         for addr, deposed, obj, prov in sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or "")):
             if deposed:
                 continue
             r = addr.resource
             item: dict[str, Any] = {"address": str(addr), "mode": r.mode, "type": r.type, "name": r.name}
+            modules[id(item)] = r.module
             if addr.key is not None:
                 item["index"] = addr.key
-            item["provider_name"] = prov[len('provider["'):-2]
+            item["provider_name"] = _provider_source(prov)
             item["schema_version"] = obj.schema_version
             item["values"] = encode_attributes(obj.attributes, {})
             item["sensitive_values"] = {n: True for n in sorted(in_state(obj, addr, prov, providers))}
@@ -186,10 +188,11 @@ async def cmd_show(a: Args, out: Output) -> int:
             resources.append(item)
         # the terraform whose formats these are, as in the -json stream's version event and the state
         doc: dict[str, Any] = {"format_version": "1.0", "terraform_version": ev.TERRAFORM_COMPAT}
+        tree = _module_tree([(modules[id(item)], item) for item in resources])
         if resources or state.outputs:
             doc["values"] = {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": cty_type(v)}
                                          for n, (v, s) in state.outputs.items()},
-                             "root_module": {"resources": resources}}
+                             "root_module": tree}
         sys.stdout.write(orjson.dumps(doc).decode() + "\n")
         return 0
     objs = sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or ""))
@@ -213,3 +216,52 @@ async def cmd_import(a: Args, out: Output) -> int:
     message = await import_resource(opts, address, import_id, out.emit, announce=out.text)
     out.text(message + "\n")
     return 0
+
+
+def _in_module(addr: InstanceAddr, text: str) -> bool:
+    """``state list module.a[0]``: everything in that module instance and those below it; a step
+    written without a key matches every instance of that call, as terraform's filter does."""
+    if not text.startswith("module."):
+        return False
+    try:
+        want = parse_module_path(text)
+    except ValueError:
+        return False
+    have = addr.resource.module.steps
+    return len(have) >= len(want.steps) and all(
+        name == hn and (key is None or key == hk) for (name, key), (hn, hk) in zip(want.steps, have, strict=False))
+
+
+def _provider_source(prov: str) -> str:
+    """``module.x.provider["registry.terraform.io/hashicorp/aws"].west`` → the source, quoted part."""
+    start = prov.find('provider["')
+    end = prov.find('"]', start)
+    return prov[start + len('provider["'):end] if start >= 0 and end > start else prov
+
+
+def _module_tree(items: list[tuple[ModulePath, dict[str, Any]]]) -> dict[str, Any]:
+    """``show -json``'s ``root_module``: resources of the root, those of each module instance
+    under ``child_modules``, nested as the modules are, with terraform's keys in its order
+    (``resources``, ``address``, ``child_modules``)."""
+    resources: dict[ModulePath, list[dict[str, Any]]] = {ROOT: []}
+    children: dict[ModulePath, list[ModulePath]] = {ROOT: []}
+    for path, item in items:
+        path = path if path.steps else ROOT
+        for depth in range(1, len(path.steps) + 1):
+            node = ModulePath(path.steps[:depth])
+            if node not in resources:
+                resources[node], children[node] = [], []
+                children[ModulePath(path.steps[:depth - 1]) if depth > 1 else ROOT].append(node)
+        resources[path].append(item)
+
+    def module(path: ModulePath) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if resources[path]:
+            out["resources"] = resources[path]
+        if path.steps:
+            out["address"] = str(path)
+        if children[path]:
+            out["child_modules"] = [module(c) for c in sorted(children[path], key=lambda c: c.sort_key())]
+        return out
+
+    return module(ROOT)

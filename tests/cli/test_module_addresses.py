@@ -69,3 +69,44 @@ def test_state_rm_and_mv_take_a_whole_resource_inside_a_keyed_module(workdir: Wo
         'module.m["y"].terraform_data.a[0]', 'module.m["y"].terraform_data.a[1]']
     workdir.strata("state", "rm", 'module.m["y"].terraform_data.a', check=True)
     assert workdir.strata("state", "list", check=True).stdout.split() == []
+
+
+NESTED = 'resource "terraform_data" "a" {\n  count = 2\n  input = count.index\n}\nresource "terraform_data" "b" {\n  input = 1\n}\n'
+
+
+def _nested_modules(workdir: Workdir) -> None:
+    workdir.write(NESTED)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.strata("state", "mv", "terraform_data.a[0]", 'module.m["x"].terraform_data.a[0]', check=True)
+    workdir.strata("state", "mv", "terraform_data.a[1]", 'module.m["x"].module.n.terraform_data.a[1]', check=True)
+
+
+def test_state_list_filters_by_module_instance(workdir: Workdir) -> None:
+    _nested_modules(workdir)
+    listed = workdir.strata("state", "list", "module.m", check=True).stdout.split()
+    assert listed == ['module.m["x"].terraform_data.a[0]', 'module.m["x"].module.n.terraform_data.a[1]']
+    inner = workdir.strata("state", "list", 'module.m["x"].module.n', check=True).stdout.split()
+    assert inner == ['module.m["x"].module.n.terraform_data.a[1]']
+    assert workdir.strata("state", "list", 'module.m["y"]', check=True).stdout == ""
+
+
+def test_show_json_nests_module_resources_under_child_modules(workdir: Workdir) -> None:
+    _nested_modules(workdir)
+    root = orjson.loads(workdir.strata("show", "-json", check=True).stdout)["values"]["root_module"]
+    assert [r["address"] for r in root["resources"]] == ["terraform_data.b"]
+    (m,) = root["child_modules"]
+    assert m["address"] == 'module.m["x"]'
+    assert [r["address"] for r in m["resources"]] == ['module.m["x"].terraform_data.a[0]']
+    (n,) = m["child_modules"]
+    assert n["address"] == 'module.m["x"].module.n'
+    assert list(n) == ["resources", "address"]
+
+
+@requires_terraform
+def test_show_json_and_state_list_of_modules_match_terraform(workdir: Workdir) -> None:
+    _nested_modules(workdir)
+    ours = orjson.loads(workdir.strata("show", "-json", check=True).stdout)["values"]["root_module"]
+    theirs = orjson.loads(workdir.terraform("show", "-json").stdout)["values"]["root_module"]
+    assert orjson.dumps(ours) == orjson.dumps(theirs)
+    for f in ("module.m", 'module.m["x"].module.n'):
+        assert workdir.strata("state", "list", f).stdout == workdir.terraform("state", "list", f).stdout
