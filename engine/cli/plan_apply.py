@@ -93,6 +93,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
     providers = Providers()
     async with open_state(opts, "OperationTypePlan", providers, writes=False, on_wait=lock_waiting(out)) as store:
         p = await _make_plan(opts, out, destroy=destroy, command="plan", store=store, providers=providers)
+        existed = os.path.exists(opts.state_file())  # under the lock: the state the plan was made from
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -103,7 +104,6 @@ async def cmd_plan(a: Args, out: Output) -> int:
         warn(out, [_TARGETING])
     warn(out, p.warnings)
     if save_to:
-        existed = os.path.exists(opts.state_file())
         try:
             planfile.write(save_to, lineage=p.state.lineage if existed else None,
                            serial=p.state.serial if existed else None, plan=p.plan, text=text,
