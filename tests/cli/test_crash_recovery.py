@@ -97,10 +97,11 @@ def _apply_killed_in_compaction(workdir: Workdir, point: str) -> subprocess.Comp
                            "-parallelism=8"], cwd=workdir.path, env=env, capture_output=True, text=True, timeout=300)
 
 
-def _apply_killed_after(workdir: Workdir, completions: int) -> list[str]:
+def apply_killed_after(workdir: Workdir, completions: int, parallelism: int = 4) -> list[str]:
     """An apply SIGKILLed once ``completions`` objects were reported complete; their addresses."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json", "-parallelism=4"],
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json",
+                             f"-parallelism={parallelism}"],
                             cwd=workdir.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     completed: list[str] = []
     assert proc.stdout is not None
@@ -134,7 +135,7 @@ def _recovers_without_duplicates_or_orphans(workdir: Workdir) -> None:
 @pytest.mark.parametrize("completions", [10, N - 1])
 def test_kill_mid_apply_loses_nothing_reported_complete(workdir: Workdir, completions: int) -> None:
     workdir.write(CONFIG)
-    completed = _apply_killed_after(workdir, completions)
+    completed = apply_killed_after(workdir, completions)
     missing = set(completed) - _listed(workdir)
     assert not missing, f"objects reported complete before the crash are missing from the state: {missing}"
     _recovers_without_duplicates_or_orphans(workdir)
@@ -156,7 +157,7 @@ def test_kill_inside_the_final_compaction_loses_nothing(workdir: Workdir, point:
 
 def test_kill_inside_the_compaction_of_a_recovering_run_loses_nothing(workdir: Workdir) -> None:
     workdir.write(CONFIG)
-    completed = _apply_killed_after(workdir, 10)
+    completed = apply_killed_after(workdir, 10)
     # the next apply compacts the journal it replays first: killed there, after the snapshot has it
     res = _apply_killed_in_compaction(workdir, "recovery-journal-not-removed")
     assert res.returncode == -signal.SIGKILL, res.stderr
@@ -167,7 +168,7 @@ def test_kill_inside_the_compaction_of_a_recovering_run_loses_nothing(workdir: W
 
 def test_a_journal_damaged_after_a_kill_is_refused_then_recovers_whole_once_repaired(workdir: Workdir) -> None:
     workdir.write(CONFIG)
-    completed = _apply_killed_after(workdir, 15)
+    completed = apply_killed_after(workdir, 15)
     journal = workdir.path / "terraform.tfstate.journal"
     good = journal.read_bytes()
     lines = good.split(b"\n")

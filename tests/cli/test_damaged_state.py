@@ -3,9 +3,7 @@ error or a correct load, nothing silently forgotten, and terraform 1.11's answer
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.cli.test_crash_recovery import apply_killed_after
 from tests.conftest import REPO, Result, Workdir, terraform_available
 
 CONFIG = """
@@ -186,33 +185,12 @@ def live_objects(wd: Workdir) -> list[str]:
     return sorted(orjson.loads(line)["name"] for line in out.splitlines() if line.strip())
 
 
-def kill_apply_after(wd: Workdir, completions: int) -> list[str]:
-    """Start an apply, SIGKILL it once ``completions`` objects are reported complete; those."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json", "-parallelism=2"],
-                            cwd=wd.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    completed: list[str] = []
-    assert proc.stdout is not None
-    try:
-        for line in proc.stdout:
-            event = orjson.loads(line)
-            if event["type"] == "apply_complete":
-                completed.append(event["hook"]["resource"]["addr"])
-                if len(completed) == completions:
-                    proc.send_signal(signal.SIGKILL)
-                    break
-    finally:
-        proc.wait(timeout=60)
-    assert len(completed) == completions, f"the apply ended after {len(completed)} completions"
-    return completed
-
-
 @pytest.fixture(scope="module")
 def crashed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """A directory where an apply of SIM was killed after KILL_AFTER objects: a journal is left."""
     wd = Workdir(tmp_path_factory.mktemp("crashed"))
     wd.write(SIM)
-    completed = kill_apply_after(wd, KILL_AFTER)
+    completed = apply_killed_after(wd, KILL_AFTER, parallelism=2)
     assert (wd.path / "terraform.tfstate.journal").exists(), "the killed apply left no journal"
     return wd.path, completed
 
