@@ -78,3 +78,11 @@ def terraform_available() -> bool:
 
 requires_terraform = pytest.mark.skipif(not terraform_available(),
                                         reason="terraform binary not on PATH")
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def each_event_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once on each event loop strata runs on (asyncio is the command's default):
+    ``pytestmark = pytest.mark.usefixtures("each_event_loop")`` in a module that must hold on both."""
+    monkeypatch.setenv("STRATA_ASYNC_BACKEND", request.param)
+    return str(request.param)

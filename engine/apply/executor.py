@@ -60,6 +60,12 @@ INTERRUPT_TEXT = ("\nInterrupt received.\nPlease wait for strata to exit or data
 _SINGLE = Expansion("single", ())
 
 
+class StopNow(BaseException):
+    """A second interrupt: the apply stops at once, cancelling what is in flight. The command
+    reports it as it reports Ctrl-C. Not a KeyboardInterrupt: asyncio lets one raised in a task
+    escape its loop and leave the run's main task to die noisily at shutdown, while any other
+    BaseException unwinds through the task groups as trio's does."""
+
 class ApplyResolver:
     """Apply-time resource values: what the state holds now, over the instances the plan's
     ``expansions`` say each resource has (one not applied yet is unknown)."""
@@ -134,7 +140,7 @@ class Applier:
 
     async def run(self, parallelism: int = 10, fail_fast: bool = False, on_signals: bool = False) -> ApplyResult:
         """Walk the apply graph. With ``on_signals`` (the command line), a first SIGINT or SIGTERM
-        stops it gracefully (:meth:`interrupt`) and a second one at once (KeyboardInterrupt)."""
+        stops it gracefully (:meth:`interrupt`) and a second one at once (:class:`StopNow`)."""
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
         walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
@@ -157,7 +163,7 @@ class Applier:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
                 if self.result.interrupted:
-                    raise KeyboardInterrupt  # the second one: stop now, cancelling what is in flight
+                    raise StopNow  # the second one: stop now, cancelling what is in flight
                 with contextlib.suppress(OSError, ValueError):
                     sys.stderr.write(INTERRUPT_TEXT)
                     sys.stderr.flush()

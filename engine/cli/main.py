@@ -199,7 +199,7 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
     from engine.cli.args import UsageError, enter_chdir
     from engine.diagnostics import error
 
-    backend = os.environ.get("STRATA_ASYNC_BACKEND", "trio")
+    backend = os.environ.get("STRATA_ASYNC_BACKEND", "asyncio")
     try:
         if backend not in ("trio", "asyncio"):
             raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')
@@ -237,7 +237,8 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
             if owns_process:
                 _exit_now(1)
             return 1
-        if not _raised(exc, KeyboardInterrupt):  # Ctrl-C
+        stop_now = getattr(sys.modules.get("engine.apply.executor"), "StopNow", KeyboardInterrupt)
+        if not (_raised(exc, KeyboardInterrupt) or _raised(exc, stop_now)):  # Ctrl-C
             raise
         sys.stderr.write("\nInterrupted. Everything that completed is recorded in the state (the journal is "
                          "compacted on the next apply).\n")

@@ -21,6 +21,8 @@ import pytest
 
 from tests.conftest import REPO, Workdir
 
+pytestmark = pytest.mark.usefixtures("each_event_loop")  # the apply must hold on asyncio and trio alike
+
 N = 40
 
 CONFIG = f"""

@@ -15,6 +15,8 @@ import pytest
 
 from tests.conftest import REPO, Workdir
 
+pytestmark = pytest.mark.usefixtures("each_event_loop")  # the apply must hold on asyncio and trio alike
+
 CONFIG = """
 provider "sim" {
   ledger     = "cloud.jsonl"

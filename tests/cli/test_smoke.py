@@ -1,6 +1,10 @@
 """End to end: the issue's example through the real command."""
 
+import pytest
+
 from tests.conftest import Workdir
+
+pytestmark = pytest.mark.usefixtures("each_event_loop")  # a whole run, on asyncio and trio alike
 
 CONFIG = """
 resource "terraform_data" "a" { input = "hello" }
