@@ -311,7 +311,12 @@ def _inconsistent(legacy: bool) -> MockProvider:
 
 
 @pytest.mark.trio
-async def test_a_legacy_provider_s_invalid_plan_and_inconsistent_result_are_warnings(tmp_path: Path) -> None:
+async def test_a_legacy_provider_s_invalid_plan_and_inconsistent_result_are_warnings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.log
+
+    monkeypatch.setenv("STRATA_LOG", "WARN")  # warnings are logged only when asked for, as TF_LOG=WARN
+    monkeypatch.setattr(engine.log, "_configured", False)
     with capture_logs() as logs:
         result = await _apply(_opts(tmp_path, ONE), _inconsistent(legacy=True))
     assert result.ok
