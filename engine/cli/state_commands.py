@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from engine.addrs import ROOT, InstanceAddr, ModulePath, parse_instance_addr, parse_module_path
+from engine.addrs import InstanceAddr, parse_instance_addr, parse_module_path
 from engine.backend.operations import import_resource, open_state
 from engine.cli.args import Args, UsageError, options_from
 from engine.cli.output import Output, lock_waiting
@@ -19,11 +19,10 @@ from engine.lang.quote import go_quote
 from engine.lang.sensitivity import in_state
 from engine.plans import planfile
 from engine.provider.registry import Providers
+from engine.render.state_json import state_values
 from engine.render.text import fmt_value, render_diagnostic
 from engine.state import edit as statemove
-from engine.state.codec import encode_attributes
 from engine.state.store import StateStore
-from engine.values import cty_type, to_json
 
 
 def load_state(a: Args) -> tuple[Any, Providers]:
@@ -161,38 +160,17 @@ async def cmd_show(a: Args, out: Output) -> int:
             raise UsageError("show takes at most one argument: a plan file written by strata plan -out.")
         saved = planfile.read(a.positional[0])
         if out.json:
-            raise DiagnosticsError([error("Not supported yet", "strata show -json does not render saved plans "
-                                          "yet; strata show FILE prints the plan as strata plan did.")])
+            sys.stdout.write(orjson.dumps(_saved_plan_json(a, saved)).decode() + "\n")
+            return 0
         out.text(saved.text)
         return 0
     state, providers = load_state(a)
     if out.json:
-        resources = []
-        modules: dict[int, ModulePath] = {}
-        for addr, deposed, obj, prov in sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or "")):
-            if deposed:
-                continue
-            r = addr.resource
-            item: dict[str, Any] = {"address": str(addr), "mode": r.mode, "type": r.type, "name": r.name}
-            modules[id(item)] = r.module
-            if addr.key is not None:
-                item["index"] = addr.key
-            item["provider_name"] = _provider_source(prov)
-            item["schema_version"] = obj.schema_version
-            item["values"] = encode_attributes(obj.attributes, {})
-            item["sensitive_values"] = {n: True for n in sorted(in_state(obj, addr, prov, providers))}
-            if obj.dependencies:
-                item["depends_on"] = list(obj.dependencies)
-            if obj.tainted:
-                item["tainted"] = True
-            resources.append(item)
         # the terraform whose formats these are, as in the -json stream's version event and the state
         doc: dict[str, Any] = {"format_version": "1.0", "terraform_version": ev.TERRAFORM_COMPAT}
-        tree = _module_tree([(modules[id(item)], item) for item in resources])
-        if resources or state.outputs:
-            doc["values"] = {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": cty_type(v)}
-                                         for n, (v, s) in state.outputs.items()},
-                             "root_module": tree}
+        values = state_values(state, providers)
+        if values is not None:
+            doc["values"] = values
         sys.stdout.write(orjson.dumps(doc).decode() + "\n")
         return 0
     objs = sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or ""))
@@ -206,6 +184,25 @@ async def cmd_show(a: Args, out: Output) -> int:
         for name, (v, s) in sorted(state.outputs.items()):
             sys.stdout.write(f"{name} = {'(sensitive value)' if s else fmt_value(v, 0, ' ', quote_map_keys=True)}\n")
     return 0
+
+
+def _saved_plan_json(a: Args, saved: planfile.SavedPlan) -> dict[str, Any]:
+    """``show -json FILE``: the plan, over the state it was made from (with what its refresh
+    found) and the configuration here (which its digest says is the one it was made from; left
+    out when it changed)."""
+    from engine.config.module import load_module
+    from engine.plans.plan import prior_state
+    from engine.render.plan_json import plan_json
+
+    state, providers = load_state(a)
+    prior_state(saved.plan, state)
+    module = None
+    if saved.plan.config_digest and planfile.config_digest(os.getcwd()) == saved.plan.config_digest:
+        try:
+            module = load_module(os.getcwd())
+        except DiagnosticsError:
+            module = None
+    return plan_json(saved.plan, state, module, providers)
 
 
 async def cmd_import(a: Args, out: Output) -> int:
@@ -232,36 +229,3 @@ def _in_module(addr: InstanceAddr, text: str) -> bool:
         name == hn and (key is None or key == hk) for (name, key), (hn, hk) in zip(want.steps, have, strict=False))
 
 
-def _provider_source(prov: str) -> str:
-    """``module.x.provider["registry.terraform.io/hashicorp/aws"].west`` → the source, quoted part."""
-    start = prov.find('provider["')
-    end = prov.find('"]', start)
-    return prov[start + len('provider["'):end] if start >= 0 and end > start else prov
-
-
-def _module_tree(items: list[tuple[ModulePath, dict[str, Any]]]) -> dict[str, Any]:
-    """``show -json``'s ``root_module``: resources of the root, those of each module instance
-    under ``child_modules``, nested as the modules are, with terraform's keys in its order
-    (``resources``, ``address``, ``child_modules``)."""
-    resources: dict[ModulePath, list[dict[str, Any]]] = {ROOT: []}
-    children: dict[ModulePath, list[ModulePath]] = {ROOT: []}
-    for path, item in items:
-        path = path if path.steps else ROOT
-        for depth in range(1, len(path.steps) + 1):
-            node = ModulePath(path.steps[:depth])
-            if node not in resources:
-                resources[node], children[node] = [], []
-                children[ModulePath(path.steps[:depth - 1]) if depth > 1 else ROOT].append(node)
-        resources[path].append(item)
-
-    def module(path: ModulePath) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if resources[path]:
-            out["resources"] = resources[path]
-        if path.steps:
-            out["address"] = str(path)
-        if children[path]:
-            out["child_modules"] = [module(c) for c in sorted(children[path], key=lambda c: c.sort_key())]
-        return out
-
-    return module(ROOT)

@@ -1,0 +1,136 @@
+"""``show -json PLANFILE``: terraform's JSON plan (format 1.2), compared with terraform 1.11's on
+the same files and state."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import orjson
+import pytest
+
+from tests.conftest import Workdir, requires_terraform
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+V1 = """
+variable "prefix" {
+  type    = string
+  default = "p"
+}
+resource "terraform_data" "a" {
+  count = 2
+  input = "${var.prefix}${count.index}"
+}
+resource "terraform_data" "gone" {
+  input = "bye"
+}
+resource "terraform_data" "kept" {
+  for_each         = toset(["x", "y"])
+  input            = each.key
+  triggers_replace = each.key
+}
+output "first" { value = terraform_data.a[0].output }
+"""
+
+V2 = """
+variable "prefix" {
+  type    = string
+  default = "q"
+}
+resource "terraform_data" "a" {
+  count = 2
+  input = "${var.prefix}${count.index}"
+}
+resource "terraform_data" "kept" {
+  for_each         = toset(["x", "y"])
+  input            = each.key
+  triggers_replace = each.key == "y" ? "y2" : each.key
+}
+resource "terraform_data" "b" {
+  input = { n = 1, l = [terraform_data.a[1].id] }
+  lifecycle { create_before_destroy = true }
+}
+output "first" { value = terraform_data.a[0].output }
+output "x" { value = terraform_data.kept["x"].output }
+output "secret" {
+  value     = "hidden"
+  sensitive = true
+}
+"""
+
+
+SENSITIVE_KEYS = ("sensitive_values", "before_sensitive", "after_sensitive")
+
+
+def _without_empty(v: object) -> object:
+    """A sensitivity skeleton without its empty parts: terraform writes ``{}`` or ``[]`` for an
+    unknown value whose type is an object or a list, and strata does not know the type of a value
+    the provider has not decided yet."""
+    if isinstance(v, dict):
+        return {k: _without_empty(x) for k, x in v.items() if x not in ({}, [])}
+    return v
+
+
+def _normalise(doc: dict) -> dict:
+    def walk(v: object) -> object:
+        if isinstance(v, dict):
+            return {k: (_without_empty(x) if k in SENSITIVE_KEYS else walk(x)) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    out = walk(orjson.loads(UUID.sub("ID", orjson.dumps(doc).decode())))
+    assert isinstance(out, dict)
+    out.pop("timestamp", None)
+    out.pop("terraform_version", None)
+    if "prior_state" in out:
+        out["prior_state"].pop("terraform_version", None)
+    # terraform's order of these varies from run to run
+    out["relevant_attributes"] = sorted(out.get("relevant_attributes", []), key=orjson.dumps)
+    return out
+
+
+def _saved_plan_json(wd: Workdir, tool: str) -> dict:
+    run = wd.strata if tool == "strata" else wd.terraform
+    run("plan", "-out=p.bin", *(("-input=false",) if tool == "terraform" else ()))
+    res = run("show", "-json", "p.bin")
+    assert res.returncode == 0, res.stderr
+    return orjson.loads(res.stdout)
+
+
+def test_show_json_of_a_saved_plan_has_terraforms_shape(workdir: Workdir) -> None:
+    workdir.write(V1)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(V2)
+    doc = _saved_plan_json(workdir, "strata")
+    assert doc["format_version"] == "1.2" and doc["applyable"] and doc["complete"] and not doc["errored"]
+    actions = {c["address"]: c["change"]["actions"] for c in doc["resource_changes"]}
+    assert actions == {"terraform_data.a[0]": ["update"], "terraform_data.a[1]": ["update"],
+                       "terraform_data.b": ["create"], "terraform_data.gone": ["delete"],
+                       'terraform_data.kept["x"]': ["no-op"], 'terraform_data.kept["y"]': ["delete", "create"]}
+    gone = next(c for c in doc["resource_changes"] if c["address"] == "terraform_data.gone")
+    assert gone["action_reason"] == "delete_because_no_resource_config" and gone["change"]["after"] is None
+    b = next(c for c in doc["resource_changes"] if c["address"] == "terraform_data.b")
+    assert b["change"]["after_unknown"]["id"] is True and b["change"]["before_sensitive"] is False
+    assert doc["output_changes"]["secret"]["after_sensitive"] is True
+    assert doc["variables"] == {"prefix": {"value": "q"}}
+    assert {r["address"] for r in doc["prior_state"]["values"]["root_module"]["resources"]} >= {"terraform_data.gone"}
+
+
+@requires_terraform
+def test_show_json_of_a_saved_plan_matches_terraform(workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        wd.write(V1)
+    workdir.strata("apply", "-auto-approve", check=True)
+    assert tf.terraform("apply", "-auto-approve", "-input=false").returncode == 0
+    # the same objects in both: terraform plans against strata's state
+    shutil.copy(workdir.path / "terraform.tfstate", tf.path / "terraform.tfstate")
+    for wd in (workdir, tf):
+        wd.write(V2)
+    ours = _normalise(_saved_plan_json(workdir, "strata"))
+    theirs = _normalise(_saved_plan_json(tf, "terraform"))
+    for key in ("format_version", "variables", "planned_values", "resource_changes", "output_changes",
+                "prior_state", "configuration", "relevant_attributes", "applyable", "complete", "errored"):
+        assert ours.get(key) == theirs.get(key), key
