@@ -115,6 +115,21 @@ class Providers:
                                            and _plugins().installed_plugin(_plugins().implied_source(base)) is not None)
         return found
 
+    def stop(self) -> None:
+        """StopProvider to every plugin in use (an interrupt's second Ctrl-C): each is asked to
+        cancel what it is doing. In-process providers have nothing to stop."""
+        for inst in list(self.instances.values()):
+            stop_now = getattr(inst, "stop_now", None)
+            if stop_now is not None:
+                stop_now(2.0)
+
+    def close(self) -> None:
+        """End the plugin processes of this run (also done at interpreter exit)."""
+        for inst in list(self.instances.values()):
+            close = getattr(inst, "close", None)
+            if close is not None:
+                close()
+
     def seam(self, name: str) -> ProviderSeam:
         """The provider configuration ``name`` as the core calls it: through the one seam."""
         s = self._seams.get(name)
