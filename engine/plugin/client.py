@@ -404,11 +404,12 @@ class PluginProvider:
             return self._rpc_failure("Stop", exc).detail
 
 
-class _CallFailed(Exception):
-    """A call failed at the transport; ``diagnostic`` says so in terraform's words."""
+class _CallFailed(ProviderError):
+    """A call failed at the transport; ``diagnostic`` says so in terraform's words (caught in
+    the call's method and returned as its response's diagnostic)."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
-        super().__init__(diagnostic.detail)
+        super().__init__(diagnostic.summary, detail=diagnostic.detail)
         self.diagnostic = diagnostic
 
 
