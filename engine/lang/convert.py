@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.diagnostics import FunctionError, StrataError
 from engine.lang.number import to_number, to_string
-from engine.values import UNKNOWN, ListVal, MapVal, SetVal, type_name
+from engine.values import UNKNOWN, ListVal, MapVal, SetVal, type_name, with_element_type
 
 
 class ConversionError(StrataError):
@@ -74,11 +74,12 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
         if not isinstance(value, tuple) or isinstance(value, dict):
             raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
         items = [convert(x, ty[1], f"{path}[{i}]") for i, x in enumerate(value)]
-        return ListVal(items) if kind == "list" else SetVal.of(items)
+        return with_element_type(ListVal(items) if kind == "list" else SetVal.of(items), ty[1])
     if kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
-        return MapVal({k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()})
+        return with_element_type(MapVal({k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()}),
+                                 ty[1])
     if kind == "tuple":
         if not isinstance(value, tuple) or len(value) != len(ty[1]):
             raise ConversionError(path, f"tuple of {len(ty[1])} elements required.")
