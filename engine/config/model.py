@@ -13,6 +13,7 @@ from engine.addrs import ResourceAddr
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.graph.limits import Limits
 from engine.lang import expr as E
+from engine.lang.defaults import TypeDefaults
 from engine.lang.hcl import Attribute, Block
 
 NO_DEFAULT: Any = object()
@@ -80,6 +81,7 @@ class VariableConfig:
     type: Any = "dynamic"  # cty JSON type notation; "dynamic" when the variable has no type constraint
     nullable: bool = True
     validations: tuple[Condition, ...] = ()
+    defaults: TypeDefaults | None = None  # of the type's optional(TYPE, DEFAULT) attributes
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,3 +170,84 @@ def test_a_state_of_dynamic_types_shows_no_python_repr(workdir: Workdir) -> None
     (workdir.path / "terraform.tfstate").write_text(json.dumps(state))
     res = workdir.strata("plan", "-no-color")
     assert "['" not in res.stdout and "[80]" not in res.stdout, res.stdout
+
+
+OPTIONAL = """
+variable "settings" {
+  type = object({
+    name    = string
+    enabled = optional(bool, true)
+    tags    = optional(map(string), {})
+    ports   = optional(list(number), [80, 443])
+    nested = optional(object({
+      level = optional(number, 1)
+      mode  = optional(string)
+      deep  = optional(object({ x = optional(string, "dx") }), {})
+    }), {})
+    rules = optional(list(object({
+      cidr = string
+      port = optional(number, 22)
+    })), [])
+  })
+  default = {
+    name  = "a"
+    rules = [{ cidr = "10.0.0.0/8" }, { cidr = "0.0.0.0/0", port = 443 }]
+  }
+}
+variable "by_key" {
+  type    = map(object({ size = optional(number, 10), kind = optional(string, "k") }))
+  default = { a = {}, b = { size = 3, kind = null } }
+}
+variable "given" {
+  type = object({ a = optional(string, "x"), b = optional(list(string), ["y"]) })
+}
+resource "terraform_data" "s" {
+  input = var.settings
+}
+output "settings" { value = var.settings }
+output "by_key" { value = var.by_key }
+output "given" { value = var.given }
+"""
+
+OPTIONAL_VALUES = {
+    "settings": {"enabled": True, "name": "a", "nested": {"deep": {"x": "dx"}, "level": 1, "mode": None},
+                 "ports": [80, 443], "rules": [{"cidr": "10.0.0.0/8", "port": 22}, {"cidr": "0.0.0.0/0", "port": 443}],
+                 "tags": {}},
+    "by_key": {"a": {"kind": "k", "size": 10}, "b": {"kind": "k", "size": 3}},
+    "given": {"a": "x", "b": ["y"]},
+}
+
+
+@pytest.mark.parametrize("tool", ["strata", pytest.param("terraform", marks=requires_terraform)])
+def test_optional_attributes_get_their_defaults_at_any_depth(workdir: Workdir, tool: str) -> None:
+    workdir.write(OPTIONAL)
+    workdir.write('given = { b = null }\n', "terraform.tfvars")
+    if tool == "strata":
+        workdir.strata("apply", "-auto-approve", check=True)
+        text = workdir.strata("output", "-json", check=True).stdout
+    else:
+        assert workdir.terraform("apply", "-auto-approve").returncode == 0
+        text = workdir.terraform("output", "-json").stdout
+    got = json.loads(text)
+    assert {k: v["value"] for k, v in got.items()} == OPTIONAL_VALUES
+    assert got["by_key"]["type"] == ["map", ["object", {"kind": "string", "size": "number"}]]
+
+
+def test_optional_defaults_plan_no_changes_the_second_time(workdir: Workdir) -> None:
+    workdir.write(OPTIONAL)
+    workdir.write('given = { b = null }\n', "terraform.tfvars")
+    workdir.strata("apply", "-auto-approve", check=True)
+    assert workdir.strata("plan", "-detailed-exitcode").returncode == 0
+
+
+@pytest.mark.parametrize("tool", ["strata", pytest.param("terraform", marks=requires_terraform)])
+def test_a_default_of_the_wrong_type_is_an_error(workdir: Workdir, tool: str) -> None:
+    workdir.write('variable "v" {\n  type = object({\n    a = optional(number, "x")\n  })\n  default = {}\n}\n')
+    if tool == "terraform":
+        workdir.terraform("init", "-no-color")  # it fails the same way; validate says it as validate does
+    res = workdir.strata("validate", "-no-color") if tool == "strata" else workdir.terraform("validate", "-no-color")
+    text = " ".join(res.stderr.replace("\u2502", "").split())
+    assert res.returncode == 1
+    assert ('Error: Invalid default value for optional attribute on main.tf line 3, in variable "v": 3: '
+            'a = optional(number, "x") This default value is not compatible with the attribute\'s type '
+            "constraint: a number is required.") in text, text
