@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
+from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
@@ -15,11 +16,8 @@ from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
 def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
     """All expressions in a resource's arguments and nested blocks (not count/for_each)."""
     out: list[E.Expr] = [a.expr for a in rc.attributes.values()]
-    stack = list(rc.blocks)
-    while stack:
-        blk = stack.pop()
-        out.extend(a.expr for a in blk.attributes.values())
-        stack.extend(blk.blocks)
+    for blk in rc.blocks:
+        block_expressions(blk, out)  # a dynamic block's iterator bound, as a for expression binds its names
     for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):  # what they refer to comes first
         out.extend((c.condition, c.error_message))
     return out
