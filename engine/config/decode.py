@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.constants import _constant_scope
-from engine.config.model import Condition, Lifecycle
+from engine.config.model import Condition, IgnorePath, Lifecycle
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -152,7 +152,7 @@ def _provider_limits(key: str, b: Block, diags: list[Diagnostic]) -> Limits:
 def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
     cbd = _literal_bool(b.attributes.get("create_before_destroy"), diags)
     prevent = _literal_bool(b.attributes.get("prevent_destroy"), diags)
-    ignore: list[str] = []
+    ignore: list[IgnorePath] = []
     ignore_all = False
     ig = b.attributes.get("ignore_changes")
     if ig is not None:
@@ -160,13 +160,14 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
             ignore_all = True
         elif isinstance(ig.expr, E.TupleExpr):
             for item in ig.expr.items:
-                if isinstance(item, E.Var):
-                    ignore.append(item.name)
-                elif isinstance(item, E.Literal) and isinstance(item.value, str):
-                    ignore.append(item.value)
-                else:
-                    diags.append(error("Invalid ignore_changes", "Each item must be an attribute name.",
+                path = _ignore_path(item, ig.range.filename)
+                if path is None:
+                    diags.append(error("Invalid expression", "A single static variable reference is required: only "
+                                       "attribute access and indexing with constant keys. No calculations, "
+                                       "function calls, template expressions, etc are allowed here.",
                                        SourceRange(ig.range.filename, item.line)))
+                else:
+                    ignore.append(path)
         else:
             diags.append(error("Invalid ignore_changes",
                                'ignore_changes must be a list of attribute names, or "all".', ig.range))
@@ -179,6 +180,34 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
                                a.range))
     pre, post = _conditions(b, ("precondition", "postcondition"), "a lifecycle block", diags)
     return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post)
+
+
+def _ignore_path(item: E.Expr, filename: str) -> IgnorePath | None:
+    """An ``ignore_changes`` item as a path: a traversal (``tags["Name"]``, ``a[0].b``), or the
+    legacy quoted form of one (``"tags"``); None when it is neither."""
+    if isinstance(item, E.Literal) and isinstance(item.value, str):
+        from engine.diagnostics import DiagnosticsError
+        from engine.lang.hcl import parse_expression
+
+        try:
+            item = parse_expression(item.value, filename, item.line)
+        except DiagnosticsError:
+            return None
+    t = E._traversal(item)
+    if t is None:
+        return None
+    root, steps = t
+    path: list[tuple[str, Any]] = [("attr", root)]
+    for step in steps:
+        if isinstance(step, str):
+            path.append(("attr", step))
+        elif isinstance(step, E.Literal) and isinstance(step.value, (str, int, float)) \
+                and not isinstance(step.value, bool):
+            key = step.value
+            path.append(("index", int(key) if isinstance(key, float) and key.is_integer() else key))
+        else:
+            return None
+    return tuple(path)
 
 
 def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagnostic]

@@ -31,11 +31,16 @@ class Condition:
     block: SourceRange | None = None  # the block's own
 
 
+IgnorePath = tuple[tuple[str, Any], ...]
+"""A path in ``ignore_changes``: ``("attr", name)`` and ``("index", key)`` steps, as in
+``access_config[0].nat_ip`` or ``tags["Name"]``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Lifecycle:
     create_before_destroy: bool = False
     prevent_destroy: bool = False
-    ignore_changes: tuple[str, ...] = ()
+    ignore_changes: tuple[IgnorePath, ...] = ()
     ignore_all_changes: bool = False
     preconditions: tuple[Condition, ...] = ()
     postconditions: tuple[Condition, ...] = ()
