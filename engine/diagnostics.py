@@ -27,7 +27,8 @@ module each lives in::
     │                                    diagnostic by the framework
     └── internal signals, each caught and turned into a diagnostic where it is raised:
         FunctionError (FunctionArityError), ConversionError (lang/convert), EvalError
-        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal)
+        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal),
+        TypeSpecError (config/decode)
 """
 
 from __future__ import annotations

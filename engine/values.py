@@ -311,6 +311,16 @@ def merge_types(a: Any, b: Any) -> Any:
     return None if ety is None else [a[0], ety]
 
 
+def friendly_name(ty: Any) -> str:
+    """cty's ``FriendlyName`` of a type in its JSON notation: ``list of string``, ``tuple``, ``object``."""
+    if isinstance(ty, str):
+        return ty
+    kind = ty[0]
+    if kind in ("list", "set", "map"):
+        return f"{kind} of {friendly_name(ty[1])}"
+    return str(kind)
+
+
 def types_conform(a: Any, b: Any) -> bool:
     """Whether two types (JSON notation) can be the same once every ``"dynamic"`` is known."""
     if a == "dynamic" or b == "dynamic":

@@ -13,7 +13,7 @@ from typing import Any
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.constants import _constant_scope
 from engine.config.model import Condition, IgnorePath, Lifecycle
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.diagnostics import Diagnostic, SourceRange, StrataError, error
 from engine.graph.limits import Limits
 from engine.lang import expr as E
 from engine.lang.defaults import TypeDefaults
@@ -33,7 +33,7 @@ def _literal_bool(attr: Attribute | None, diags: list[Diagnostic]) -> bool:
 _PRIMITIVES = {"string": "string", "number": "number", "bool": "bool", "any": "dynamic"}
 
 
-class TypeSpecError(ValueError):
+class TypeSpecError(StrataError):
     """A mistake in a type constraint; ``summary`` is terraform's."""
 
     def __init__(self, detail: str, summary: str = "Invalid type specification", line: int | None = None) -> None:

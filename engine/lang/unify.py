@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.lang.convert import friendly_name
+from engine.values import friendly_name
 
 _PRIMITIVE = ("string", "number", "bool")
 

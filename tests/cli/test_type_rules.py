@@ -251,3 +251,60 @@ def test_a_default_of_the_wrong_type_is_an_error(workdir: Workdir, tool: str) ->
     assert ('Error: Invalid default value for optional attribute on main.tf line 3, in variable "v": 3: '
             'a = optional(number, "x") This default value is not compatible with the attribute\'s type '
             "constraint: a number is required.") in text, text
+
+
+ANY_ELEMENTS = """
+variable "l" {
+  type    = list(any)
+  default = [1, "a"]
+}
+variable "m" {
+  type    = map(any)
+  default = { a = 1, b = "x" }
+}
+variable "lo" {
+  type    = list(any)
+  default = [{ a = 1 }, { a = "x" }]
+}
+variable "mo" {
+  type    = map(any)
+  default = { a = { x = [1] }, b = { x = [] } }
+}
+output "l" { value = var.l }
+output "m" { value = var.m }
+output "lo" { value = var.lo }
+output "mo" { value = var.mo }
+"""
+
+ANY_OUTPUTS = {
+    "l": {"sensitive": False, "type": ["list", "string"], "value": ["1", "a"]},
+    "m": {"sensitive": False, "type": ["map", "string"], "value": {"a": "1", "b": "x"}},
+    "lo": {"sensitive": False, "type": ["list", ["object", {"a": "string"}]], "value": [{"a": "1"}, {"a": "x"}]},
+    "mo": {"sensitive": False, "type": ["map", ["object", {"x": ["list", "number"]}]],
+           "value": {"a": {"x": [1]}, "b": {"x": []}}},
+}
+
+
+@pytest.mark.parametrize("tool", ["strata", pytest.param("terraform", marks=requires_terraform)])
+def test_elements_of_a_collection_of_any_unify(workdir: Workdir, tool: str) -> None:
+    workdir.write(ANY_ELEMENTS)
+    if tool == "strata":
+        workdir.strata("apply", "-auto-approve", check=True)
+        text = workdir.strata("output", "-json", check=True).stdout
+    else:
+        assert workdir.terraform("apply", "-auto-approve").returncode == 0
+        text = workdir.terraform("output", "-json").stdout
+    assert json.loads(text) == ANY_OUTPUTS
+
+
+@pytest.mark.parametrize("tool", ["strata", pytest.param("terraform", marks=requires_terraform)])
+def test_elements_that_do_not_unify_are_an_error(workdir: Workdir, tool: str) -> None:
+    workdir.write('variable "bad" {\n  type    = list(any)\n  default = [1, [2]]\n}\n')
+    if tool == "terraform":
+        workdir.terraform("init", "-no-color")
+    res = workdir.strata("validate", "-no-color") if tool == "strata" else workdir.terraform("validate", "-no-color")
+    text = " ".join(res.stderr.replace("\u2502", "").split())
+    assert res.returncode == 1
+    assert ("Error: Invalid default value for variable on main.tf line 3, in variable \"bad\": 3: default = [1, "
+            "[2]] This default value is not compatible with the variable's type constraint: all list elements "
+            "must have the same type.") in text, text
