@@ -29,7 +29,8 @@ module each lives in::
     └── internal signals, each caught and turned into a diagnostic where it is raised:
         FunctionError (FunctionArityError), ConversionError (lang/convert), EvalError
         (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal),
-        _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic)
+        _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
+        TypeSpecError (config/decode)
 
 Not errors, and so outside the tree: StopNow (apply/executor), a BaseException as
 KeyboardInterrupt is, raised by a second interrupt to stop an apply at once.

@@ -40,18 +40,24 @@ UNKNOWN: Any = _Unknown()
 
 
 class ListVal(tuple):  # type: ignore[type-arg]
-    """A cty list: homogeneous, ordered."""
+    """A cty list: homogeneous, ordered.
 
-    __slots__ = ()
+    ``ety`` is the element type (JSON type notation) where the elements cannot tell it: an empty
+    list, or one holding nulls, converted to ``list(string)`` records ``"string"`` (see
+    :func:`with_element_type`); None otherwise. (No ``__slots__``: a tuple subclass cannot have
+    any, so the rare recorded type lives in the instance ``__dict__``, made only when set.)
+    """
+
+    ety: Any = None
 
     def __repr__(self) -> str:
         return f"tolist({list(self)!r})"
 
 
 class SetVal(tuple):  # type: ignore[type-arg]
-    """A cty set: unique elements, kept in cty's canonical order."""
+    """A cty set: unique elements, kept in cty's canonical order; ``ety`` as :class:`ListVal`'s."""
 
-    __slots__ = ()
+    ety: Any = None
 
     @classmethod
     def of(cls, items: Any) -> SetVal:
@@ -91,9 +97,18 @@ def _set_sort_key(v: Any) -> tuple[int, Any]:
 
 
 class MapVal(dict):  # type: ignore[type-arg]
-    """A cty map: homogeneous values, string keys."""
+    """A cty map: homogeneous values, string keys; ``ety`` as :class:`ListVal`'s."""
 
-    __slots__ = ()
+    ety: Any = None
+
+
+def with_element_type(coll: Any, ety: Any) -> Any:
+    """``coll`` (a new list, set or map) recording its element type ``ety`` when its elements
+    cannot tell it (it is empty, or holds a null), so that its type is terraform's: an empty
+    ``list(string)`` is recorded in state as ``["list","string"]``, not ``["list","dynamic"]``."""
+    if ety != "dynamic" and (not coll or None in (coll.values() if isinstance(coll, dict) else coll)):
+        coll.ety = ety
+    return coll
 
 
 def is_unknown(v: Any) -> bool:
@@ -132,16 +147,18 @@ def from_typed_json(value: Any, ty: Any) -> Any:
     if isinstance(ty, str):
         if ty == "number" and isinstance(value, float) and value.is_integer():
             return int(value)
+        if ty == "dynamic":  # a type written by an older strata: no Python list must come out
+            return from_plain_json(value)
         return value
     kind = ty[0]
     if kind == "list":
-        return ListVal(from_typed_json(x, ty[1]) for x in value)
+        return with_element_type(ListVal(from_typed_json(x, ty[1]) for x in value), ty[1])
     if kind == "set":
-        return SetVal.of(from_typed_json(x, ty[1]) for x in value)
+        return with_element_type(SetVal.of(from_typed_json(x, ty[1]) for x in value), ty[1])
     if kind == "tuple":
         return tuple(from_typed_json(x, t) for x, t in zip(value, ty[1], strict=False))
     if kind == "map":
-        return MapVal({k: from_typed_json(x, ty[1]) for k, x in value.items()})
+        return with_element_type(MapVal({k: from_typed_json(x, ty[1]) for k, x in value.items()}), ty[1])
     if kind == "object":
         return {k: from_typed_json(value.get(k), t) for k, t in ty[1].items()}
     return value
@@ -243,29 +260,65 @@ def value_type(v: Any) -> Any:
     if isinstance(v, str):
         return "string"
     if isinstance(v, ListVal):
-        return ["list", _collection_elem_type(v)]
+        return ["list", _collection_elem_type(v, v.ety)]
     if isinstance(v, SetVal):
-        return ["set", _collection_elem_type(v)]
+        return ["set", _collection_elem_type(v, v.ety)]
     if isinstance(v, tuple):
         return ["tuple", [value_type(x) for x in v]]
     if isinstance(v, MapVal):
-        return ["map", _collection_elem_type(tuple(v.values()))]
+        return ["map", _collection_elem_type(v.values(), v.ety)]
     if isinstance(v, dict):
         return ["object", {k: value_type(v[k]) for k in sorted(v)}]
     return "dynamic"
 
 
-def _collection_elem_type(items: tuple[Any, ...]) -> Any:
-    found: Any = "dynamic"
+def _collection_elem_type(items: Any, recorded: Any) -> Any:
+    """The one type of a collection's elements: theirs, with a null's or an empty collection's
+    unknown parts filled in from its siblings (``[[], ["a"]]`` is a list of list of string), and
+    what the collection recorded (:func:`with_element_type`) where no element tells."""
+    found: Any = "dynamic" if recorded is None else recorded
     for x in items:
-        t = value_type(x)
-        if t == "dynamic":
+        if x is None:
             continue
-        if found == "dynamic":
-            found = t
-        elif t != found:
+        found = merge_types(found, value_type(x))
+        if found is None:
             return "dynamic"  # a collection built outside cty's rules; don't guess
     return found
+
+
+def merge_types(a: Any, b: Any) -> Any:
+    """The type both ``a`` and ``b`` are once their ``"dynamic"`` parts are known, or None when
+    they differ elsewhere (``list(dynamic)`` and ``list(string)`` merge to ``list(string)``)."""
+    if a == b:
+        return a
+    if a == "dynamic":
+        return b
+    if b == "dynamic":
+        return a
+    if isinstance(a, str) or isinstance(b, str) or a[0] != b[0]:
+        return None
+    if a[0] == "tuple":
+        if len(a[1]) != len(b[1]):
+            return None
+        elems = [merge_types(x, y) for x, y in zip(a[1], b[1], strict=True)]
+        return None if None in elems else ["tuple", elems]
+    if a[0] == "object":
+        if a[1].keys() != b[1].keys():
+            return None
+        attrs = {k: merge_types(a[1][k], b[1][k]) for k in a[1]}
+        return None if None in attrs.values() else ["object", attrs]
+    ety = merge_types(a[1], b[1])
+    return None if ety is None else [a[0], ety]
+
+
+def friendly_name(ty: Any) -> str:
+    """cty's ``FriendlyName`` of a type in its JSON notation: ``list of string``, ``tuple``, ``object``."""
+    if isinstance(ty, str):
+        return ty
+    kind = ty[0]
+    if kind in ("list", "set", "map"):
+        return f"{kind} of {friendly_name(ty[1])}"
+    return str(kind)
 
 
 def types_conform(a: Any, b: Any) -> bool:

@@ -24,7 +24,7 @@ from engine.plans.plan import Plan
 from engine.provider.registry import Providers
 from engine.state.model import State
 from engine.state.store import StateStore
-from engine.values import is_wholly_known
+from engine.values import equal, is_wholly_known
 
 if TYPE_CHECKING:  # imported when an apply runs: a plan, which builds a Planned, does not load the apply stage
     from engine.apply.executor import ApplyResolver, ApplyResult
@@ -79,7 +79,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 writer.changed = True  # the refreshed objects are what this apply records
             result = await applier.run(parallelism, fail_fast, on_signals)
             outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
-            if outputs != p.state.outputs:
+            if not _same_outputs(outputs, p.state.outputs):
                 writer.changed = True
             p.state.outputs = outputs
         return result
@@ -92,6 +92,11 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
         raise first from group
+
+
+def _same_outputs(a: dict[str, tuple[Any, bool]], b: dict[str, tuple[Any, bool]]) -> bool:
+    """Equal outputs, types included: a list is not the tuple it was (Python's ``==`` says it is)."""
+    return a.keys() == b.keys() and all(a[k][1] == b[k][1] and equal(a[k][0], b[k][0]) for k in a)
 
 
 def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity) -> Callable[[str, int], Any]:

@@ -13,6 +13,7 @@ from engine.cli.output import Output, snippet
 from engine.config.module import load_module
 from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
+from engine.config.validation import validate_module
 from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
 from engine.planning.order import config_graph, config_order
 from engine.provider.registry import Providers
@@ -22,8 +23,10 @@ async def cmd_validate(a: Args, out: Output) -> int:
     opts = options_from(a)
     try:
         module = load_module(opts.chdir)
-        found = check_resource_types(module, Providers())
+        providers = Providers()
+        found = check_resource_types(module, providers)
         config_order(config_graph(module), found)
+        found = module.with_context(found + validate_module(module, providers, found))
         errs = errors_of(found)
         if errs:
             raise DiagnosticsError(errs)

@@ -65,6 +65,19 @@ def _print_version(as_json: bool) -> int:
     return 0
 
 
+def _select_workspace(directory: str) -> None:
+    """``terraform.workspace`` for this run: the workspace the state is in (an invalid name is
+    reported where the state is opened)."""
+    from engine.backend.local import current_workspace
+    from engine.diagnostics import DiagnosticsError
+    from engine.lang.scope import set_workspace
+
+    try:
+        set_workspace(current_workspace(directory))
+    except DiagnosticsError:
+        pass
+
+
 async def run(argv: list[str]) -> int:
     from engine.cli.args import UsageError, check_options_for, parse_args
     from engine.cli.output import Output
@@ -75,6 +88,7 @@ async def run(argv: list[str]) -> int:
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
+    _select_workspace(chdir)
     if out.sink is not None:
         async with out.sink.batching():
             return await dispatch(a, out)

@@ -12,10 +12,11 @@ from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.constants import _constant_scope
-from engine.config.model import Condition, Lifecycle
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.config.model import Condition, IgnorePath, Lifecycle
+from engine.diagnostics import Diagnostic, SourceRange, StrataError, error
 from engine.graph.limits import Limits
 from engine.lang import expr as E
+from engine.lang.defaults import TypeDefaults
 from engine.lang.hcl import Attribute, Block
 
 
@@ -32,36 +33,79 @@ def _literal_bool(attr: Attribute | None, diags: list[Diagnostic]) -> bool:
 _PRIMITIVES = {"string": "string", "number": "number", "bool": "bool", "any": "dynamic"}
 
 
-def type_constraint(e: E.Expr) -> Any:
-    """A type expression (``list(string)``, ``object({a = number})``) as cty JSON type notation."""
+class TypeSpecError(StrataError):
+    """A mistake in a type constraint; ``summary`` is terraform's."""
+
+    def __init__(self, detail: str, summary: str = "Invalid type specification", line: int | None = None) -> None:
+        super().__init__(detail)
+        self.summary = summary
+        self.line = line  # where in the type expression, when not at its start
+
+
+def type_and_defaults(e: E.Expr) -> tuple[Any, TypeDefaults | None]:
+    """A type expression as cty JSON type notation, and the defaults its ``optional(TYPE,
+    DEFAULT)`` attributes give, at any depth (None when it has none). Raises
+    :class:`TypeSpecError`."""
     if isinstance(e, E.Var) and e.name in _PRIMITIVES:
-        return _PRIMITIVES[e.name]
+        return _PRIMITIVES[e.name], None
     if isinstance(e, E.Var) and e.name in ("list", "set", "map"):
-        return [e.name, "dynamic"]  # the legacy bare keyword: list(any), as terraform still reads it
+        return [e.name, "dynamic"], None  # the legacy bare keyword: list(any), as terraform still reads it
     if isinstance(e, E.Var) and e.name not in ("tuple", "object"):
-        raise ValueError(f'The keyword "{e.name}" is not a valid type specification.')  # terraform's words
+        raise TypeSpecError(f'The keyword "{e.name}" is not a valid type specification.')  # terraform's words
     if isinstance(e, E.Call):
         if e.name in ("list", "set", "map") and len(e.args) == 1:
-            return [e.name, type_constraint(e.args[0])]
+            ety, inner = type_and_defaults(e.args[0])
+            return [e.name, ety], None if inner is None else TypeDefaults(e.name, children={"": inner})
         if e.name == "tuple" and len(e.args) == 1 and isinstance(e.args[0], E.TupleExpr):
-            return ["tuple", [type_constraint(x) for x in e.args[0].items]]
+            elems, found = [], {}
+            for i, x in enumerate(e.args[0].items):
+                ety, inner = type_and_defaults(x)
+                elems.append(ety)
+                if inner is not None:
+                    found[str(i)] = inner
+            return ["tuple", elems], TypeDefaults("tuple", children=found) if found else None
         if e.name == "object" and len(e.args) == 1 and isinstance(e.args[0], E.ObjectExpr):
-            attrs: dict[str, Any] = {}
-            optional: list[str] = []
-            for k, v in e.args[0].items:
-                key = k.value if isinstance(k, E.Literal) else getattr(k, "name", None)
-                if not isinstance(key, str):
-                    raise ValueError("Object type attribute names must be plain names.")
-                if isinstance(v, E.Call) and v.name == "optional" and v.args:
-                    if len(v.args) > 1:
-                        raise ValueError(f'Default values in optional() ("{key}") are not supported by strata '
-                                         "yet: leave out the default and use coalesce() where the value is used.")
-                    optional.append(key)
-                    v = v.args[0]
-                attrs[key] = type_constraint(v)
-            return ["object", attrs, optional] if optional else ["object", attrs]
-    raise ValueError("A type specification is either a primitive type keyword (bool, number, string), "
-                     "any, or a complex type constructor call, like list(string).")
+            return _object_type(e.args[0])
+    raise TypeSpecError("A type specification is either a primitive type keyword (bool, number, string), "
+                        "any, or a complex type constructor call, like list(string).")
+
+
+def _object_type(e: E.ObjectExpr) -> tuple[Any, TypeDefaults | None]:
+    from engine.lang.convert import ConversionError, convert
+    from engine.lang.evaluate import EvalError, evaluate
+
+    attrs: dict[str, Any] = {}
+    optional: list[str] = []
+    values: dict[str, Any] = {}
+    children: dict[str, TypeDefaults] = {}
+    for k, v in e.items:
+        key = k.value if isinstance(k, E.Literal) else getattr(k, "name", None)
+        if not isinstance(key, str):
+            raise TypeSpecError("Object type attribute names must be plain names.")
+        default: E.Expr | None = None
+        if isinstance(v, E.Call) and v.name == "optional":
+            if not v.args:
+                raise TypeSpecError("Optional attribute modifier requires the attribute type as its argument.")
+            if len(v.args) > 2:
+                raise TypeSpecError("Optional attribute modifier expects at most two arguments: the attribute "
+                                    "type, and a default value.")
+            optional.append(key)
+            default = v.args[1] if len(v.args) == 2 else None
+            v = v.args[0]
+        attrs[key], inner = type_and_defaults(v)
+        if inner is not None:
+            children[key] = inner
+        if default is not None:
+            try:
+                values[key] = convert(evaluate(default, _constant_scope()), attrs[key])
+            except EvalError as exc:
+                raise TypeSpecError(f"{exc.summary}: {exc.detail}", line=default.line) from None
+            except ConversionError as exc:
+                raise TypeSpecError("This default value is not compatible with the attribute's type constraint: "
+                                    f"{exc.cty_text.rstrip('.')}.",
+                                    "Invalid default value for optional attribute", default.line) from None
+    ty = ["object", attrs, optional] if optional else ["object", attrs]
+    return ty, TypeDefaults("object", values, children) if values or children else None
 
 
 def _provider_limits(key: str, b: Block, diags: list[Diagnostic]) -> Limits:
@@ -108,7 +152,7 @@ def _provider_limits(key: str, b: Block, diags: list[Diagnostic]) -> Limits:
 def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
     cbd = _literal_bool(b.attributes.get("create_before_destroy"), diags)
     prevent = _literal_bool(b.attributes.get("prevent_destroy"), diags)
-    ignore: list[str] = []
+    ignore: list[IgnorePath] = []
     ignore_all = False
     ig = b.attributes.get("ignore_changes")
     if ig is not None:
@@ -116,13 +160,14 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
             ignore_all = True
         elif isinstance(ig.expr, E.TupleExpr):
             for item in ig.expr.items:
-                if isinstance(item, E.Var):
-                    ignore.append(item.name)
-                elif isinstance(item, E.Literal) and isinstance(item.value, str):
-                    ignore.append(item.value)
-                else:
-                    diags.append(error("Invalid ignore_changes", "Each item must be an attribute name.",
+                path = _ignore_path(item, ig.range.filename)
+                if path is None:
+                    diags.append(error("Invalid expression", "A single static variable reference is required: only "
+                                       "attribute access and indexing with constant keys. No calculations, "
+                                       "function calls, template expressions, etc are allowed here.",
                                        SourceRange(ig.range.filename, item.line)))
+                else:
+                    ignore.append(path)
         else:
             diags.append(error("Invalid ignore_changes",
                                'ignore_changes must be a list of attribute names, or "all".', ig.range))
@@ -135,6 +180,34 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
                                a.range))
     pre, post = _conditions(b, ("precondition", "postcondition"), "a lifecycle block", diags)
     return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post)
+
+
+def _ignore_path(item: E.Expr, filename: str) -> IgnorePath | None:
+    """An ``ignore_changes`` item as a path: a traversal (``tags["Name"]``, ``a[0].b``), or the
+    legacy quoted form of one (``"tags"``); None when it is neither."""
+    if isinstance(item, E.Literal) and isinstance(item.value, str):
+        from engine.diagnostics import DiagnosticsError
+        from engine.lang.hcl import parse_expression
+
+        try:
+            item = parse_expression(item.value, filename, item.line)
+        except DiagnosticsError:
+            return None
+    t = E._traversal(item)
+    if t is None:
+        return None
+    root, steps = t
+    path: list[tuple[str, Any]] = [("attr", root)]
+    for step in steps:
+        if isinstance(step, str):
+            path.append(("attr", step))
+        elif isinstance(step, E.Literal) and isinstance(step.value, (str, int, float)) \
+                and not isinstance(step.value, bool):
+            key = step.value
+            path.append(("index", int(key) if isinstance(key, float) and key.is_integer() else key))
+        else:
+            return None
+    return tuple(path)
 
 
 def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagnostic]

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.config.dynamic import expand_dynamic
 from engine.config.model import ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Attribute, Block
 from engine.provider.protocol import AttributeSchema, BlockSchema, ResourceSchema
-from engine.values import ListVal, MapVal, SetVal
+from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 
 
 def evaluate_instance_config(rc: ResourceConfig, schema: ResourceSchema, scope: Scope
@@ -53,27 +54,39 @@ def _attributes(attrs: dict[str, Attribute], schema: dict[str, AttributeSchema],
     return config
 
 
+Found = list[tuple[Block, Scope, tuple[str, ...]]]
+"""The blocks of one type as evaluated: each with the scope its content is evaluated in (a
+``dynamic`` block's binds its iterator) and its labels."""
+
+
 def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], scope: Scope,
             rng: SourceRange, ctx: str | None, diags: list[Diagnostic]) -> dict[str, Any]:
-    by_type: dict[str, list[Block]] = {}
+    by_type: dict[str, Found] = {}
+    unknown: set[str] = set()  # a dynamic block's for_each is unknown: so is how many there are
     for b in blocks:
+        if b.type == "dynamic":
+            expand_dynamic(b, schema, scope, ctx, diags, by_type, unknown)
+            continue
         if b.type not in schema:
             diags.append(error("Unsupported block type",
                                f'Blocks of type "{b.type}" are not expected here.', b.range, context=ctx))
             continue
-        by_type.setdefault(b.type, []).append(b)
+        by_type.setdefault(b.type, []).append((b, scope, b.labels))
     out: dict[str, Any] = {}
     for name, bs in schema.items():
+        if name in unknown:
+            out[name] = UNKNOWN
+            continue
         found = by_type.get(name, [])
         values = []
-        for b in found:
-            v = _attributes(b.attributes, bs.attributes, scope, b.range.filename, ctx, diags)
-            v.update(_blocks(b.blocks, bs.blocks, scope, b.range, ctx, diags))
+        for b, inner, labels in found:
+            v = _attributes(b.attributes, bs.attributes, inner, b.range.filename, ctx, diags)
+            v.update(_blocks(b.blocks, bs.blocks, inner, b.range, ctx, diags))
             for an, a_s in bs.attributes.items():
                 if a_s.required and an not in b.attributes:
                     diags.append(error("Missing required argument",
                                        f'The argument "{an}" is required in a "{name}" block.', b.range, context=ctx))
-            values.append((b, v))
+            values.append((b, labels, v))
         if bs.min_items and len(values) < bs.min_items:
             diags.append(error("Insufficient blocks", f'At least {bs.min_items} "{name}" blocks are required.',
                                rng, context=ctx))
@@ -81,13 +94,13 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
             diags.append(error("Too many blocks", f'No more than {bs.max_items} "{name}" blocks are allowed.',
                                values[bs.max_items][0].range, context=ctx))
         if bs.nesting == "single":
-            out[name] = values[0][1] if values else None
+            out[name] = values[0][2] if values else None
         elif bs.nesting == "list":
-            out[name] = ListVal(v for _b, v in values)
+            out[name] = ListVal(v for _b, _l, v in values)
         elif bs.nesting == "set":
-            out[name] = SetVal.of(v for _b, v in values)
+            out[name] = SetVal.of(v for _b, _l, v in values)
         elif bs.nesting == "map":
-            out[name] = MapVal({b.labels[0] if b.labels else "": v for b, v in values})
+            out[name] = MapVal({labels[0] if labels else "": v for _b, labels, v in values})
     return out
 
 

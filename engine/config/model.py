@@ -13,6 +13,7 @@ from engine.addrs import ResourceAddr
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.graph.limits import Limits
 from engine.lang import expr as E
+from engine.lang.defaults import TypeDefaults
 from engine.lang.hcl import Attribute, Block
 
 NO_DEFAULT: Any = object()
@@ -30,11 +31,16 @@ class Condition:
     block: SourceRange | None = None  # the block's own
 
 
+IgnorePath = tuple[tuple[str, Any], ...]
+"""A path in ``ignore_changes``: ``("attr", name)`` and ``("index", key)`` steps, as in
+``access_config[0].nat_ip`` or ``tags["Name"]``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Lifecycle:
     create_before_destroy: bool = False
     prevent_destroy: bool = False
-    ignore_changes: tuple[str, ...] = ()
+    ignore_changes: tuple[IgnorePath, ...] = ()
     ignore_all_changes: bool = False
     preconditions: tuple[Condition, ...] = ()
     postconditions: tuple[Condition, ...] = ()
@@ -80,6 +86,7 @@ class VariableConfig:
     type: Any = "dynamic"  # cty JSON type notation; "dynamic" when the variable has no type constraint
     nullable: bool = True
     validations: tuple[Condition, ...] = ()
+    defaults: TypeDefaults | None = None  # of the type's optional(TYPE, DEFAULT) attributes
 
 
 @dataclass(frozen=True, slots=True)

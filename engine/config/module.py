@@ -18,12 +18,13 @@ from engine.addrs import ResourceAddr, resource_addr
 from engine.config.backend import read_backend_blocks
 from engine.config.constants import _constant_scope
 from engine.config.decode import (
+    TypeSpecError,
     _conditions,
     _depends_on,
     _lifecycle,
     _literal_bool,
     _provider_limits,
-    type_constraint,
+    type_and_defaults,
 )
 from engine.config.model import (
     NO_DEFAULT,
@@ -47,6 +48,7 @@ from engine.diagnostics import (
     errors_of,
 )
 from engine.lang import expr as E
+from engine.lang.defaults import apply_defaults
 from engine.lang.hcl import Block, parse_hcl
 from engine.lang.hcl_json import parse_json
 
@@ -160,18 +162,22 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                           f"{decl_range(module.variables[name].range)}. Variable names must be unique within "
                           "a module.", b.range.header())]
         ty: Any = "dynamic"
+        defaults = None
         if "type" in b.attributes:
             try:
-                ty = type_constraint(b.attributes["type"].expr)
-            except ValueError as exc:
-                diags.append(error("Invalid type specification", str(exc), b.attributes["type"].range))
+                ty, defaults = type_and_defaults(b.attributes["type"].expr)
+            except TypeSpecError as exc:
+                where = b.attributes["type"].range
+                diags.append(error(exc.summary, str(exc), where if exc.line is None
+                                   else SourceRange(where.filename, exc.line)))
         default = NO_DEFAULT
         if "default" in b.attributes:
             from engine.lang.convert import ConversionError, convert
             from engine.lang.evaluate import EvalError, evaluate
 
             try:
-                default = convert(evaluate(b.attributes["default"].expr, _constant_scope()), ty)
+                default = convert(apply_defaults(evaluate(b.attributes["default"].expr, _constant_scope()),
+                                                 defaults), ty)
             except EvalError as exc:
                 diags.append(error("Invalid default value for variable",
                                    f"{exc.summary}: {exc.detail} (defaults must be constant)",
@@ -195,7 +201,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         module.variables[name] = VariableConfig(
             name, b.range, default,
             desc.expr.value if desc and isinstance(desc.expr, E.Literal) else "", sensitive, ty, nullable,
-            validations)
+            validations, defaults)
     elif b.type == "locals":
         for name, a in b.attributes.items():
             if name in module.locals:

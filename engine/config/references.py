@@ -6,20 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
+from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
-from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE
+from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE, TERRAFORM_ATTRIBUTE
 
 
 def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
     """All expressions in a resource's arguments and nested blocks (not count/for_each)."""
     out: list[E.Expr] = [a.expr for a in rc.attributes.values()]
-    stack = list(rc.blocks)
-    while stack:
-        blk = stack.pop()
-        out.extend(a.expr for a in blk.attributes.values())
-        stack.extend(blk.blocks)
+    for blk in rc.blocks:
+        block_expressions(blk, out)  # a dynamic block's iterator bound, as a for expression binds its names
     for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):  # what they refer to comes first
         out.extend((c.condition, c.error_message))
     return out
@@ -82,10 +80,19 @@ def validate_references(module: Module) -> list[Diagnostic]:
                     diags.append(error('Reference to "each" in context without for_each', EACH_OUTSIDE, where))
             elif ref.root == "self" and has_self:
                 pass  # a postcondition's own object
-            elif ref.root in ("path", "terraform", "self"):
-                if ref.root != "path":
-                    diags.append(error(f'Unsupported reference "{ref.root}"',
-                                       f'References to "{ref.root}" are not supported by strata yet.', where))
+            elif ref.root == "path":
+                if name not in ("module", "root", "cwd"):
+                    diags.append(error('Invalid "path" attribute',
+                                       f'The "path" object does not have an attribute named "{name}".', where))
+            elif ref.root == "terraform":
+                if name != "workspace":
+                    diags.append(error('Invalid "terraform" attribute', TERRAFORM_ATTRIBUTE.format(name=name),
+                                       where) if name != "applying" else
+                                 error("Unsupported reference", "terraform.applying is not supported by strata "
+                                       "yet.", where))
+            elif ref.root == "self":
+                diags.append(error('Unsupported reference "self"',
+                                   'References to "self" are not supported by strata yet.', where))
             elif ref.root == "data":
                 dname = ref.step_name(1)
                 if name is None or dname is None:

@@ -29,6 +29,7 @@ from engine.diagnostics import (
     source_line,
 )
 from engine.lang.convert import ConversionError, convert
+from engine.lang.defaults import apply_defaults
 from engine.lang.evaluate import EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl
 from engine.lang.hcl_json import parse_json
@@ -242,4 +243,4 @@ def _value(vc: VariableConfig, v: RawValue) -> Any:
         # as terraform: a string unless the type constraint asks for a structure
         if vc.type not in ("dynamic", "string", "number", "bool"):
             value = evaluate(parse_expression(v.text, f"<value for var.{vc.name}>", 1), _constant_scope())
-    return convert(value, vc.type)
+    return convert(apply_defaults(value, vc.defaults), vc.type)

@@ -12,7 +12,19 @@ from typing import Any
 
 from engine.diagnostics import FunctionError, StrataError
 from engine.lang.number import to_number, to_string
-from engine.values import UNKNOWN, ListVal, MapVal, SetVal, type_name
+from engine.lang.unify import unify_unsafe
+from engine.values import (
+    UNKNOWN,
+    ListVal,
+    MapVal,
+    SetVal,
+    friendly_name,
+    type_name,
+    value_type,
+    with_element_type,
+)
+
+__all__ = ["ConversionError", "convert", "friendly_name", "unify"]
 
 
 class ConversionError(StrataError):
@@ -28,16 +40,6 @@ class ConversionError(StrataError):
     @property
     def cty_text(self) -> str:
         return f"{self.path}: {self.short}" if self.path else self.short
-
-
-def friendly_name(ty: Any) -> str:
-    """cty's ``FriendlyName`` of a type in its JSON notation: ``list of string``, ``tuple``, ``object``."""
-    if isinstance(ty, str):
-        return ty
-    kind = ty[0]
-    if kind in ("list", "set", "map"):
-        return f"{kind} of {friendly_name(ty[1])}"
-    return str(kind)
 
 
 def convert(value: Any, ty: Any, path: str = "") -> Any:
@@ -74,11 +76,18 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
         if not isinstance(value, tuple) or isinstance(value, dict):
             raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
         items = [convert(x, ty[1], f"{path}[{i}]") for i, x in enumerate(value)]
-        return ListVal(items) if kind == "list" else SetVal.of(items)
+        if items and _has_dynamic(ty[1]):
+            items = _unified(items, [f"{path}[{i}]" for i in range(len(items))], kind)
+        return with_element_type(ListVal(items) if kind == "list" else SetVal.of(items), ty[1])
     if kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
-        return MapVal({k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()})
+        elems = {k: convert(x, ty[1], f'{path}["{k}"]') for k, x in value.items()}
+        if elems and _has_dynamic(ty[1]):
+            keys = sorted(elems)
+            elems = dict(zip(keys, _unified([elems[k] for k in keys], [f'{path}["{k}"]' for k in keys], "map"),
+                             strict=True))
+        return with_element_type(MapVal(elems), ty[1])
     if kind == "tuple":
         if not isinstance(value, tuple) or len(value) != len(ty[1]):
             raise ConversionError(path, f"tuple of {len(ty[1])} elements required.")
@@ -98,6 +107,29 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             out[k] = convert(value.get(k), t, f"{path}.{k}" if path else k)
         return out
     return value
+
+
+def _has_dynamic(ty: Any) -> bool:
+    if isinstance(ty, str):
+        return ty == "dynamic"
+    if ty[0] == "tuple":
+        return any(_has_dynamic(t) for t in ty[1])
+    if ty[0] == "object":
+        return any(_has_dynamic(t) for t in ty[1].values())
+    return _has_dynamic(ty[1])
+
+
+def _unified(items: list[Any], paths: list[str], kind: str) -> list[Any]:
+    """The elements of a collection whose element type leaves something to ``any``, converted to
+    the one type they unify to, as cty makes ``list(any)`` of ``[1, "a"]`` a list of string."""
+    types = [value_type(x) for x in items]
+    ty = unify_unsafe(types)
+    if ty is None:
+        noun = "map" if kind == "map" else "list" if kind == "list" else "set"
+        raise ConversionError("", f"all {noun} elements must have the same type.")
+    if ty == "dynamic":
+        return items
+    return [x if t == ty else convert(x, ty, p) for x, t, p in zip(items, types, paths, strict=True)]
 
 
 # --------------------------------------------------------------------------- unification

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.lang import expr as E
 from engine.lang.calls import call
+from engine.lang.convert import ConversionError, convert
 from engine.lang.iteration import for_expr, splat
 from engine.lang.number import to_string
 from engine.lang.operators import binary, unary
@@ -28,7 +29,8 @@ from engine.lang.scope import (
     materialize,
     variable,
 )
-from engine.values import UNKNOWN, MapVal, type_name
+from engine.lang.unify import mismatch, unify_unsafe
+from engine.values import UNKNOWN, MapVal, type_name, value_type
 
 
 def evaluate(e: E.Expr, scope: Scope) -> Any:
@@ -128,7 +130,7 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
             else:
                 raise EvalError("Incorrect condition type", "The condition expression must be of type bool.",
                                 e.line).blame(e.cond, scope)
-        return _val(e.true if c else e.false, scope)
+        return _conditional(e, c, scope)
     if t is E.Splat:
         assert isinstance(e, E.Splat)
         return splat(e, scope, _val)
@@ -138,6 +140,39 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
         assert isinstance(e, E.ForExpr)
         return for_expr(e, scope, _val)
     raise EvalError("Unsupported expression", f"{t.__name__} is not supported", e.line)
+
+
+def _conditional(e: E.Conditional, c: bool, scope: Scope) -> Any:
+    """The chosen result converted to the type both results unify to, as hcl does: ``true ? ["x"]
+    : []`` is a list of string. The other result is evaluated only for its type (its errors are
+    not reported, as hcl's are not); a null or an unknown on either side leaves the chosen one as
+    it is."""
+    chosen, other = (e.true, e.false) if c else (e.false, e.true)
+    v = _val(chosen, scope)
+    if v is None or v is UNKNOWN or (type(other) is E.Literal and other.value is None):
+        return v
+    try:
+        w = _val(other, scope)
+    except EvalError:
+        return v
+    if w is None or w is UNKNOWN:
+        return v
+    own, theirs = value_type(v), value_type(w)
+    if own == theirs:
+        return v
+    true_ty, false_ty = (own, theirs) if c else (theirs, own)
+    ty = unify_unsafe([true_ty, false_ty])
+    if ty is None:
+        raise EvalError("Inconsistent conditional result types", "The true and false result expressions must "
+                        f"have consistent types. {mismatch(true_ty, false_ty)}.", e.true.line)
+    if ty == own or ty == "dynamic":
+        return v
+    try:
+        return convert(v, ty)
+    except ConversionError as exc:
+        which = "true" if c else "false"
+        raise EvalError("Inconsistent conditional result types",
+                        f"The {which} result value has the wrong type: {exc.cty_text}", chosen.line) from None
 
 
 __all__ = ["EvalError", "ResourceResolver", "Scope", "evaluate", "MapVal"]

@@ -14,6 +14,7 @@ picks something out, a traversal's value is a :class:`Namespace` (``var``, ``loc
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -63,6 +64,27 @@ EACH_OUTSIDE = ('The "each" object can be used only in "module" or "resource" bl
 NO_ELEMENT = "The given key does not identify an element in this collection value."
 BARE_TYPE = ("A reference to a resource type must be followed by at least one attribute access, specifying "
              "the resource name.")
+
+
+TERRAFORM_ATTRIBUTE = ('The "terraform" object does not have an attribute named "{name}". The only supported '
+                       "attributes are terraform.workspace, the name of the currently-selected workspace, and "
+                       "terraform.applying, a boolean which is true only during apply.")
+
+
+@dataclass(slots=True)
+class RunFacts:
+    """What ``terraform.workspace`` says: a fact of the whole run, not of any one scope, set once by
+    the command line (:func:`set_workspace`) before anything is evaluated."""
+
+    workspace: str = "default"
+
+
+_RUN = RunFacts()
+
+
+def set_workspace(name: str) -> None:
+    """The workspace this run works in, as ``terraform.workspace`` gives it."""
+    _RUN.workspace = name
 
 
 class ResourceResolver(Protocol):
@@ -146,6 +168,8 @@ def variable(e: E.Var, scope: Scope) -> Any:
         return Namespace("data")
     if name == "path":
         return Namespace("path")
+    if name == "terraform":
+        return Namespace("terraform")
     if name in _RESERVED:
         raise EvalError("Unsupported reference", f'References to "{name}" are not supported yet.', e.line)
     return ResourceType(name)
@@ -229,9 +253,18 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
     if ns == "data":
         return ResourceType(name, "data")
     if ns == "path":
-        if name in ("module", "root", "cwd"):
-            return "."
-        raise EvalError("Invalid \"path\" attribute", f'The "path" object has no attribute "{name}".', line)
+        if name in ("module", "root"):
+            return "."  # the root module's directory, relative to the working directory
+        if name == "cwd":
+            return os.getcwd()
+        raise EvalError("Invalid \"path\" attribute", f'The "path" object does not have an attribute named "{name}".',
+                        line)
+    if ns == "terraform":
+        if name == "workspace":
+            return _RUN.workspace
+        if name == "applying":
+            raise EvalError("Unsupported reference", "terraform.applying is not supported by strata yet.", line)
+        raise EvalError("Invalid \"terraform\" attribute", TERRAFORM_ATTRIBUTE.format(name=name), line)
     raise EvalError("Invalid reference", ns, line)
 
 

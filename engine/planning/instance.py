@@ -13,6 +13,7 @@ from engine.diagnostics import Diagnostic, error
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext
 from engine.planning.dependencies import InstanceDeps
+from engine.planning.ignore_changes import apply_ignore_changes
 from engine.plans.plan import Action, ResourceInstanceChange, changed_paths, select_action
 from engine.provider.contracts import check_planned_state
 from engine.provider.protocol import (
@@ -62,11 +63,8 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInsta
     lc = rc.lifecycle
     cbd = lc.create_before_destroy
     if prior is not None and (lc.ignore_changes or lc.ignore_all_changes):
-        config = dict(config)
-        for name in (schema.attributes if lc.ignore_all_changes else lc.ignore_changes):
-            if name in prior and not (schema.attributes.get(name) and schema.attributes[name].computed
-                                      and not schema.attributes[name].optional):
-                config[name] = prior[name]
+        paths = tuple((("attr", n),) for n in schema.attributes) if lc.ignore_all_changes else lc.ignore_changes
+        config = apply_ignore_changes(prior, config, paths, schema)
     plan_prior = None if tainted else prior
     prior_private = prior_obj.private if prior_obj is not None and not tainted else b""
     planned, requires_replace, private = await _call_plan(ctx, inst, plan_prior, config, prior_private)

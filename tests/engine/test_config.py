@@ -119,7 +119,7 @@ def test_lifecycle_settings(good):
     lc = good.resources[TB].lifecycle
     assert lc.create_before_destroy is True
     assert lc.prevent_destroy is False
-    assert lc.ignore_changes == ("input",)
+    assert lc.ignore_changes == ((("attr", "input"),),)
     assert lc.ignore_all_changes is False
 
 
