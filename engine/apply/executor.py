@@ -129,6 +129,12 @@ class Applier:
         self.limits = limits or Limits()
         self._providers_of: dict[tuple[str, str, str], tuple[str, ProviderSeam, ResourceSchema | None]] = {}
         self._sensitivity = sensitivity_of(module, providers) if module is not None else None
+        # the event log or a subscriber reads each apply event's detail (dependencies, wait and
+        # run times): computed only then (a bound EventBus.emit says whether one does)
+        self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
+        self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
+        self._details: dict[ApplyNode, dict[str, Any]] = {}
+        self._t0 = 0.0
 
     # ------------------------------------------------------------------ walk
 
@@ -137,6 +143,7 @@ class Applier:
         stops it gracefully (:meth:`interrupt`) and a second one at once (KeyboardInterrupt)."""
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
+        self._t0 = time.monotonic()
         walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
         if not on_signals:
             await walk
@@ -176,6 +183,8 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
+        if self.detailed:
+            done = self._timed(node, done)
         try:
             if node.op == Action.DELETE:
                 await self._delete(node, w.change, done)
@@ -188,6 +197,52 @@ class Applier:
                        f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
                        "please report this.")
             done(False)
+
+    # ------------------------------------------------------------------ event detail
+
+    def _timed(self, node: ApplyNode, done: Done) -> Done:
+        def timed(ok: bool) -> None:
+            self._ends[node] = (time.monotonic(), node)
+            done(ok)
+
+        return timed
+
+    def _ready(self, node: Node) -> tuple[float, ApplyNode | None]:
+        """When ``node`` became ready (its last dependency ended; a barrier ends when it is
+        ready), and the operation whose end made it so (None: ready from the start)."""
+        best: tuple[float, ApplyNode | None] = (self._t0, None)
+        for d in self.graph.deps[node]:
+            end = self._ends.get(d)
+            if end is None:
+                if type(d) is not Barrier:
+                    continue  # not ended (cannot be: the walker started node after it)
+                end = self._ends[d] = self._ready(d)
+            if end[0] > best[0]:
+                best = end
+        return best
+
+    def _detail(self, node: ApplyNode, pname: str, started: float) -> dict[str, Any]:
+        """The node's detail as its operation starts (computed once: its end adds ``run``)."""
+        d = self._details.get(node)
+        if d is None:
+            ready, after = self._ready(node)
+            deps = self.graph.deps[node]
+            d = self._details[node] = {
+                "node": str(node), "provider": pname,
+                "deps": sorted(str(x) for x in deps) if deps else [],
+                "after": None if after is None else str(after),
+                "ready": ready - self._t0, "wait": max(0.0, started - ready)}
+        return d
+
+    def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
+                     end: bool = True) -> ev.Event:
+        if not self.detailed:
+            return event
+        d = self._detail(node, pname, started[0])
+        if end:
+            d = {**d, "run": time.monotonic() - started[0]}
+            del self._details[node]
+        return event.with_detail(d)
 
     # ------------------------------------------------------------------ helpers
 
@@ -301,9 +356,10 @@ class Applier:
         def starting() -> None:  # once a concurrency slot is held, right before the provider's call
             started[0] = time.monotonic()
             if node.op == Action.UPDATE:
-                self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
+                e = ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None)
             else:
-                self.emit(ev.apply_start(addr, "create"))
+                e = ev.apply_start(addr, "create")
+            self.emit(self._with_detail(node, pname, started, e, end=False))
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
@@ -313,7 +369,7 @@ class Applier:
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
                                                               self._progress_reporter(addr, action, started),
                                                               planned_private, prior_private),
-            action, starting)
+            action, starting, node)
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if not errs and new is None:
@@ -332,7 +388,7 @@ class Applier:
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
                               f"new value: {problem}.")]
         if errs:
-            self.emit(ev.apply_errored(addr, action, elapsed))
+            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed)))
             for d in errs:
                 self._fail(addr, d.summary, d.detail)
             if new is not None and is_wholly_known(new):
@@ -352,7 +408,9 @@ class Applier:
                           private)
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-        self._record(addr, c.provider, obj, None, lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value),
+        self._record(addr, c.provider, obj, None,
+                     lambda: self._with_detail(node, pname, started,
+                                               ev.apply_complete(addr, action, elapsed, id_key, id_value)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
 
@@ -405,8 +463,8 @@ class Applier:
         return final, config, resp.planned_private
 
     async def _call_apply(self, pname: str, provider: ProviderSeam, addr: InstanceAddr,
-                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None]
-                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
+                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None],
+                          node: ApplyNode) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
         """One ApplyResourceChange under the configured limits, retried with backoff while the
         provider marks its errors retryable. ``starting`` runs once, when the first call is about
         to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
@@ -429,8 +487,12 @@ class Applier:
                 return resp.new_state, diags, resp.private, resp.legacy_type_system
             attempt += 1
             delay = self.limits.retry.delay(attempt)
-            self.emit(ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
-                                        f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}"))
+            retry = ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
+                                      f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}")
+            if self.detailed:
+                retry = retry.with_detail({"node": str(node), "provider": pname, "retry": attempt,
+                                           "error": errs[0].summary})
+            self.emit(retry)
             await anyio.sleep(delay)
 
     def _progress_reporter(self, addr: InstanceAddr, action: str, started: list[float]
@@ -487,24 +549,28 @@ class Applier:
 
         def starting() -> None:
             started[0] = time.monotonic()
-            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
+            self.emit(self._with_detail(node, pname, started,
+                                        ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key),
+                                                       node.deposed), end=False))
 
         new, diags, _, _ = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
                                                               # a destroy's plan keeps the prior private data
                                                               planned_private=obj.private, prior_private=obj.private),
-            "delete", starting)
+            "delete", starting, node)
         if new is None and errors_of(diags):
             new = obj.attributes
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if errs or new is not None:
-            self.emit(ev.apply_errored(addr, "delete", elapsed))
+            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, "delete", elapsed)))
             for d in errs or [error("Provider returned an object after delete",
                                     f'Provider "{pname}" returned a non-null object for a destroyed {addr}.')]:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
         self._record(addr, c.provider, None, node.deposed,
-                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed), done)
+                     lambda: self._with_detail(node, pname, started,
+                                               ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed)),
+                     done)
         self.result.counts["remove"] += 1

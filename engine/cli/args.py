@@ -65,6 +65,8 @@ Options (terraform's spelling; --flag value also works):
   -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
   -no-color             Diagnostics without their frame, as terraform prints them (output is never colored)
   -quiet                No event output at all (diagnostics still go to stderr)
+  -events=FILE          Also write the numbered event log to FILE, JSON lines (with -json or human output)
+  -events=nats://HOST:PORT/SUBJECT   Also publish the event stream to NATS JetStream (repeatable)
   -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
   -lock=false           Don't take the state lock (commands that use the state; not recommended)
   -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
@@ -76,7 +78,7 @@ _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fas
                "dry-run", "allow-missing", "refresh-only", "force"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out"}
-_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
+_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events"}
 
 
 class UsageError(StrataError):
@@ -97,6 +99,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "type-parallelism": _APPLYING,
     "rate-limit": _APPLYING,
     "type-rate-limit": _APPLYING,
+    "events": frozenset({"plan", "apply", "destroy", "refresh", "import"}),
     "detailed-exitcode": frozenset({"plan"}),
     "out": frozenset({"plan"}),
     "destroy": frozenset({"plan", "apply"}),

@@ -75,6 +75,15 @@ async def run(argv: list[str]) -> int:
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
+    if a.lists.get("events"):
+        from engine.cli.event_targets import event_targets
+
+        async with event_targets(a, out.bus):
+            return await _dispatch_batching(a, out)
+    return await _dispatch_batching(a, out)
+
+
+async def _dispatch_batching(a: Args, out: Output) -> int:
     if out.sink is not None:
         async with out.sink.batching():
             return await dispatch(a, out)
