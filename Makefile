@@ -1,5 +1,6 @@
 # Two commands do all set-up on a fresh machine (Python 3.11+, git, make):
-#   make demo   creates .venv, installs strata, applies examples/quickstart end to end
+#   make demo   creates .venv, installs strata, applies examples/quickstart end to end, and reports
+#               on the apply from its event log (text, report.png, report.html)
 #   make test   creates .venv if needed, runs lint, type checks and the test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -15,13 +16,15 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	@echo "== strata apply (examples/quickstart)"
-	$(BIN)/strata -chdir=examples/quickstart apply -auto-approve -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+	$(BIN)/strata -chdir=examples/quickstart apply -auto-approve -state=$(CURDIR)/examples/quickstart/terraform.tfstate -events=$(CURDIR)/examples/quickstart/events.jsonl
 	@echo "== strata plan again: nothing to do"
 	$(BIN)/strata -chdir=examples/quickstart plan -detailed-exitcode -state=$(CURDIR)/examples/quickstart/terraform.tfstate
 	@echo "== strata state list"
 	$(BIN)/strata -chdir=examples/quickstart state list -state=$(CURDIR)/examples/quickstart/terraform.tfstate
 	@echo "== strata destroy"
 	$(BIN)/strata -chdir=examples/quickstart destroy -auto-approve -state=$(CURDIR)/examples/quickstart/terraform.tfstate
+	@echo "== strata report: the apply above, from its event log"
+	$(BIN)/strata report examples/quickstart/events.jsonl -png=examples/quickstart/report.png -html=examples/quickstart/report.html
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine providers tests benchmarks

@@ -236,11 +236,14 @@ class Applier:
 
     def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
                      end: bool = True) -> ev.Event:
+        """``event`` with its detail, when a recorder reads it; at the operation's ``end``, with
+        its ``run`` time (started to durable) and ``call`` (the provider's call, slot held)."""
         if not self.detailed:
             return event
         d = self._detail(node, pname, started[0])
         if end:
-            d = {**d, "run": time.monotonic() - started[0]}
+            start = started[0]
+            d = {**d, "run": time.monotonic() - start, "call": (started[1] if len(started) > 1 else start) - start}
             del self._details[node]
         return event.with_detail(d)
 
@@ -369,7 +372,7 @@ class Applier:
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
                                                               self._progress_reporter(addr, action, started),
                                                               planned_private, prior_private),
-            action, starting, node)
+            action, starting, node, started)
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if not errs and new is None:
@@ -464,10 +467,11 @@ class Applier:
 
     async def _call_apply(self, pname: str, provider: ProviderSeam, addr: InstanceAddr,
                           req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None],
-                          node: ApplyNode) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
+                          node: ApplyNode, timing: list[float]) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
         """One ApplyResourceChange under the configured limits, retried with backoff while the
         provider marks its errors retryable. ``starting`` runs once, when the first call is about
-        to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
+        to be made (after waiting for a slot): "Creating..." means the operation is in flight.
+        ``timing[1]`` is set to when the last call ended (``timing[0]``: when it started)."""
         attempt = 0
         retries = self.limits.retries_for(pname)
         address = str(addr)
@@ -477,10 +481,12 @@ class Applier:
                     if attempt == 0:
                         starting()
                     resp = await provider.apply_resource_change(req, address=address)
+                    timing[1:] = [time.monotonic()]  # the call's end, slot still held
             else:
                 if attempt == 0:
                     starting()
                 resp = await provider.apply_resource_change(req, address=address)
+                timing[1:] = [time.monotonic()]
             diags = tuple(resp.diagnostics)
             errs = errors_of(diags)
             if not errs or not all(d.retryable for d in errs) or attempt >= retries:
@@ -557,7 +563,7 @@ class Applier:
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
                                                               # a destroy's plan keeps the prior private data
                                                               planned_private=obj.private, prior_private=obj.private),
-            "delete", starting, node)
+            "delete", starting, node, started)
         if new is None and errors_of(diags):
             new = obj.attributes
         elapsed = time.monotonic() - started[0]

@@ -141,6 +141,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.outputs import cmd_output
 
         return await cmd_output(a, out)
+    if cmd == "report":
+        from engine.cli.report import cmd_report
+
+        return cmd_report(a)
     if cmd == "force-unlock":
         from engine.cli.force_unlock import cmd_force_unlock
 

@@ -7,7 +7,7 @@ A line is the event as terraform's ``-json`` stream writes it, with three more m
   of the wall clock cannot bend;
 * ``detail`` (apply events only): the operation (``node``), its ``provider``, the operations it
   waited for (``deps``) and the one whose end made it ready (``after``), when it became ready
-  (``ready``, seconds since the walk began), its ``wait`` and ``run`` times (see
+  (``ready``, seconds since the walk began), its ``wait``, ``run`` and ``call`` times (see
   :attr:`engine.events.stream.Event.detail`).
 
 Invariants, which a crash at any moment keeps:

@@ -69,9 +69,11 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     def detail(self) -> dict[str, Any] | None:
         """strata's own facts about an apply operation, beside terraform's payload: ``node`` (the
         operation, ``ADDR (create)``), ``provider``, ``deps`` (the operations it waited for),
-        ``after`` (the one whose end made it ready), ``wait`` (seconds from ready to started:
-        the time it waited for a concurrency slot) and ``run`` (seconds from started to durable),
-        ``retry`` (the attempt a retry notice announces). None unless asked for."""
+        ``after`` (the one whose end made it ready), ``ready`` (seconds since the walk began),
+        ``wait`` (seconds from ready to started: planning it again and waiting for a concurrency
+        slot); at its end ``run`` (seconds from started to durable) and ``call`` (of which the
+        provider's call, slot held); ``retry`` and ``error`` on a retry notice. None unless a
+        recorder asked for it."""
         return self[5] if len(self) > 5 else None
 
     def with_detail(self, detail: dict[str, Any]) -> Event:
