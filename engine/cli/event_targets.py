@@ -1,7 +1,7 @@
 """``-events=TARGET`` (repeatable): where a run's numbered event stream goes besides its output.
 
 A path is an event log (:class:`engine.events.log.EventLog`); ``nats://HOST:PORT/SUBJECT``
-publishes the stream to NATS JetStream (:mod:`engine.events.nats`). Each is a recorder on the
+publishes the stream to NATS JetStream (:mod:`engine.events.nats_sink`). Each is a recorder on the
 command's event bus, opened before the command runs and closed, everything written, when it ends.
 """
 
@@ -25,9 +25,13 @@ async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[None]:
     async with contextlib.AsyncExitStack() as stack:
         for spec in specs:
             if spec.startswith("nats://"):
-                from engine.events.nats import NatsSink
+                from engine.events.nats_sink import NatsSink, NatsURLError
 
-                sink: Any = NatsSink.from_url(spec)
+                try:
+                    sink: Any = NatsSink.from_url(spec)
+                except NatsURLError as exc:
+                    raise UsageError(str(exc)) from None
+                sink.has_log = any(not s.startswith("nats://") for s in specs)
             else:
                 from engine.events.log import EventLog
 
