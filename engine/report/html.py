@@ -21,7 +21,7 @@ def page(a: Analysis, source: str) -> str:
     data = {
         "wall": a.wall, "limit": a.limit, "providers": providers, "cut": cut, "total": len(a.operations),
         "ops": [[o.node, o.provider, round(o.ready, 6), round(o.start, 6), round(o.end, 6), o.ok,
-                 o.node in critical, o.retries] for o in rows],
+                 o.node in critical, o.retries, round(o.call, 6)] for o in rows],
         "par": [[round(s.t, 6), s.value] for s in a.parallelism],
     }
     # inside <script>: "</" would end it
@@ -35,7 +35,7 @@ def write_html(a: Analysis, path: str, source: str) -> None:
         f.write(page(a, source))
 
 
-_TEMPLATE = """<!doctype html>
+_TEMPLATE = r"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
 <style>
  body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; }
@@ -60,7 +60,7 @@ _TEMPLATE = """<!doctype html>
  <span class="legend" id="legend"></span>
 </div>
 <svg id="gantt" width="1200" height="100"></svg>
-<h2 style="font-size:14px">Operations in flight</h2>
+<h2 style="font-size:14px">Provider calls in flight</h2>
 <svg id="par" width="1200" height="160"></svg>
 <h2 style="font-size:14px">Report</h2>
 <pre>__TEXT__</pre>
@@ -125,10 +125,11 @@ function drawPar() {
   axis(svg, w, h);
   const top = Math.max(D.limit || 0, ...D.par.map(p => p[1]), 1);
   const y = v => h - 4 - v / top * (h - 10);
-  let d = "";
+  const X = t => Math.min(Math.max(x(t, w), LEFT), w - RIGHT);
+  let d = `M${X(0)},${y(0)}`;
   D.par.forEach((p, i) => {
     const nx = (i + 1 < D.par.length) ? D.par[i + 1][0] : D.wall;
-    d += `M${Math.max(x(p[0], w), LEFT)},${y(p[1])}H${Math.max(x(nx, w), LEFT)}`;
+    d += `V${y(p[1])}H${X(nx)}`;
   });
   el("path", {d: d, stroke: "#000", fill: "none"}, svg);
   if (D.limit) {

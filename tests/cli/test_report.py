@@ -5,8 +5,12 @@ and errors; as text, as a PNG Gantt chart and as a self-contained HTML page."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import Workdir
 
@@ -134,3 +138,28 @@ def test_report_of_a_file_that_is_not_an_event_log_is_a_diagnostic(workdir: Work
     assert res.returncode == 1 and "Not an event log" in res.stderr and "Traceback" not in res.stderr
     res = workdir.strata("report", "missing.jsonl")
     assert res.returncode == 1 and "Failed to read the event log" in res.stderr
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None,
+                    reason="chromium is not installed (make test installs Debian's chromium)")
+def test_html_report_renders_its_gantt_in_a_real_browser(workdir: Workdir, tmp_path: Path) -> None:
+    _recorded(workdir)
+    workdir.strata("report", "events.jsonl", "-html=report.html", check=True)
+    url = (workdir.path / "report.html").as_uri()
+    browser = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900"]
+    # the page as the browser left it once its script ran: one bar per operation
+    dom = subprocess.run([*browser, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count('class="op"') == 9, "the script drew no Gantt bars"
+    assert "9 operations, the walk took" in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run([*browser, f"--screenshot={shot}", url], capture_output=True, timeout=120)
+    import matplotlib.image
+
+    img = matplotlib.image.imread(str(shot))[..., :3]
+    # the provider's bars are drawn in #1f77b4: a visible share of the screen, in the chart's band
+    blue = ((abs(img[..., 0] - 0x1f / 255) < 0.05) & (abs(img[..., 1] - 0x77 / 255) < 0.05)
+            & (abs(img[..., 2] - 0xb4 / 255) < 0.05))
+    assert blue.mean() > 0.005, f"only {blue.mean():.3%} of the screenshot shows bars"
+    rows = blue.any(axis=1).nonzero()[0]
+    assert rows.min() < img.shape[0] / 2, "the bars are not near the top of the page, where the chart is"
