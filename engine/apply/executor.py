@@ -133,7 +133,7 @@ class Applier:
         # run times): computed only then (a bound EventBus.emit says whether one does)
         self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
         self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
-        self._details: dict[ApplyNode, dict[str, Any]] = {}
+        self._details: dict[ApplyNode, tuple[Any, ...]] = {}
         self._t0 = 0.0
 
     # ------------------------------------------------------------------ walk
@@ -221,17 +221,16 @@ class Applier:
                 best = end
         return best
 
-    def _detail(self, node: ApplyNode, pname: str, started: float) -> dict[str, Any]:
-        """The node's detail as its operation starts (computed once: its end adds ``run``)."""
+    def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
+        """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
+        path: no dict; computed once, its end adds ``run`` and ``call``)."""
         d = self._details.get(node)
         if d is None:
             ready, after = self._ready(node)
             deps = self.graph.deps[node]
-            d = self._details[node] = {
-                "node": str(node), "provider": pname,
-                "deps": sorted(str(x) for x in deps) if deps else [],
-                "after": None if after is None else str(after),
-                "ready": ready - self._t0, "wait": max(0.0, started - ready)}
+            d = self._details[node] = (str(node), pname, sorted(str(x) for x in deps) if deps else [],
+                                       None if after is None else str(after), ready - self._t0,
+                                       started - ready if started > ready else 0.0)
         return d
 
     def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
@@ -243,7 +242,7 @@ class Applier:
         d = self._detail(node, pname, started[0])
         if end:
             start = started[0]
-            d = {**d, "run": time.monotonic() - start, "call": (started[1] if len(started) > 1 else start) - start}
+            d = (*d, time.monotonic() - start, (started[1] if len(started) > 1 else start) - start)
             del self._details[node]
         return event.with_detail(d)
 

@@ -85,6 +85,19 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
     return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
 
 
+DETAIL_FIELDS = ("node", "provider", "deps", "after", "ready", "wait", "run", "call")
+"""An apply event's detail travels as a tuple of these, in this order (the start's without the
+last two): the executor builds no dict, and the event loop encodes a short array; the dict is
+made where the line is formatted (here, or in the writer process)."""
+
+
+def detail_dict(detail: Any) -> Any:
+    """An event's detail as a dict (a tuple or list of :data:`DETAIL_FIELDS`, or a dict already)."""
+    if isinstance(detail, tuple | list):
+        return dict(zip(DETAIL_FIELDS, detail, strict=False))
+    return detail
+
+
 def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any = None) -> bytes:
     """One line of the event log (``engine.events.log``): :func:`json_line` of ``event`` with
     ``seq`` and ``monotonic`` first and ``detail`` last (hot path: byte templates).
@@ -93,7 +106,7 @@ def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any
     line = json_line(event)
     head = b'{"seq":%d,"monotonic":%.6f,' % (seq, t)
     if detail is not None:
-        return head + line[1:-2] + b',"detail":' + _dumps(detail) + b"}\n"
+        return head + line[1:-2] + b',"detail":' + _dumps(detail_dict(detail)) + b"}\n"
     return head + line[1:]
 
 

@@ -52,7 +52,7 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     __slots__ = ()
 
     def __new__(cls, type: str, message: str, payload: dict[str, Any] | None = None, level: str = "info",
-                timestamp: float | None = None, detail: dict[str, Any] | None = None) -> Event:
+                timestamp: float | None = None, detail: dict[str, Any] | tuple[Any, ...] | None = None) -> Event:
         if detail is None:
             return tuple.__new__(cls, (type, message, {} if payload is None else payload, level,
                                        _now() if timestamp is None else timestamp))
@@ -74,9 +74,14 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
         slot); at its end ``run`` (seconds from started to durable) and ``call`` (of which the
         provider's call, slot held); ``retry`` and ``error`` on a retry notice. None unless a
         recorder asked for it."""
-        return self[5] if len(self) > 5 else None
+        if len(self) > 5:
+            d: dict[str, Any] = jsonline.detail_dict(self[5])
+            return d
+        return None
 
-    def with_detail(self, detail: dict[str, Any]) -> Event:
+    def with_detail(self, detail: dict[str, Any] | tuple[Any, ...]) -> Event:
+        """This event with its detail: a dict, or (hot path) a tuple of
+        :data:`engine.events.jsonline.DETAIL_FIELDS` in order."""
         return Event(self[0], self[1], self[2], self[3], self[4], detail)
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
