@@ -25,11 +25,11 @@ async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[None]:
     async with contextlib.AsyncExitStack() as stack:
         for spec in specs:
             if spec.startswith("nats://"):
-                from engine.events.nats_sink import NatsSink, NatsURLError
+                from engine.events.nats_sink import NatsSink
 
                 try:
                     sink: Any = NatsSink.from_url(spec)
-                except NatsURLError as exc:
+                except ValueError as exc:
                     raise UsageError(str(exc)) from None
                 sink.has_log = any(not s.startswith("nats://") for s in specs)
             else:

@@ -33,16 +33,11 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from engine.diagnostics import StrataError
 from engine.events.log import log_line
 from engine.events.stream import Event, FlushWithin
 
 _BATCH = 256 << 10  # bytes per message at most (the server's default max_payload is 1 MiB)
 _QUEUE_BYTES = 64 << 20  # bytes waiting for the thread before batches are dropped
-
-
-class NatsURLError(StrataError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +53,11 @@ class NatsTarget:
 
     @classmethod
     def parse(cls, spec: str) -> NatsTarget:
+        """ValueError, saying what is expected, for what is not ``nats://HOST:PORT/SUBJECT``."""
         parts = urlsplit(spec)
         subject = parts.path.lstrip("/")
         if parts.scheme != "nats" or not parts.hostname or not subject or not re.fullmatch(r"[\w.\-]+", subject):
-            raise NatsURLError(f"Invalid -events target {spec!r}: expected nats://HOST:PORT/SUBJECT "
+            raise ValueError(f"Invalid -events target {spec!r}: expected nats://HOST:PORT/SUBJECT "
                                "(a subject of letters, digits, '.', '_' and '-').")
         return cls(f"nats://{parts.netloc}", subject)
 

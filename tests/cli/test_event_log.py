@@ -139,3 +139,10 @@ def test_read_log_skips_a_torn_last_line_and_resumes_after_a_sequence_number(wor
     torn = list(read_log(str(path)))
     assert [e.seq for e in torn] == [e.seq for e in whole[:-1]]
     assert [e.seq for e in read_log(str(path), after=5)] == [e.seq for e in whole[5:-1]]
+
+
+def test_a_nats_target_that_is_not_a_url_with_a_subject_is_a_usage_error(workdir: Workdir) -> None:
+    workdir.write(CHAIN)
+    res = workdir.strata("apply", "-auto-approve", "-events=nats://127.0.0.1:4222")
+    assert res.returncode == 1 and "expected nats://HOST:PORT/SUBJECT" in res.stderr
+    assert "Traceback" not in res.stderr and not (workdir.path / "terraform.tfstate").exists()
