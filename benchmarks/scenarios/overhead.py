@@ -150,7 +150,7 @@ def run(ctx: Context) -> Report:
                  Column("paired_cpu_pct", "per-round overhead (CPU)", "{:+.1f}%"),
                  Column("paired_range_pct", "rounds' range (wall)")],
         rows=rows, targets=targets,
-        notes=["Overhead is relative to `bare` (-quiet -no-fsync). The four configurations run back to back "
+        notes=["Overhead is relative to `bare` (-quiet -no-fsync). The configurations run back to back "
                "in each round (the order rotates); *per-round overhead* is the median over rounds of "
                "config / bare within the round, which the target uses: a slow period of this shared "
                "machine then slows both sides of a ratio. *overhead (wall)* compares medians of all runs.",
