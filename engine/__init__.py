@@ -25,6 +25,10 @@ inside a layer, modules import each other without cycles.
     apply                             the apply graph built from a plan, and its execution
     render                            human output: plans, diagnostics, values, word wrapping
     backend                           the operations a user runs (plan, apply, ...) on a state
+    report                            the report of a recorded event log: durations, critical
+                                      path, parallelism, latencies; as text, PNG and HTML
+    api                               strata for programs: a workspace whose runs return value
+                                      objects and stream their events to subscribers
     cli                               the command: arguments, commands, main
 
 Providers (``providers/``) use only the names re-exported here.

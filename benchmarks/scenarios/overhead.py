@@ -1,10 +1,14 @@
 """overhead: what the event stream and the durable (fsync'd) state journal cost, at 100k resources.
 
-Four configurations of the same apply, interleaved round by round (each
-round rotates which goes first):
+Configurations of the same apply, interleaved round by round (each round rotates which goes
+first):
 
 * ``bare``     ``-quiet -no-fsync``          no events, journal not fsync'd
 * ``events``   ``-json -no-fsync > FILE``    the full ``-json`` stream to a file
+* ``log``      ``-quiet -no-fsync -events=FILE``   the event log alone (seq, detail)
+* ``nats``     ``-quiet -no-fsync -events=nats://...``   the NATS JetStream sink alone, to a
+  ``nats-server`` started for each run on a loopback port (left out without ``nats-server``)
+* ``all_events`` ``-json -no-fsync -events=FILE -events=nats://... > FILE``   the whole events path
 * ``durable``  ``-quiet``                    fsync'd journal (group commit)
 * ``full``     ``-json > FILE``              both: what a user gets by default with ``-json``
 
@@ -13,7 +17,14 @@ The overhead of a configuration is its median time over ``bare``'s, minus one.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import signal
+import socket
 import statistics
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,31 +46,64 @@ from ..common import (
 NAME = "overhead"
 TITLE = "Overhead of events and durability (strata apply, N independent terraform_data)"
 
+NATS = "-events=nats://{broker}/bench.overhead"
 CONFIGS: dict[str, tuple[list[str], bool]] = {  # name -> (flags, stdout to a file)
     "bare": (["-quiet", "-no-fsync"], False),
     "events": (["-json", "-no-fsync"], True),
+    "log": (["-quiet", "-no-fsync", "-events=events.log.jsonl"], False),
+    "nats": (["-quiet", "-no-fsync", NATS], False),
+    "all_events": (["-json", "-no-fsync", "-events=events.log.jsonl", NATS], True),
     "durable": (["-quiet"], False),
     "full": (["-json"], True),
 }
+
+
+@contextlib.contextmanager
+def broker(wanted: bool) -> Iterator[str | None]:
+    """A fresh ``nats-server`` with JetStream on a loopback port (its store in a temp directory)
+    while the block runs: ``HOST:PORT``; None when not wanted."""
+    if not wanted:
+        yield None
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="strata-bench-nats-") as store:
+        proc = subprocess.Popen(["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if "Server is ready" in line:
+                    break
+            yield f"127.0.0.1:{port}"
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
 
 
 def run(ctx: Context) -> Report:
     sizes = ctx.sizes_or([100_000], [1000])
     reps = ctx.reps_or(7, 1)  # the per-round ratio moves by ±10% between rounds on this machine
     rows: list[dict[str, Any]] = []
+    configs = {k: v for k, v in CONFIGS.items() if shutil.which("nats-server") or NATS not in v[0]}
     with Workdirs(ctx.keep) as wd:
         for n in sizes:
-            runs: dict[str, list[Run]] = {c: [] for c in CONFIGS}
-            for r, name in alternate(list(CONFIGS), reps):
-                flags, to_file = CONFIGS[name]
+            runs: dict[str, list[Run]] = {c: [] for c in configs}
+            for r, name in alternate(list(configs), reps):
+                flags, to_file = configs[name]
                 d = wd.new(f"overhead-{n}-{name}")
                 (d / "main.tf").write_text(count_config(n))
-                res = run_measured([*strata_argv(), "apply", "-auto-approve", *flags], d, strata_env(),
-                                   stdout=d / "events.jsonl" if to_file else None)
+                with broker(NATS in flags) as where:
+                    argv = [f.format(broker=where) if f == NATS else f for f in flags]
+                    res = run_measured([*strata_argv(), "apply", "-auto-approve", *argv], d, strata_env(),
+                                       stdout=d / "events.jsonl" if to_file else None)
+                if "NATS" in res.stderr:
+                    ctx.log(f"  {res.stderr.strip()}")
                 runs[name].append(res)
                 ctx.log(f"  N={n:>7} {name:<8} rep {r + 1}: wall {res.wall:7.2f} s  cpu {res.cpu:7.2f} s")
             base = summarize(runs["bare"])
-            for name, (flags, to_file) in CONFIGS.items():
+            for name, (flags, to_file) in configs.items():
                 s = summarize(runs[name])
                 # each round runs the four configurations back to back: the ratio within a round
                 # cancels most of a slow period of this shared machine, a median of medians does not
@@ -84,12 +128,21 @@ def run(ctx: Context) -> Report:
                               f["paired_wall_pct"] < 15))
     else:
         targets.append(Target("events + durability on vs off at 100k", "< 15%", "not measured", None))
+    every = [r for r in rows if r["config"] == "all_events" and r["n"] == 100_000]
+    if every:
+        f = every[0]
+        targets.append(Target("the whole events path (-json, -events=FILE, NATS) vs none at 100k", "< 15%",
+                              f"{f['paired_wall_pct']:+.1f}% wall, {f['paired_cpu_pct']:+.1f}% CPU (median of "
+                              f"per-round ratios; rounds {f['paired_range_pct']})", f["paired_wall_pct"] < 15))
+    else:
+        targets.append(Target("the whole events path (-json, -events=FILE, NATS) vs none at 100k", "< 15%",
+                              "not measured", None))
     return Report(
         NAME, TITLE,
         commands=["# in a fresh directory for each run:\ncat > main.tf <<EOF\n" + count_config(100_000).rstrip() + "\nEOF",
                   *(f"strata apply -auto-approve {' '.join(f)}" + (" > events.jsonl" if o else "")
-                    for f, o in CONFIGS.values())],
-        params={"sizes": sizes, "reps": reps, "configs": {k: v[0] for k, v in CONFIGS.items()}},
+                    for f, o in configs.values())],
+        params={"sizes": sizes, "reps": reps, "configs": {k: v[0] for k, v in configs.items()}},
         columns=[Column("n", "N", "{:,}"), Column("config", "config"), Column("flags", "flags"),
                  Column("wall_s", "wall (s)", "{:.2f}"), Column("overhead_wall_pct", "overhead (wall)", "{:+.1f}%"),
                  Column("cpu_s", "CPU (s)", "{:.2f}"), Column("overhead_cpu_pct", "overhead (CPU)", "{:+.1f}%"),
@@ -97,7 +150,7 @@ def run(ctx: Context) -> Report:
                  Column("paired_cpu_pct", "per-round overhead (CPU)", "{:+.1f}%"),
                  Column("paired_range_pct", "rounds' range (wall)")],
         rows=rows, targets=targets,
-        notes=["Overhead is relative to `bare` (-quiet -no-fsync). The four configurations run back to back "
+        notes=["Overhead is relative to `bare` (-quiet -no-fsync). The configurations run back to back "
                "in each round (the order rotates); *per-round overhead* is the median over rounds of "
                "config / bare within the round, which the target uses: a slow period of this shared "
                "machine then slows both sides of a ratio. *overhead (wall)* compares medians of all runs.",

@@ -135,6 +135,12 @@ class Applier:
         self.limits = limits or Limits()
         self._providers_of: dict[tuple[str, str, str], tuple[str, ProviderSeam, ResourceSchema | None]] = {}
         self._sensitivity = sensitivity_of(module, providers) if module is not None else None
+        # the event log or a subscriber reads each apply event's detail (dependencies, wait and
+        # run times): computed only then (a bound EventBus.emit says whether one does)
+        self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
+        self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
+        self._details: dict[ApplyNode, tuple[Any, ...]] = {}
+        self._t0 = 0.0
 
     # ------------------------------------------------------------------ walk
 
@@ -143,6 +149,7 @@ class Applier:
         stops it gracefully (:meth:`interrupt`) and a second one at once (:class:`StopNow`)."""
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
+        self._t0 = time.monotonic()
         walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
         if not on_signals:
             await walk
@@ -183,6 +190,8 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
+        if self.detailed:
+            done = self._timed(node, done)
         try:
             if node.op == Action.DELETE:
                 await self._delete(node, w.change, done)
@@ -195,6 +204,54 @@ class Applier:
                        f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
                        "please report this.")
             done(False)
+
+    # ------------------------------------------------------------------ event detail
+
+    def _timed(self, node: ApplyNode, done: Done) -> Done:
+        def timed(ok: bool) -> None:
+            self._ends[node] = (time.monotonic(), node)
+            done(ok)
+
+        return timed
+
+    def _ready(self, node: Node) -> tuple[float, ApplyNode | None]:
+        """When ``node`` became ready (its last dependency ended; a barrier ends when it is
+        ready), and the operation whose end made it so (None: ready from the start)."""
+        best: tuple[float, ApplyNode | None] = (self._t0, None)
+        for d in self.graph.deps[node]:
+            end = self._ends.get(d)
+            if end is None:
+                if type(d) is not Barrier:
+                    continue  # not ended (cannot be: the walker started node after it)
+                end = self._ends[d] = self._ready(d)
+            if end[0] > best[0]:
+                best = end
+        return best
+
+    def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
+        """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
+        path: no dict; computed once, its end adds ``run`` and ``call``)."""
+        d = self._details.get(node)
+        if d is None:
+            ready, after = self._ready(node)
+            deps = self.graph.deps[node]
+            d = self._details[node] = (str(node), pname, sorted(str(x) for x in deps) if deps else [],
+                                       None if after is None else str(after), ready - self._t0,
+                                       started - ready if started > ready else 0.0)
+        return d
+
+    def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
+                     end: bool = True) -> ev.Event:
+        """``event`` with its detail, when a recorder reads it; at the operation's ``end``, with
+        its ``run`` time (started to durable) and ``call`` (the provider's call, slot held)."""
+        if not self.detailed:
+            return event
+        d = self._detail(node, pname, started[0])
+        if end:
+            start = started[0]
+            d = (*d, time.monotonic() - start, (started[1] if len(started) > 1 else start) - start)
+            del self._details[node]
+        return event.with_detail(d)
 
     # ------------------------------------------------------------------ helpers
 
@@ -308,9 +365,10 @@ class Applier:
         def starting() -> None:  # once a concurrency slot is held, right before the provider's call
             started[0] = time.monotonic()
             if node.op == Action.UPDATE:
-                self.emit(ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None))
+                e = ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None)
             else:
-                self.emit(ev.apply_start(addr, "create"))
+                e = ev.apply_start(addr, "create")
+            self.emit(self._with_detail(node, pname, started, e, end=False))
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
@@ -320,7 +378,7 @@ class Applier:
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
                                                               self._progress_reporter(addr, action, started),
                                                               planned_private, prior_private),
-            action, starting)
+            action, starting, node, started)
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if not errs and new is None:
@@ -339,7 +397,7 @@ class Applier:
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
                               f"new value: {problem}.")]
         if errs:
-            self.emit(ev.apply_errored(addr, action, elapsed))
+            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed)))
             for d in errs:
                 self._fail(addr, d.summary, d.detail)
             if new is not None and is_wholly_known(new):
@@ -359,7 +417,9 @@ class Applier:
                           private)
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-        self._record(addr, c.provider, obj, None, lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value),
+        self._record(addr, c.provider, obj, None,
+                     lambda: self._with_detail(node, pname, started,
+                                               ev.apply_complete(addr, action, elapsed, id_key, id_value)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
 
@@ -412,11 +472,12 @@ class Applier:
         return final, config, resp.planned_private
 
     async def _call_apply(self, pname: str, provider: ProviderSeam, addr: InstanceAddr,
-                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None]
-                          ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
+                          req: ApplyResourceChangeRequest, action: str, starting: Callable[[], None],
+                          node: ApplyNode, timing: list[float]) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...], bytes, bool]:
         """One ApplyResourceChange under the configured limits, retried with backoff while the
         provider marks its errors retryable. ``starting`` runs once, when the first call is about
-        to be made (after waiting for a slot): "Creating..." means the operation is in flight."""
+        to be made (after waiting for a slot): "Creating..." means the operation is in flight.
+        ``timing[1]`` is set to when the last call ended (``timing[0]``: when it started)."""
         attempt = 0
         retries = self.limits.retries_for(pname)
         address = str(addr)
@@ -426,18 +487,24 @@ class Applier:
                     if attempt == 0:
                         starting()
                     resp = await provider.apply_resource_change(req, address=address)
+                    timing[1:] = [time.monotonic()]  # the call's end, slot still held
             else:
                 if attempt == 0:
                     starting()
                 resp = await provider.apply_resource_change(req, address=address)
+                timing[1:] = [time.monotonic()]
             diags = tuple(resp.diagnostics)
             errs = errors_of(diags)
             if not errs or not all(d.retryable for d in errs) or attempt >= retries:
                 return resp.new_state, diags, resp.private, resp.legacy_type_system
             attempt += 1
             delay = self.limits.retry.delay(attempt)
-            self.emit(ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
-                                        f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}"))
+            retry = ev.apply_progress(addr, action, 0, f"retrying after a retryable error "
+                                      f"(attempt {attempt + 1} of {retries + 1}): {errs[0].summary}")
+            if self.detailed:
+                retry = retry.with_detail({"node": str(node), "provider": pname, "retry": attempt,
+                                           "error": errs[0].summary})
+            self.emit(retry)
             await anyio.sleep(delay)
 
     def _progress_reporter(self, addr: InstanceAddr, action: str, started: list[float]
@@ -494,24 +561,28 @@ class Applier:
 
         def starting() -> None:
             started[0] = time.monotonic()
-            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed))
+            self.emit(self._with_detail(node, pname, started,
+                                        ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key),
+                                                       node.deposed), end=False))
 
         new, diags, _, _ = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
                                                               # a destroy's plan keeps the prior private data
                                                               planned_private=obj.private, prior_private=obj.private),
-            "delete", starting)
+            "delete", starting, node, started)
         if new is None and errors_of(diags):
             new = obj.attributes
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if errs or new is not None:
-            self.emit(ev.apply_errored(addr, "delete", elapsed))
+            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, "delete", elapsed)))
             for d in errs or [error("Provider returned an object after delete",
                                     f'Provider "{pname}" returned a non-null object for a destroyed {addr}.')]:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
         self._record(addr, c.provider, None, node.deposed,
-                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed), done)
+                     lambda: self._with_detail(node, pname, started,
+                                               ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed)),
+                     done)
         self.result.counts["remove"] += 1

@@ -37,6 +37,7 @@ Other commands:
   refresh       Bring the state up to date with the real objects (apply -refresh-only -auto-approve)
   import        Associate an existing object with a resource: import ADDR ID
   force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
+  report        Report on a recorded apply: report EVENTS.jsonl [-png=FILE] [-html=FILE]
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
 
@@ -65,6 +66,8 @@ Options (terraform's spelling; --flag value also works):
   -retries=N            Retry errors a provider marks retryable, with backoff (default 3)
   -no-color             Diagnostics without their frame, as terraform prints them (output is never colored)
   -quiet                No event output at all (diagnostics still go to stderr)
+  -events=FILE          Also write the numbered event log to FILE, JSON lines (with -json or human output)
+  -events=nats://HOST:PORT/SUBJECT   Also publish the event stream to NATS JetStream (repeatable)
   -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
   -lock=false           Don't take the state lock (commands that use the state; not recommended)
   -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
@@ -75,8 +78,8 @@ _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fas
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
                "dry-run", "allow-missing", "refresh-only", "force"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries", "target", "backup", "out"}
-_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
+                "retries", "target", "backup", "out", "png", "html"}
+_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events"}
 
 
 class UsageError(StrataError):
@@ -84,7 +87,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint", "refresh", "force-unlock"})
+                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "report"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -97,8 +100,11 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "type-parallelism": _APPLYING,
     "rate-limit": _APPLYING,
     "type-rate-limit": _APPLYING,
+    "events": frozenset({"plan", "apply", "destroy", "refresh", "import"}),
     "detailed-exitcode": frozenset({"plan"}),
     "out": frozenset({"plan"}),
+    "png": frozenset({"report"}),
+    "html": frozenset({"report"}),
     "destroy": frozenset({"plan", "apply"}),
     "replace": frozenset({"plan", "apply"}),
     "target": frozenset({"plan", "apply", "destroy", "refresh"}),

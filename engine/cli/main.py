@@ -89,6 +89,15 @@ async def run(argv: list[str]) -> int:
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
     _select_workspace(chdir)
+    if a.lists.get("events"):
+        from engine.cli.event_targets import event_targets
+
+        async with event_targets(a, out.bus):
+            return await _dispatch_batching(a, out)
+    return await _dispatch_batching(a, out)
+
+
+async def _dispatch_batching(a: Args, out: Output) -> int:
     if out.sink is not None:
         async with out.sink.batching():
             return await dispatch(a, out)
@@ -146,6 +155,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.outputs import cmd_output
 
         return await cmd_output(a, out)
+    if cmd == "report":
+        from engine.cli.report import cmd_report
+
+        return cmd_report(a)
     if cmd == "force-unlock":
         from engine.cli.force_unlock import cmd_force_unlock
 

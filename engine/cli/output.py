@@ -28,7 +28,9 @@ class Output:
         elif json_mode:
             self.sink = ev.JsonSink()
         else:
-            self.sink = HumanSink()
+            from engine.render.live import human_sink
+
+            self.sink = human_sink()  # a live view on a terminal
         self.bus = ev.EventBus(*([self.sink] if self.sink is not None else []))
         self.emit: Callable[[ev.Event], None] = self.bus.emit  # once per event: no call in between
 

@@ -4,7 +4,8 @@ write them for a large run.
 :func:`json_line` is the only formatter of event lines. A run with many events hands the
 formatting to a **writer process** (:func:`serve`, started by ``events.JsonSink``): strata sends
 it each event as a compact JSON array, ``[type, message, payload, level, timestamp]``, one per
-line (or, rarely, a finished line: an object, for what orjson cannot encode), and the writer
+line (an event log's arrays are ``[seq, monotonic, type, message, payload, level, timestamp,
+detail]``; or, rarely, a finished line: an object, for what orjson cannot encode), and the writer
 formats and writes them to the standard output it inherited, in order. Encoding the array costs
 the event loop a third of formatting the line, and the formatting and the writing run on the
 other core: at 100k resources that is 300,000 lines.
@@ -63,7 +64,8 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
     resource; building the merged dict and the timestamp string cost as much as the encoding).
 
     Raises TypeError for what orjson cannot encode (an integer beyond 64 bits)."""
-    type_, message, payload, level, t = event
+    # by index: an Event may carry its detail sixth
+    type_, message, payload, level, t = event[0], event[1], event[2], event[3], event[4]
     us = int(t * 1_000_000)
     sec = us // 1_000_000
     prefix = _B_PREFIX.get(sec)
@@ -81,6 +83,31 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
     # the payload's members sit between @timestamp and type, each followed by a comma
     body = body[1:-1] + b"," if len(body) > 2 else b""
     return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
+
+
+DETAIL_FIELDS = ("node", "provider", "deps", "after", "ready", "wait", "run", "call")
+"""An apply event's detail travels as a tuple of these, in this order (the start's without the
+last two): the executor builds no dict, and the event loop encodes a short array; the dict is
+made where the line is formatted (here, or in the writer process)."""
+
+
+def detail_dict(detail: Any) -> Any:
+    """An event's detail as a dict (a tuple or list of :data:`DETAIL_FIELDS`, or a dict already)."""
+    if isinstance(detail, tuple | list):
+        return dict(zip(DETAIL_FIELDS, detail, strict=False))
+    return detail
+
+
+def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any = None) -> bytes:
+    """One line of the event log (``engine.events.log``): :func:`json_line` of ``event`` with
+    ``seq`` and ``monotonic`` first and ``detail`` last (hot path: byte templates).
+
+    Raises TypeError for what orjson cannot encode."""
+    line = json_line(event)
+    head = b'{"seq":%d,"monotonic":%.6f,' % (seq, t)
+    if detail is not None:
+        return head + line[1:-2] + b',"detail":' + _dumps(detail_dict(detail)) + b"}\n"
+    return head + line[1:]
 
 
 # --------------------------------------------------------------------------- the writer process
@@ -174,7 +201,10 @@ def format_lines(data: bytes) -> bytes:
     out = []
     for line in data.split(b"\n")[:-1]:
         if line[:1] == b"[":
-            out.append(json_line(orjson.loads(line)))
+            arr = orjson.loads(line)
+            # [type, message, payload, level, timestamp], or an event log's
+            # [seq, monotonic, type, message, payload, level, timestamp, detail]
+            out.append(json_line(arr) if len(arr) == 5 else log_line(arr[0], arr[1], arr[2:7], arr[7]))
         else:
             out.append(line + b"\n")  # a line strata formatted itself
     return b"".join(out)

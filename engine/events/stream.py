@@ -40,7 +40,9 @@ TERRAFORM_COMPAT = "1.11.4"  # the terraform whose formats we write
 
 class Event(tuple[str, str, dict[str, Any], str, float]):
     """One event: ``type``, ``message``, ``payload``, ``level`` and ``timestamp`` (seconds since
-    the epoch; now, unless given).
+    the epoch; now, unless given), and, for apply events when something asked for it, a
+    ``detail`` (see :attr:`detail`) that only the event log and subscribers see: the ``-json``
+    stream stays terraform's.
 
     Immutable, like a frozen dataclass, but a tuple: hot path, three per resource at 100k
     resources, and a frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) cost
@@ -50,15 +52,37 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     __slots__ = ()
 
     def __new__(cls, type: str, message: str, payload: dict[str, Any] | None = None, level: str = "info",
-                timestamp: float | None = None) -> Event:
+                timestamp: float | None = None, detail: dict[str, Any] | tuple[Any, ...] | None = None) -> Event:
+        if detail is None:
+            return tuple.__new__(cls, (type, message, {} if payload is None else payload, level,
+                                       _now() if timestamp is None else timestamp))
         return tuple.__new__(cls, (type, message, {} if payload is None else payload, level,
-                                   _now() if timestamp is None else timestamp))
+                                   _now() if timestamp is None else timestamp, detail))
 
     type = property(operator.itemgetter(0), doc="terraform's event type: planned_change, apply_start, ...")
     message = property(operator.itemgetter(1), doc="the human text (``@message``)")
     payload = property(operator.itemgetter(2), doc="what terraform puts beside the common fields")
     level = property(operator.itemgetter(3), doc="info, warn or error")
     timestamp = property(operator.itemgetter(4), doc="seconds since the epoch")
+
+    @property
+    def detail(self) -> dict[str, Any] | None:
+        """strata's own facts about an apply operation, beside terraform's payload: ``node`` (the
+        operation, ``ADDR (create)``), ``provider``, ``deps`` (the operations it waited for),
+        ``after`` (the one whose end made it ready), ``ready`` (seconds since the walk began),
+        ``wait`` (seconds from ready to started: planning it again and waiting for a concurrency
+        slot); at its end ``run`` (seconds from started to durable) and ``call`` (of which the
+        provider's call, slot held); ``retry`` and ``error`` on a retry notice. None unless a
+        recorder asked for it."""
+        if len(self) > 5:
+            d: dict[str, Any] = jsonline.detail_dict(self[5])
+            return d
+        return None
+
+    def with_detail(self, detail: dict[str, Any] | tuple[Any, ...]) -> Event:
+        """This event with its detail: a dict, or (hot path) a tuple of
+        :data:`engine.events.jsonline.DETAIL_FIELDS` in order."""
+        return Event(self[0], self[1], self[2], self[3], self[4], detail)
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
         return tuple(self)
@@ -67,7 +91,7 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
         return f"Event(type={self[0]!r}, message={self[1]!r}, payload={self[2]!r}, level={self[3]!r})"
 
     def to_json(self) -> dict[str, Any]:
-        type_, message, payload, level, timestamp = self
+        type_, message, payload, level, timestamp = self[:5]
         return {"@level": level, "@message": message, "@module": "terraform.ui",
                 "@timestamp": _timestamp(timestamp), **payload, "type": type_}
 
@@ -81,20 +105,52 @@ _ARRAY = orjson.OPT_APPEND_NEWLINE
 Sink = Callable[[Event], None]
 
 
+Recorder = Callable[[int, float, Event], None]
+"""What sees every event with its sequence number and monotonic time: the event log, subscribers."""
+
+
 class EventBus:
-    """Fans events out to sinks, synchronously and in order."""
+    """Fans events out to sinks, synchronously and in order.
+
+    Recorders (:meth:`add_recorder`: the event log, in-process subscribers) also get each event's
+    sequence number, gap-free from 1 in the order of emission, and the monotonic time it was
+    emitted at. With no recorder the bus neither counts nor reads the clock (hot path)."""
 
     def __init__(self, *sinks: Sink) -> None:
         self.sinks = list(sinks)
         self._captures = capture_sink not in self.sinks  # every bus feeds capture_events()
+        self.recorders: list[Recorder] = []
+        self.seq = 0
+        """The sequence number of the last event recorded (0: none yet)."""
+        self.wants_detail = False
+        """A recorder reads :attr:`Event.detail`: the executor then computes it."""
+
+    def add_recorder(self, recorder: Recorder, wants_detail: bool = True) -> None:
+        self.recorders.append(recorder)
+        self.wants_detail = self.wants_detail or wants_detail
 
     def emit(self, event: Event) -> None:
         for s in self.sinks:
             s(event)
         if _CAPTURES and self._captures:
             capture_sink(event)
+        if self.recorders:
+            self.seq += 1
+            seq, t = self.seq, _monotonic()
+            for r in self.recorders:
+                r(seq, t, event)
+
+    def record(self, event: Event) -> None:
+        """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
+        terraform's stream and the human output do not have."""
+        if self.recorders:
+            self.seq += 1
+            seq, t = self.seq, _monotonic()
+            for r in self.recorders:
+                r(seq, t, event)
 
 
+_monotonic = time.monotonic
 _CAPTURES: list[list[Event]] = []
 
 
@@ -258,6 +314,8 @@ class JsonSink:
         self._writer: jsonline.Writer | None = None
         self._flush_at = _BATCH  # flush when this much is waiting (more while the writer's pipe is full)
 
+    what = "-json event stream"  # in what it says when it cannot write
+
     def __call__(self, event: Event) -> None:
         if self.closed:
             return
@@ -265,12 +323,15 @@ class JsonSink:
             self._start_writer()
         if self._writer is not None:
             try:
-                line = _dumps(event[:], option=_ARRAY)  # [type, message, payload, level, timestamp]
+                line = _dumps(event[:5], option=_ARRAY)  # [type, message, payload, level, timestamp]
             except TypeError:  # formatted here (as without a writer), passed through as it is
                 line = _line_here(event)
         else:
             self._count += 1
             line = _line_here(event)
+        self._add(line, event)
+
+    def _add(self, line: bytes, event: Event) -> None:
         buf = self._buf
         was_empty = not buf
         buf += line
@@ -301,7 +362,7 @@ class JsonSink:
         except (OSError, ValueError) as exc:
             # the reader went away (| head), or the disk is full: stop writing, never stop the apply
             self.closed = True
-            stream_failed(exc, "-json event stream")
+            stream_failed(exc, self.what)
 
     @contextlib.asynccontextmanager
     async def batching(self, max_delay: float = 0.02) -> AsyncIterator[None]:
@@ -353,10 +414,10 @@ class JsonSink:
         status = writer.stop()
         if status == jsonline.OUTPUT_FAILED_STATUS:
             self.closed = True
-            OUTPUT_FAILED.append(OSError("the -json event stream could not be written"))
+            OUTPUT_FAILED.append(OSError(f"the {self.what} could not be written"))
         elif status != 0:
             self.closed = True
-            stream_failed(RuntimeError(f"its writer process exited with status {status}"), "-json event stream")
+            stream_failed(RuntimeError(f"its writer process exited with status {status}"), self.what)
 
 
 _BATCH = 1 << 20
