@@ -213,10 +213,49 @@ def endswith(s: Any, suffix: Any) -> Any:
     return _string_arg(s).endswith(_string_arg(suffix)) if _known(s, suffix) else UNKNOWN
 
 
+def _go_separator(c: str) -> bool:
+    """Go's strings.Title word boundary: what may precede a letter that starts a word."""
+    if c.isascii():
+        return not (c.isalnum() or c == "_")
+    if c.isalpha() or c.isdigit():
+        return False
+    return c.isspace()
+
+
+def title(s: Any) -> Any:
+    if not _known(s):
+        return UNKNOWN
+    out: list[str] = []
+    prev = " "
+    for c in _string_arg(s):
+        out.append((t if len(t := c.title()) == 1 else c) if _go_separator(prev) else c)
+        prev = c
+    return "".join(out)
+
+
+def strrev(s: Any) -> Any:
+    return "".join(reversed(_graphemes(_string_arg(s)))) if _known(s) else UNKNOWN
+
+
+def strcontains(s: Any, substr: Any) -> Any:
+    return _string_arg(substr) in _string_arg(s) if _known(s, substr) else UNKNOWN
+
+
+def indent(spaces: Any, s: Any) -> Any:
+    if not _known(spaces, s):
+        return UNKNOWN
+    n = whole_number(spaces, "spaces")
+    return _string_arg(s).replace("\n", "\n" + " " * max(n, 0))
+
+
 # terraform's signature of each function here (its diagnostics name the parameters): the function
 SIGNATURES: dict[str, Callable[..., Any]] = {
     "chomp(str)": chomp,
     "endswith(str, suffix)": endswith,
+    "indent(spaces, str)": indent,
+    "strcontains(str, substr)": strcontains,
+    "strrev(str)": strrev,
+    "title(str)": title,
     "join(separator, lists...)": join,
     "lower(str)": lower,
     "replace(str, substr, replace)": replace,
