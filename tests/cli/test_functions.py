@@ -155,3 +155,31 @@ def test_a_bad_function_argument_is_terraforms_diagnostic(workdir: Workdir) -> N
     assert 'Invalid value for "end_index" parameter: end index must not be greater than the length of the list.' \
         in " ".join(text.split()), text
     assert "Traceback" not in text
+
+
+def test_issensitive_answers_from_what_the_value_refers_to_and_is_not_itself_sensitive(workdir: Workdir) -> None:
+    workdir.write("""
+        variable "s" {
+          default   = "secret"
+          sensitive = true
+        }
+        locals {
+          l = upper(var.s)
+        }
+        output "a" {
+          value = issensitive(var.s)
+        }
+        output "b" {
+          value = issensitive(local.l)
+        }
+        output "c" {
+          value = issensitive("x")
+        }
+        output "d" {
+          value = issensitive(nonsensitive(var.s))
+        }
+    """)
+    workdir.strata("apply", "-auto-approve", check=True)
+    got = _outputs(workdir.strata("output", "-json", check=True).stdout)
+    # terraform 1.11: true, true, false, false, and no output needs to be declared sensitive
+    assert {k: v[0] for k, v in got.items()} == {"a": True, "b": True, "c": False, "d": False}
