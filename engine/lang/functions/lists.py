@@ -149,7 +149,7 @@ def matchkeys(vals: Any, keys: Any, searchset: Any) -> Any:
     keys = typed_arg(keys, ["list", "dynamic"], 1)
     searchset = typed_arg(searchset, ["list", "dynamic"], 2)
     if _convert.unify([value_type(keys), value_type(searchset)]) is None:
-        raise ArgumentError(2, "keys and searchset must be of the same type")
+        raise FunctionError("keys and searchset must be of the same type.")
     if UNKNOWN in (vals, keys, searchset):
         return UNKNOWN
     if len(vals) != len(keys):

@@ -27,10 +27,7 @@ def _network(prefix: Any) -> _Network:
 
 
 def _whole(v: Any, index: int) -> int:
-    try:
-        return whole_number(v, "value")
-    except FunctionError as exc:
-        raise ArgumentError(index, str(exc).rstrip(".")) from None
+    return whole_number(v, "value")
 
 
 def _cidr(net: _Network, ip: int, plen: int) -> str:
@@ -66,8 +63,6 @@ def cidrsubnet(prefix: Any, newbits: Any, netnum: Any) -> Any:
         return UNKNOWN
     net = _network(prefix)
     bits, num = _whole(newbits, 1), _whole(netnum, 2)
-    if bits > 32:
-        raise FunctionError("may not extend prefix by more than 32 bits.")
     new_len = net.prefixlen + bits
     if bits < 0 or new_len > net.max_prefixlen:
         raise FunctionError(f"insufficient address space to extend prefix of {net.prefixlen} by {bits}.")

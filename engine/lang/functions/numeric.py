@@ -84,7 +84,7 @@ def _float_arg(n: Any, index: int) -> float:
 def _from_float(x: float) -> Any:
     if math.isnan(x):
         raise FunctionError("the result is not a number (NaN).")
-    if math.isfinite(x) and x.is_integer() and abs(x) < 2**63:
+    if math.isfinite(x) and x.is_integer():
         return int(x)
     return x
 

@@ -26,8 +26,23 @@ _FLAG_GROUP = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?\)")
 _PERL_REFUSED = ("(?=", "(?!", "(?<=", "(?<!", "(?>", "(?#", "(?|", "(?R", "(?&")
 
 
+class Re2Error(ArgumentError):
+    """RE2 refuses a pattern: Go's ``code`` (``missing closing )``) for the ``expr`` that has it.
+    As the pattern parameter's error, terraform rewords it (``regex``); ``go_text`` is Go's own,
+    which ``replace`` reports."""
+
+    def __init__(self, code: str, expr: str) -> None:
+        super().__init__(0, f"invalid regexp pattern: {code} in {expr}")
+        self.code = code
+        self.expr = expr
+
+    @property
+    def go_text(self) -> str:
+        return f"error parsing regexp: {self.code}: `{self.expr}`"
+
+
 class _Refused(Exception):
-    """RE2 refuses the pattern: ``args`` is RE2's message."""
+    """RE2 refuses the pattern: ``args`` are RE2's code and the expression."""
 
 
 def _translate(src: str) -> tuple[str, int]:
@@ -48,7 +63,7 @@ def _translate(src: str) -> tuple[str, int]:
                 i = n if end < 0 else end + 2
                 continue
             if d in "123456789" and not in_class:
-                raise _Refused(f"invalid escape sequence in \\{d}")
+                raise _Refused("invalid escape sequence", f"\\{d}")
             if d == "z":
                 out.append("\\Z")
             elif d in "dws":
@@ -90,12 +105,12 @@ def _translate(src: str) -> tuple[str, int]:
         if c == "(":
             for refused in _PERL_REFUSED:
                 if src.startswith(refused, i):
-                    raise _Refused(f"invalid or unsupported Perl syntax in {refused}")
+                    raise _Refused("invalid or unsupported Perl syntax", refused)
             m = _FLAG_GROUP.match(src, i)
             if m:
                 on, off = m.group(1), m.group(2) or ""
                 if "U" in on + off:
-                    raise _Refused("invalid or unsupported Perl syntax in (?U")
+                    raise _Refused("invalid or unsupported Perl syntax", "(?U")
                 multiline = multiline or "m" in on
                 out.append(f"(?{on}{'-' + off if off else ''}:")
                 closers[-1] += 1
@@ -116,7 +131,7 @@ def _translate(src: str) -> tuple[str, int]:
             i += 1
             continue
         if c in "*+?}" and i + 1 < n and src[i + 1] == "+":
-            raise _Refused(f"invalid nested repetition operator in {c}+")
+            raise _Refused("invalid nested repetition operator", f"{c}+")
         if c == "$" and not multiline:
             out.append("\\Z")
             i += 1
@@ -135,26 +150,27 @@ def compile_re2(src: str) -> Any:
         pattern, flags = _translate(src)
         compiled = _re.compile(pattern, flags)
     except _Refused as exc:
-        raise ArgumentError(0, f"invalid regexp pattern: {exc.args[0]}") from None
+        raise Re2Error(exc.args[0], exc.args[1]) from None
     except _re.error as exc:
-        raise ArgumentError(0, f"invalid regexp pattern: {_go_words(exc, src)}") from None
+        raise Re2Error(*_go_words(exc, src)) from None
     names = compiled.groupindex
     if names and len(names) != compiled.groups:
         raise ArgumentError(0, "invalid regexp pattern: cannot mix both named and unnamed capture groups")
     return compiled
 
 
-def _go_words(exc: Any, src: str) -> str:
+def _go_words(exc: Any, src: str) -> tuple[str, str]:
+    """Go's code and expression for what Python's engine refused in ``src``."""
     msg = str(exc.msg if hasattr(exc, "msg") else exc)
     if "missing )" in msg or "unterminated subpattern" in msg:
-        return f"missing closing ) in {src}"
+        return "missing closing )", src
     if "unterminated character set" in msg or "missing ]" in msg:
-        return f"missing closing ] in {src}"
+        return "missing closing ]", src[src.rfind("["):] if "[" in src else src
     if "unbalanced parenthesis" in msg:
-        return f"unexpected ) in {src}"
+        return "unexpected )", src
     if "nothing to repeat" in msg:
-        return f"missing argument to repetition operator in {src}"
-    return f"{msg} in {src}"
+        return "missing argument to repetition operator", src
+    return msg, src
 
 
 def _captures(compiled: Any, m: Any) -> Any:

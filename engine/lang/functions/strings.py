@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import _known, _seq, _string_arg
+from engine.lang.functions.regex import Re2Error, compile_re2
 from engine.lang.number import to_string, whole_number
 from engine.values import UNKNOWN, ListVal, type_name
 
@@ -105,14 +105,12 @@ def join(sep: Any, *lists: Any) -> Any:
     return UNKNOWN if unknown else sep.join(items)
 
 
-def _go_regex(src: str) -> re.Pattern[str]:
-    """Compile an RE2 pattern with Python's engine (translating the syntax that differs)."""
-    src = re.sub(r"\(\?<(?![=!])", "(?P<", src)
-    src = src.replace(r"\z", r"\Z")
+def _go_regex(src: str) -> Any:
+    """Compile an RE2 pattern (:mod:`engine.lang.functions.regex`), refused in Go's words."""
     try:
-        return re.compile(src)
-    except (re.error, ValueError, OverflowError) as exc:
-        raise FunctionError(f"error parsing regexp: {exc}.") from None
+        return compile_re2(src)
+    except Re2Error as exc:
+        raise FunctionError(f"{exc.go_text}.") from None
 
 
 def replace(s: Any, old: Any, new: Any) -> Any:
@@ -123,7 +121,7 @@ def replace(s: Any, old: Any, new: Any) -> Any:
         rx = _go_regex(old[1:-1])
         template = _go_template(new)
 
-        def expand(m: re.Match[str]) -> str:
+        def expand(m: Any) -> str:
             out: list[str] = []
             for kind, part in template:
                 if kind == "text":

@@ -23,6 +23,7 @@ from engine.values import UNKNOWN, is_wholly_known, type_name
 
 _Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
 _STR = "tag:yaml.org,2002:str"
+_PLAIN = "tag:strata,plain"
 
 
 def _node(v: Any) -> Any:
@@ -59,7 +60,7 @@ _BOOLS = {**dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE"
           **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False)}
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
-_BASED = re.compile(r"([-+]?)0([xob])([0-9a-fA-F]+)\Z")
+_BASED = re.compile(r"([-+]?)0([xo])([0-9a-fA-F]+)\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 _DATE = re.compile(r"\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?\Z")
 
@@ -68,11 +69,14 @@ class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML has no type hint
     """Resolves no plain scalar itself (they come out as strings): :func:`_scalar` does, as go-cty-yaml."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class attribute
+    DEFAULT_SCALAR_TAG = _PLAIN  # a plain scalar with no tag given: to be resolved by _scalar
 
 
 def _scalar(node: Any) -> Any:
     text: str = node.value
-    if node.tag != "?" and node.tag.startswith("tag:yaml.org,2002:") and node.tag != "tag:yaml.org,2002:str":
+    if node.tag == _STR:
+        return text
+    if node.tag != _PLAIN and node.tag.startswith("tag:yaml.org,2002:"):
         explicit = node.tag.rsplit(":", 1)[1]
         if explicit in ("int", "float"):
             n = _number(text)
@@ -103,7 +107,7 @@ def _number(text: str) -> Any:
     m = _BASED.match(text)
     if m:
         try:
-            n = int(m.group(3), {"x": 16, "o": 8, "b": 2}[m.group(2)])
+            n = int(m.group(3), {"x": 16, "o": 8}[m.group(2)])
         except ValueError:
             return None
         return -n if m.group(1) == "-" else n
@@ -113,6 +117,7 @@ def _number(text: str) -> Any:
 
 
 def _timestamp(text: str) -> str:
+    """A YAML timestamp as go-cty-yaml gives it: RFC 3339, to the second."""
     loader = yaml.SafeLoader("")
     try:
         got = loader.construct_yaml_timestamp(yaml.ScalarNode("tag:yaml.org,2002:timestamp", text))
@@ -121,10 +126,13 @@ def _timestamp(text: str) -> str:
     finally:
         loader.dispose()
     if isinstance(got, datetime):
-        if got.tzinfo is None:
-            return got.strftime("%Y-%m-%dT%H:%M:%S") + (f".{got.microsecond:06d}".rstrip("0") if got.microsecond
-                                                         else "") + "Z"
-        return got.isoformat().replace("+00:00", "Z")
+        offset = got.utcoffset()
+        if got.tzinfo is None or not offset:
+            return got.strftime("%Y-%m-%dT%H:%M:%SZ")
+        minutes = int(offset.total_seconds()) // 60
+        sign = "-" if minutes < 0 else "+"
+        hh, mm = divmod(abs(minutes), 60)
+        return got.strftime("%Y-%m-%dT%H:%M:%S") + f"{sign}{hh:02d}:{mm:02d}"
     if isinstance(got, date):
         return got.strftime("%Y-%m-%dT00:00:00Z")
     return text
