@@ -18,7 +18,7 @@ from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, is_wholly_known
 
 # functions whose failures terraform reports as an unsuitable value for their first parameter
-_ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "lookup", "file", "one",
+_ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "file", "one",
                               "filebase64", "filemd5", "filesha1", "filesha256", "filesha512"})
 
 

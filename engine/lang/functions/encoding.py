@@ -19,6 +19,7 @@ from typing import Any
 from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import ArgumentError, _known, _string_arg
 from engine.lang.number import parse_number, to_string
+from engine.lang.quote import go_quote
 from engine.values import UNKNOWN, ListVal, from_plain_json, is_wholly_known, type_name
 
 _JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b",
@@ -74,6 +75,11 @@ def _json_number(s: str) -> Any:
     return n
 
 
+def _go_rune(c: str) -> str:
+    """Go's %q of a rune: ``']'``."""
+    return "'\\''" if c == "'" else repr(c) if c.isprintable() else f"'\\x{ord(c):02x}'"
+
+
 def jsondecode(v: Any) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
@@ -82,7 +88,9 @@ def jsondecode(v: Any) -> Any:
         doc = json.loads(src, parse_float=_json_number, parse_int=_json_number,
                          parse_constant=_json_constant)
     except json.JSONDecodeError as exc:
-        raise FunctionError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.") from None
+        if exc.pos >= len(src.rstrip()):  # Go's decoder ran out of input
+            raise FunctionError("EOF.") from None
+        raise FunctionError(f"invalid character {_go_rune(src[exc.pos])}.") from None
     except (ValueError, RecursionError) as exc:
         raise FunctionError(f"invalid JSON: {exc}.") from None
     return from_plain_json(doc)
@@ -98,7 +106,7 @@ def base64decode(s: Any) -> Any:
     try:
         raw = base64.b64decode(_string_arg(s), validate=True)
     except binascii.Error:
-        raise FunctionError("the given value is not valid base64.") from None
+        raise FunctionError(f"failed to decode base64 data {go_quote(_string_arg(s))}.") from None
     try:
         return raw.decode()
     except UnicodeDecodeError:

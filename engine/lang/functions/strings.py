@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.diagnostics import FunctionError
-from engine.lang.functions.arguments import _known, _seq, _string_arg
+from engine.lang.functions.arguments import ArgumentError, _known, _seq, _string_arg
 from engine.lang.functions.regex import Re2Error, compile_re2
 from engine.lang.number import to_string, whole_number
 from engine.values import UNKNOWN, ListVal, type_name
@@ -90,14 +90,14 @@ def join(sep: Any, *lists: Any) -> Any:
     sep = _string_arg(sep)
     items: list[str] = []
     unknown = False
-    for lst in lists:
+    for which, lst in enumerate(lists):
         if isinstance(lst, dict):
             raise FunctionError(f"a list, set or tuple is required, not {type_name(lst)}.")
         for i, x in enumerate(_seq(lst)):
             if x is UNKNOWN:
                 unknown = True
             elif x is None:
-                raise FunctionError(f"element {i} is null; cannot concatenate null values.")
+                raise ArgumentError(1 + which, f"element {i} is null; cannot concatenate null values")
             elif isinstance(x, (tuple, dict)):
                 raise FunctionError(f"element {i}: string required.")
             else:

@@ -58,7 +58,7 @@ def _config(exprs: list[str]) -> tuple[str, dict[int, int]]:
     for i, e in enumerate(exprs):
         where[text.count("\n") + 2] = i
         # terraform refuses to export a sensitive value from an output not declared so
-        sens = "true" if "var.s" in e else "false"
+        sens = "true" if "var.s" in e or "sensitive(" in e else "false"
         text += f"output \"o{i}\" {{\n  value = {e}\n  sensitive = {sens}\n}}\n"
     return text, where
 
