@@ -76,6 +76,29 @@ def _format_float(n: Any, verb: str, flags: str, width: int | None, prec: int | 
     return " " * padding + sign + body
 
 
+def _go_too_large(digits: str | None) -> bool:
+    """Whether Go's fmt refuses these width or precision digits (it stops once past 1e6)."""
+    num = 0
+    for d in digits or "":
+        if num > 1_000_000:
+            return True
+        num = num * 10 + int(d)
+    return False
+
+
+def _go_extra(v: Any) -> str:
+    """An argument left over, as Go's fmt lists it: ``*big.Int=1``, ``string=x``."""
+    if isinstance(v, bool):
+        return f"bool={'true' if v else 'false'}"
+    if isinstance(v, int):
+        return f"*big.Int={v}"
+    if isinstance(v, float):
+        return f"*big.Float={to_string(v)}"
+    if isinstance(v, str):
+        return f"string={v}"
+    return f"cty.Value={_json(v)}"
+
+
 def format_(fmt: Any, *args: Any) -> Any:
     if fmt is UNKNOWN:
         return UNKNOWN
@@ -113,6 +136,10 @@ def format_(fmt: Any, *args: Any) -> Any:
         arg = args[next_arg - 1]
         max_used = max(max_used, next_arg)
         next_arg += 1
+        if _go_too_large(width_s) or _go_too_large((prec_s or ".")[1:]):
+            # Go's fmt, given this one verb, gives up on a width or precision past a million
+            out.append(f"%!(NOVERB)%!(EXTRA {_go_extra(arg)})")
+            continue
         width = int(width_s) if width_s else None
         prec = int(prec_s[1:] or "0") if prec_s else None
         minus, zero = "-" in flags, "0" in flags

@@ -243,6 +243,9 @@ VALUES: list[str] = [
     'toset(["b", "a", "b"])', 'tostring(12.5)', 'trim("xxhixx", "x")', 'trimprefix("abc", "a")',
     'trimspace("  x  ")', 'trimsuffix("abc", "c")', 'upper("héllo")', 'values({b = 1, a = 2})',
     'zipmap(["a", "b"], [1, 2])', 'try(tonumber("x"), 7)', 'can(regex("(", "a"))',
+    'format("%999999999d", 1)',
+    'format("x%.99999999f|%s", 1.5, "a")',
+    'length(format("%1000000d", 1))',
     # terraform's conversions of arguments
     "compact([1, true])",
     'alltrue(tolist(["true"]))',
