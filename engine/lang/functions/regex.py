@@ -16,7 +16,7 @@ from typing import Any
 
 import regex as _re
 
-from engine.diagnostics import FunctionError
+from engine.diagnostics import FunctionError, StrataError
 from engine.lang.functions.arguments import ArgumentError
 from engine.lang.number import to_string
 from engine.values import UNKNOWN, ListVal
@@ -41,7 +41,7 @@ class Re2Error(ArgumentError):
         return f"error parsing regexp: {self.code}: `{self.expr}`"
 
 
-class _Refused(Exception):
+class _Refused(StrataError):
     """RE2 refuses the pattern: ``args`` are RE2's code and the expression."""
 
 
