@@ -19,7 +19,7 @@ from engine.values import UNKNOWN, is_wholly_known
 
 # functions whose failures terraform reports as an unsuitable value for their first parameter
 _ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "file", "one",
-                              "filebase64", "filemd5", "filesha1", "filesha256", "filesha512"})
+                              "filebase64"})
 
 
 def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:

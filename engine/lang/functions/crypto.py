@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import ArgumentError, _known, _string_arg
-from engine.lang.functions.filesystem import _read
+from engine.lang.functions.hashing import read_for_hash
 from engine.lang.functions.timestamps import CLOCK
 from engine.lang.number import whole_number
 from engine.values import UNKNOWN
@@ -34,11 +34,7 @@ def _file_b64digest(algo: str) -> Callable[[Any], Any]:
     def digest(path: Any) -> Any:
         if not _known(path):
             return UNKNOWN
-        try:
-            data = _read(path)
-        except FunctionError:
-            raise FunctionError(f"open {_string_arg(path)}: no such file or directory.") from None
-        return base64.b64encode(hashlib.new(algo, data).digest()).decode()
+        return base64.b64encode(hashlib.new(algo, read_for_hash(path)).digest()).decode()
 
     digest.__name__ = "filebase64" + algo
     return digest

@@ -317,6 +317,22 @@ UNKNOWNS: list[str] = [
     "issensitive(local.u)",
     "ephemeralasnull(local.u)",
     "base64gzip(local.u)",
+    # the functions strata had before
+    "abs(length(local.u))", "abspath(local.u)", "base64decode(local.u)", "base64encode(local.u)",
+    "basename(local.u)", "can(local.u)", "ceil(length(local.u))", "chomp(local.u)", 'coalesce(local.u, "a")',
+    'concat([local.u], ["a"])', 'contains([local.u], "a")', "dirname(local.u)", 'distinct(["a", local.u])',
+    "element([local.u], 0)", 'endswith(local.u, "x")', "file(local.u)", "filebase64(local.u)",
+    "fileexists(local.u)", "filemd5(local.u)", "filesha1(local.u)", "filesha256(local.u)", "filesha512(local.u)",
+    'flatten([[local.u], ["a"]])', "floor(length(local.u))", 'format("%s", local.u)', 'join(",", [local.u])',
+    "jsondecode(local.u)", "jsonencode({a = local.u})", "keys({a = local.u})", 'lookup({a = local.u}, "a")',
+    "lower(local.u)", "max(length(local.u), 1)", "md5(local.u)", 'merge({a = local.u}, {b = "x"})',
+    "min(length(local.u), 1)", "nonsensitive(local.u)", "one([local.u])", "pathexpand(local.u)",
+    "range(length(local.u))", 'replace(local.u, "a", "b")', "sensitive(local.u)", "sha1(local.u)",
+    "sha256(local.u)", "sha512(local.u)", 'sort([local.u, "a"])', 'split(",", local.u)',
+    'startswith(local.u, "a")', "substr(local.u, 0, 1)", "tobool(local.u)", 'tolist([local.u, "a"])',
+    "tomap({a = local.u})", "tonumber(local.u)", "toset([local.u])", "tostring(local.u)", 'trim(local.u, "x")',
+    'trimprefix(local.u, "x")', "trimspace(local.u)", 'trimsuffix(local.u, "x")', 'try(local.u, "x")',
+    "upper(local.u)", "values({a = local.u})", 'zipmap(["a"], [local.u])',
 ]
 
 ERRORS: list[str] = [
@@ -385,6 +401,10 @@ ERRORS: list[str] = [
     "basename(null)", "md5([1])", 'base64decode("!")', 'startswith(null, "a")', 'trim(null, "a")',
     "chomp(null)", "ceil(null)", 'lookup(tomap({a = 1}), "b")', 'jsondecode("{]")', "tolist(\"a\")", "tomap(\"a\")", "toset(\"a\")", "tostring([1])",
     'fileexists("files")', 'filebase64("files/nope")', 'element("x", 0)', 'try()', 'can()',
+    "abspath(null)", "base64encode(null)", "dirname([1])", 'endswith(null, "a")', 'filemd5("files/nope")',
+    "filesha1(null)", "filesha256([1])", 'filesha512("files/nope")', "floor(null)", "jsonencode()", "lower([1])",
+    "min()", "nonsensitive()", "pathexpand(null)", "sensitive()", "sha1(null)", "sha256([1])", "sha512(null)",
+    'trimprefix(null, "a")', "trimspace([1])", 'trimsuffix("a", null)',
     'matchkeys(["a", "b"], [1, 2], [["1"]])',
     'pow(2, "x")',
     'index(["a"], null)',
