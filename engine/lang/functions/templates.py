@@ -9,6 +9,7 @@ then evaluates the template with those variables as its only names
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,11 +35,20 @@ class Template:
     variables: dict[str, Any]
 
 
+def _parse_template(text: str, filename: str) -> E.Expr:
+    """The parser's template parse: ``parse_template(text, filename)``, or, from a parser that also
+    wants the first line, with line 1."""
+    required = [p for p in inspect.signature(hcl.parse_template).parameters.values() if p.default is p.empty]
+    if len(required) > 2:
+        return hcl.parse_template(text, filename, 1)  # type: ignore[call-arg, unused-ignore]
+    return hcl.parse_template(text, filename)  # type: ignore[call-arg, unused-ignore]
+
+
 def parse(text: str, filename: str) -> E.Expr:
     """The template ``text`` (from ``filename``) as an expression; a syntax error is the template
     parameter's."""
     try:
-        return hcl.parse_template(text, filename, 1)
+        return _parse_template(text, filename)
     except DiagnosticsError as exc:
         d = exc.diagnostics[0] if exc.diagnostics else None
         detail = f"{d.summary}: {d.detail}" if d is not None else str(exc)
