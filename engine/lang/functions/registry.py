@@ -105,7 +105,7 @@ def _checks(name: str) -> tuple[tuple[tuple[bool, Any], ...], tuple[bool, Any]]:
     return tuple(check(p) for p in fixed), check(variadic)
 
 
-def _argument(name: str, i: int, v: Any, nullable: bool, ty: Any) -> Any:
+def _argument(i: int, v: Any, nullable: bool, ty: Any) -> Any:
     """Argument ``i``, as cty hands it to a function: a null refused unless the parameter takes one,
     a primitive converted to the parameter's type."""
     if v is None:
@@ -130,7 +130,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any) -> Any:
         n = len(args)
         _arity(name, n)
-        args = tuple(_argument(name, i, v, *(fixed[i] if i < len(fixed) else rest)) for i, v in enumerate(args))
+        args = tuple(_argument(i, v, *(fixed[i] if i < len(fixed) else rest)) for i, v in enumerate(args))
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if hi == lo else f"at least {lo}" if hi is None else f"{lo} to {hi}"
             raise FunctionArityError(f"Function {name!r} expects {want} argument(s), got {n}.")
