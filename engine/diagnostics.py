@@ -27,8 +27,9 @@ module each lives in::
     ├── ResourceError                    provider/framework: a provider's own error, mapped to a
     │                                    diagnostic by the framework
     └── internal signals, each caught and turned into a diagnostic where it is raised:
-        FunctionError (FunctionArityError), ConversionError (lang/convert), EvalError
-        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal),
+        FunctionError (FunctionArityError; ArgumentError and Re2Error in lang/functions),
+        ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
+        _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
         TypeSpecError (config/decode)
 

@@ -18,6 +18,7 @@ from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.functions.timestamps import CLOCK, evaluation_clock
 from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.plans.plan import Plan
@@ -71,17 +72,19 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
     try:
-        async with p.store.writer(p.state) as writer:
-            applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                              resolver, local_value, limits_of(p.module, limits or Limits()))
-            applier.record_data_reads()
-            if p.plan.refresh_only and p.plan.drift:
-                writer.changed = True  # the refreshed objects are what this apply records
-            result = await applier.run(parallelism, fail_fast, on_signals)
-            outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
-            if not _same_outputs(outputs, p.state.outputs):
-                writer.changed = True
-            p.state.outputs = outputs
+        # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
+        with evaluation_clock(CLOCK.get().plan_time, applying=True):
+            async with p.store.writer(p.state) as writer:
+                applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                                  resolver, local_value, limits_of(p.module, limits or Limits()))
+                applier.record_data_reads()
+                if p.plan.refresh_only and p.plan.drift:
+                    writer.changed = True  # the refreshed objects are what this apply records
+                result = await applier.run(parallelism, fail_fast, on_signals)
+                outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
+                if not _same_outputs(outputs, p.state.outputs):
+                    writer.changed = True
+                p.state.outputs = outputs
         return result
     except BaseExceptionGroup as group:
         # a state write failure cancels the walk: report it as itself, not as a task-group error

@@ -4,27 +4,34 @@ sensitive value in it; and ``try``/``can``, whose arguments are expressions eval
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import traversals
-from engine.lang.functions.registry import FUNCTIONS, PARAMS, signature
+from engine.lang.functions.arguments import ArgumentError
+from engine.lang.functions.registry import CORE, PARAMS, base_name, function_named, signature
+from engine.lang.functions.templates import STRING_TEMPLATE_NAME, TEMPLATE_FUNCTIONS, template_for
 from engine.lang.quote import go_quote
 from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, is_wholly_known
 
 # functions whose failures terraform reports as an unsuitable value for their first parameter
-_ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "lookup", "file", "one",
-                              "filebase64", "filemd5", "filesha1", "filesha256", "filesha512"})
+_ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "file", "one",
+                              "filebase64"})
 
 
 def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     if e.name == "try" or e.name == "can":  # their arguments are expressions, evaluated one by one
         return _try(e, scope, value_of)
-    fn = FUNCTIONS.get(e.name)
+    fn = function_named(e.name)
     if fn is None:
+        if e.name.startswith(CORE):
+            raise EvalError("Unknown provider function", 'The function namespace "core" is not valid. Provider '
+                            'function calls must use the "provider::" namespace prefix.', e.line)
         raise EvalError("Call to unknown function", f'There is no function named "{e.name}".', e.line)
+    name = base_name(e.name)
     args = [value_of(a, scope) for a in e.args]
     if e.expand_final and args:
         last = args.pop()
@@ -36,21 +43,66 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
                             e.line)
         args.extend(last)
     try:
+        if name in TEMPLATE_FUNCTIONS or name == "issensitive":
+            fn(*args)  # only its arguments checked: the evaluator does the rest, below
+            return _issensitive(e, args, scope) if name == "issensitive" else _template(e, name, args, scope,
+                                                                                         value_of)
         return fn(*args)
     except FunctionArityError as exc:
         raise EvalError(exc.summary, str(exc), e.line,
-                        (f"while calling {signature(e.name)}",)).blame(e, scope) from None
+                        (f"while calling {signature(name)}",)).blame(e, scope) from None
     except FunctionError as exc:
-        calling = (f"while calling {signature(e.name)}",)
+        calling = (f"while calling {signature(name)}",)
         message = _redacted(e, args, str(exc).rstrip("."), scope)
-        if e.name in _ARGUMENT_ERRORS:  # terraform's: the value given for its first parameter is unsuitable
-            raise EvalError("Invalid function argument", f'Invalid value for "{PARAMS[e.name][0][0]}" '
+        index = exc.index if isinstance(exc, ArgumentError) else 0 if name in _ARGUMENT_ERRORS else None
+        if index is not None:  # terraform's: the value given for that parameter is unsuitable
+            params, variadic = PARAMS[name]
+            param = params[index] if index < len(params) else variadic
+            raise EvalError("Invalid function argument", f'Invalid value for "{param}" '
                             f"parameter: {message[:1].lower()}{message[1:]}.", e.line,
-                            calling).blame(e.args[0] if e.args else e, scope) from None
-        raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
+                            calling).blame(e.args[index] if index < len(e.args) else e, scope) from None
+        raise EvalError("Error in function call", f'Call to function "{name}" failed: {message}.', e.line,
                         calling).blame(e, scope) from None
     except TypeError as exc:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
+
+
+def _issensitive(e: E.Call, args: list[Any], scope: Scope) -> Any:
+    """Whether the argument is sensitive: known from what it refers to (:mod:`engine.lang.sensitivity`),
+    unknown while the value itself is."""
+    if args[0] is UNKNOWN:
+        return UNKNOWN
+    return bool(scope.sensitivity is not None and scope.sensitivity.uses(e.args[0]))
+
+
+_TEMPLATE_DEPTH: ContextVar[int] = ContextVar("_TEMPLATE_DEPTH", default=0)
+
+
+def _template(e: E.Call, name: str, args: list[Any], scope: Scope, value_of: Evaluator) -> Any:
+    """``templatefile`` and ``templatestring``: the template rendered with its variables as the only names
+    in scope."""
+    if name == "templatestring" and isinstance(e.args[0], (E.Literal, E.Template)):
+        raise ArgumentError(0, "invalid template expression: templatestring is only for rendering templates "
+                               "retrieved dynamically from elsewhere, and so does not support providing a "
+                               "literal template; consider using a template string expression instead")
+    template = template_for(name, *args)
+    if template is None:
+        return UNKNOWN
+    if _TEMPLATE_DEPTH.get() > 0:
+        raise FunctionError("cannot recursively call templatefile from inside another template function.")
+    inner = Scope({}, _no_locals, scope.resources, None, None, template.variables, scope.sensitivity)
+    token = _TEMPLATE_DEPTH.set(_TEMPLATE_DEPTH.get() + 1)
+    try:
+        return value_of(template.expr, inner)
+    except EvalError as exc:
+        where = STRING_TEMPLATE_NAME if name == "templatestring" else str(args[0])
+        raise FunctionError(f"{where}:{exc.line}: {exc.summary}; {exc.detail}") from None
+    finally:
+        _TEMPLATE_DEPTH.reset(token)
+
+
+def _no_locals(name: str, line: int) -> Any:
+    raise EvalError("Unsupported reference", "Templates can refer only to the variables given to them.", line)
 
 
 def _redacted(e: E.Call, args: list[Any], message: str, scope: Scope) -> str:

@@ -195,9 +195,10 @@ class Sensitivity:
         ``[for r in terraform_data.c : r.id]`` is ``terraform_data.c.id``)."""
         aliases = aliases or {}
         if isinstance(e, E.Call):
-            if e.name in ("nonsensitive", "can"):  # can's result, a bool, carries no mark
+            name = e.name.removeprefix("core::")
+            if name in ("nonsensitive", "can", "issensitive"):  # a bool from can or issensitive carries no mark
                 return
-            if e.name == "sensitive":
+            if name == "sensitive":
                 yield e
                 return
         if isinstance(e, (E.GetAttr, E.Index, E.Var)):

@@ -3,14 +3,25 @@ documentation groups them:
 
     arguments      what every family does with its arguments (no functions of its own)
     collections    length, concat, merge, keys, lookup, element, flatten, sort, range, ...
-    conversion     tobool, tolist, tomap, tonumber, toset, tostring, sensitive, nonsensitive
-    encoding       jsonencode, jsondecode, base64encode, base64decode
-    filesystem     file, filebase64, fileexists, abspath, basename, dirname, pathexpand
-    formatting     format (Go's fmt verbs)
+    conversion     tobool, tolist, tomap, tonumber, toset, tostring, sensitive, nonsensitive,
+                   issensitive, ephemeralasnull
+    crypto         base64sha256, base64sha512, filebase64sha..., bcrypt, rsadecrypt, uuid, uuidv5
+    encoding       jsonencode, jsondecode, base64..., textencodebase64, urlencode, csvdecode
+    filesystem     file, filebase64, fileexists, fileset, abspath, basename, dirname, pathexpand
+    formatting     format, formatlist (Go's fmt verbs)
     hashing        md5, sha1, sha256, sha512, filemd5, filesha1, filesha256, filesha512
-    numeric        abs, ceil, floor, max, min
-    strings        upper, lower, split, join, replace, substr, trim..., startswith, ...
+    lists          compact, slice, reverse, index, chunklist, coalescelist, matchkeys, transpose,
+                   alltrue, anytrue
+    network        cidrhost, cidrnetmask, cidrsubnet, cidrsubnets
+    numeric        abs, ceil, floor, max, min, log, pow, signum, parseint, sum
+    regex          regex, regexall (RE2 patterns)
+    sets           setunion, setintersection, setsubtract, setproduct
+    strings        upper, lower, split, join, replace, substr, trim..., title, strrev, indent, ...
+    templates      templatefile, templatestring (rendered by the evaluator: engine.lang.calls)
+    timestamps     formatdate, timeadd, timecmp, timestamp, plantimestamp (and the CLOCK)
+    yaml_encoding  yamlencode, yamldecode
     registry       FUNCTIONS: every function by name, as the evaluator calls it; PARAMS, signature
+    terraform_signatures   terraform 1.11's functions and their parameters: the specification
 
 ``try`` and ``can`` take expressions, not values: the evaluator runs them (:mod:`engine.lang.calls`).
 
@@ -28,6 +39,13 @@ registry does the rest. Its tests: a row in each table of ``tests/engine/functio
 (a normal call, an unknown argument, a bad argument, terraform's results; the coverage test there
 fails until it has them), and its own behaviours in ``tests/engine/functions/test_<family>.py``.
 
-Modules import each other in this order, never back: arguments; numeric, conversion, encoding,
-strings, filesystem; collections, formatting, hashing; registry.
+Every function is also callable as ``core::NAME``. The registry refuses a null for a parameter
+that takes none and converts an argument to a primitive parameter's type before the call, as cty
+does; a failure for one parameter is an :class:`~engine.lang.functions.arguments.ArgumentError`
+(terraform's "Invalid function argument"). The functions are checked against terraform's own
+answers in ``tests/engine/functions/test_terraform_oracle.py``.
+
+Modules import each other in this order, never back: arguments, terraform_signatures; numeric,
+conversion, encoding, strings, filesystem, timestamps, regex, network, sets, lists, yaml_encoding;
+collections, formatting, hashing, crypto, templates; registry.
 """

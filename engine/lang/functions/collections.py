@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import convert as _convert
-from engine.lang.functions.arguments import _convert_to, _seq, _string_arg, _unified
+from engine.lang.functions.arguments import ArgumentError, _convert_to, _string_arg, _unified
 from engine.lang.functions.numeric import _one_number
 from engine.lang.functions.strings import _graphemes
 from engine.lang.number import (
@@ -53,8 +53,7 @@ def concat(*seqs: Any) -> Any:
         if s is None:
             raise FunctionError("argument must not be null.")
         if not isinstance(s, tuple) or isinstance(s, SetVal):
-            raise FunctionError(f"all arguments must be lists or tuples; argument {i + 1} is "
-                                f"{type_name(s)}.")
+            raise ArgumentError(i, f"all arguments must be lists or tuples; got {type_name(s)}")
     if all(isinstance(s, ListVal) for s in seqs):
         ty = _convert.unify([value_type(s) for s in seqs])
         if ty is not None:
@@ -69,7 +68,7 @@ def merge(*maps: Any) -> Any:
     present = [m for m in maps if m is not None]
     for m in present:
         if not isinstance(m, dict):
-            raise FunctionError(f"arguments must be maps or objects, not {type_name(m)}.")
+            raise FunctionError(f'arguments must be maps or objects, got "{type_name(m)}".')
     if maps and not present:
         return None
     out: dict[str, Any] = {}
@@ -86,7 +85,7 @@ def keys(m: Any) -> Any:
     if m is UNKNOWN:
         return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"must have map or object type, not {type_name(m)}.")
+        raise ArgumentError(0, "must have map or object type")
     ks = sorted(m)
     return ListVal(ks) if isinstance(m, MapVal) else tuple(ks)
 
@@ -95,7 +94,7 @@ def values(m: Any) -> Any:
     if m is UNKNOWN:
         return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"values() requires a map as the first argument, not {type_name(m)}.")
+        raise FunctionError("values() requires a map as the first argument.")
     vs = [m[k] for k in sorted(m)]
     return ListVal(vs) if isinstance(m, MapVal) else tuple(vs)
 
@@ -106,7 +105,7 @@ def lookup(m: Any, key: Any, *default: Any) -> Any:
     if m is UNKNOWN or key is UNKNOWN:
         return UNKNOWN
     if not isinstance(m, dict):
-        raise FunctionError(f"lookup() requires a map as the first argument, not {type_name(m)}.")
+        raise ArgumentError(0, f"lookup() requires a map as the first argument, not {type_name(m)}")
     key = _string_arg(key)
     if default and isinstance(m, MapVal) and default[0] is not UNKNOWN:
         ety = _convert.unify([value_type(x) for x in m.values()])
@@ -120,7 +119,9 @@ def lookup(m: Any, key: Any, *default: Any) -> Any:
         return m[key]
     if default:
         return fallback
-    raise FunctionError(f'the given key "{key}" is not present in the map, and no default was given.')
+    if not isinstance(m, MapVal):
+        raise ArgumentError(0, f'the given object has no attribute "{key}"')
+    raise FunctionError(f'lookup failed to find key "{key}".')
 
 
 def element(lst: Any, i: Any) -> Any:
@@ -143,7 +144,9 @@ def element(lst: Any, i: Any) -> Any:
 def contains(lst: Any, v: Any) -> Any:
     if lst is UNKNOWN:
         return UNKNOWN
-    items = _seq(lst, "a list, tuple or set")
+    if not isinstance(lst, tuple):
+        raise FunctionError("argument must be list, tuple, or set.")
+    items = lst
     if v is None:
         raise FunctionError("argument must not be null.")
     if not items:
@@ -172,14 +175,18 @@ def flatten(lst: Any) -> Any:
             else:
                 out.append(y)
 
-    walk(_seq(lst, "can only flatten lists, sets and tuples; a list"))
+    if not isinstance(lst, tuple):
+        raise FunctionError("can only flatten lists, sets and tuples.")
+    walk(lst)
     return tuple(out)
 
 
 def distinct(lst: Any) -> Any:
     if lst is UNKNOWN:
         return UNKNOWN
-    items = _seq(lst, "a list")
+    if not isinstance(lst, tuple):
+        raise ArgumentError(0, "list of any single type required")
+    items = lst
     if not isinstance(lst, (ListVal, SetVal)):
         ty = _unified(items, "tuple to list")
         items = tuple(_convert_to(x, ty) for x in items)
@@ -195,7 +202,9 @@ def distinct(lst: Any) -> Any:
 def sort(lst: Any) -> Any:
     if lst is UNKNOWN:
         return UNKNOWN
-    items = _seq(lst, "a list of strings")
+    if not isinstance(lst, tuple):
+        raise ArgumentError(0, "list of string required")
+    items = lst
     strs: list[str] = []
     unknown = False
     for i, x in enumerate(items):
@@ -218,7 +227,9 @@ def sort(lst: Any) -> Any:
 def zipmap(ks: Any, vs: Any) -> Any:
     if ks is UNKNOWN or vs is UNKNOWN:
         return UNKNOWN
-    key_items = _seq(ks, "a list of strings")
+    if not isinstance(ks, tuple):
+        raise ArgumentError(0, "list of string required")
+    key_items = ks
     if isinstance(vs, SetVal) or not isinstance(vs, tuple):
         if vs is None:
             raise FunctionError("argument must not be null.")
@@ -255,8 +266,6 @@ def range_(*args: Any) -> Any:
         step = Decimal(-1) if end < start else Decimal(1)
     else:
         start, end, step = nums
-    if step == zero:
-        raise FunctionError("step must not be zero.")
     down = step < zero
     if down and end > start:
         raise FunctionError("end must be less than start when step is negative.")

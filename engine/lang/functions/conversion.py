@@ -99,8 +99,21 @@ def nonsensitive(value: Any) -> Any:
     return value
 
 
+def issensitive(value: Any) -> Any:
+    """Unknown while the value is; otherwise the evaluator answers from what the argument refers to
+    (:mod:`engine.lang.calls`), values carrying no marks: False here."""
+    return UNKNOWN if value is UNKNOWN else False
+
+
+def ephemeralasnull(value: Any) -> Any:
+    """The value: strata has no ephemeral values, so none becomes null."""
+    return value
+
+
 # terraform's signature of each function here (its diagnostics name the parameters): the function
 SIGNATURES: dict[str, Callable[..., Any]] = {
+    "ephemeralasnull(value)": ephemeralasnull,
+    "issensitive(value)": issensitive,
     "nonsensitive(value)": nonsensitive,
     "sensitive(value)": sensitive,
     "tobool(v)": tobool,

@@ -1,4 +1,4 @@
-"""``format``: Go's ``fmt`` verbs as terraform's ``format`` function applies them to cty values
+"""``format`` and ``formatlist``: Go's ``fmt`` verbs as terraform's ``format`` function applies them to cty values
 (``%v``, ``%#v``, ``%t``, ``%b``/``%d``/``%o``/``%x``/``%X``, ``%e``/``%f``/``%g``, ``%s``/``%q``,
 with flags, width, precision and explicit argument indexes)."""
 
@@ -10,12 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.diagnostics import FunctionError
-from engine.lang.functions.arguments import _string_arg
+from engine.lang.functions.arguments import ArgumentError, _string_arg
 from engine.lang.functions.conversion import tobool
 from engine.lang.functions.encoding import _json
 from engine.lang.functions.strings import _graphemes
 from engine.lang.number import number_text, to_number, to_string, whole_number
-from engine.values import UNKNOWN, is_wholly_known
+from engine.lang.quote import go_quote
+from engine.values import UNKNOWN, ListVal, is_wholly_known
 
 _VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(\.[0-9]*)?([A-Za-z])?")
 
@@ -75,6 +76,29 @@ def _format_float(n: Any, verb: str, flags: str, width: int | None, prec: int | 
     return " " * padding + sign + body
 
 
+def _go_too_large(digits: str | None) -> bool:
+    """Whether Go's fmt refuses these width or precision digits (it stops once past 1e6)."""
+    num = 0
+    for d in digits or "":
+        if num > 1_000_000:
+            return True
+        num = num * 10 + int(d)
+    return False
+
+
+def _go_extra(v: Any) -> str:
+    """An argument left over, as Go's fmt lists it: ``*big.Int=1``, ``string=x``."""
+    if isinstance(v, bool):
+        return f"bool={'true' if v else 'false'}"
+    if isinstance(v, int):
+        return f"*big.Int={v}"
+    if isinstance(v, float):
+        return f"*big.Float={to_string(v)}"
+    if isinstance(v, str):
+        return f"string={v}"
+    return f"cty.Value={_json(v)}"
+
+
 def format_(fmt: Any, *args: Any) -> Any:
     if fmt is UNKNOWN:
         return UNKNOWN
@@ -107,15 +131,19 @@ def format_(fmt: Any, *args: Any) -> Any:
         if argnum is not None:
             next_arg = int(argnum)
         if next_arg > len(args):
-            raise FunctionError(f"not enough arguments for {raw!r} at {m.start()}: need index "
+            raise FunctionError(f"not enough arguments for {go_quote(raw)} at {m.start()}: need index "
                                 f"{next_arg} but have {len(args)} total.")
         arg = args[next_arg - 1]
         max_used = max(max_used, next_arg)
         next_arg += 1
+        if _go_too_large(width_s) or _go_too_large((prec_s or ".")[1:]):
+            # Go's fmt, given this one verb, gives up on a width or precision past a million
+            out.append(f"%!(NOVERB)%!(EXTRA {_go_extra(arg)})")
+            continue
         width = int(width_s) if width_s else None
         prec = int(prec_s[1:] or "0") if prec_s else None
         minus, zero = "-" in flags, "0" in flags
-        where = f"unsupported value for {raw!r} at {m.start()}"
+        where = f"unsupported value for {go_quote(raw)} at {m.start()}"
         if verb != "v" and arg is None:
             raise FunctionError(f"{where}: null value cannot be formatted.")
         if verb == "v":
@@ -154,13 +182,40 @@ def format_(fmt: Any, *args: Any) -> Any:
                 s = _json(s)
             out.append(_pad(s, width, minus, zero))
         else:
-            raise FunctionError(f"unsupported format verb {verb!r} in {raw!r} at offset {m.start()}.")
+            raise FunctionError(f"unsupported format verb {verb!r} in {go_quote(raw)} at offset {m.start()}.")
     if max_used < len(args):
         raise FunctionError(f"too many arguments; only {max_used} used by format string.")
     return "".join(out)
 
 
+def formatlist(fmt: Any, *args: Any) -> Any:
+    """``format`` applied element-wise: lists, sets and tuples among the arguments (all of one
+    length) give one result each; other arguments are repeated."""
+    if fmt is UNKNOWN:
+        return UNKNOWN
+    length: int | None = None
+    first = 0
+    for i, a in enumerate(args):
+        if a is UNKNOWN:
+            return UNKNOWN
+        if isinstance(a, tuple):
+            if length is not None and len(a) != length:
+                raise ArgumentError(1 + i, f"argument {i + 1} has length {len(a)}, which is inconsistent with "
+                                    f"argument {first + 1} of length {length}")
+            if length is None:
+                length, first = len(a), i
+    out = []
+    for n in range(1 if length is None else length):
+        row = [a[n] if isinstance(a, tuple) else a for a in args]
+        try:
+            out.append(format_(fmt, *row))
+        except FunctionError as exc:
+            raise FunctionError(f"error on format iteration {n}: {str(exc).rstrip('.')}.") from None
+    return ListVal(out)
+
+
 # terraform's signature of each function here (its diagnostics name the parameters): the function
 SIGNATURES: dict[str, Callable[..., Any]] = {
     "format(format, args...)": format_,
+    "formatlist(format, args...)": formatlist,
 }

@@ -4,9 +4,11 @@ file's bytes (``filemd5``, ...)."""
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from typing import Any
 
+from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import _known, _string_arg
 from engine.lang.functions.filesystem import _read
 from engine.values import UNKNOWN
@@ -22,10 +24,17 @@ def _hash(algo: str) -> Callable[[Any], Any]:
 
 def _file_hash(algo: str) -> Callable[[Any], Any]:
     def digest(path: Any) -> Any:
-        return hashlib.new(algo, _read(path)).hexdigest() if _known(path) else UNKNOWN
+        return hashlib.new(algo, read_for_hash(path)).hexdigest() if _known(path) else UNKNOWN
 
     digest.__name__ = "file" + algo
     return digest
+
+
+def read_for_hash(path: Any) -> bytes:
+    """The file's bytes; a missing file in the words terraform's hashing functions use (Go's)."""
+    if not os.path.exists(os.path.expanduser(_string_arg(path))):
+        raise FunctionError(f"open {_string_arg(path)}: no such file or directory.")
+    return _read(path)
 
 
 # terraform's signature of each function here (its diagnostics name the parameters): the function

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from engine.diagnostics import FunctionError
-from engine.lang.functions.arguments import _known, _seq, _string_arg
+from engine.lang.functions.arguments import ArgumentError, _known, _seq, _string_arg
+from engine.lang.functions.regex import Re2Error, compile_re2
 from engine.lang.number import to_string, whole_number
 from engine.values import UNKNOWN, ListVal, type_name
 
@@ -90,14 +90,14 @@ def join(sep: Any, *lists: Any) -> Any:
     sep = _string_arg(sep)
     items: list[str] = []
     unknown = False
-    for lst in lists:
+    for which, lst in enumerate(lists):
         if isinstance(lst, dict):
             raise FunctionError(f"a list, set or tuple is required, not {type_name(lst)}.")
         for i, x in enumerate(_seq(lst)):
             if x is UNKNOWN:
                 unknown = True
             elif x is None:
-                raise FunctionError(f"element {i} is null; cannot concatenate null values.")
+                raise ArgumentError(1 + which, f"element {i} is null; cannot concatenate null values")
             elif isinstance(x, (tuple, dict)):
                 raise FunctionError(f"element {i}: string required.")
             else:
@@ -105,14 +105,12 @@ def join(sep: Any, *lists: Any) -> Any:
     return UNKNOWN if unknown else sep.join(items)
 
 
-def _go_regex(src: str) -> re.Pattern[str]:
-    """Compile an RE2 pattern with Python's engine (translating the syntax that differs)."""
-    src = re.sub(r"\(\?<(?![=!])", "(?P<", src)
-    src = src.replace(r"\z", r"\Z")
+def _go_regex(src: str) -> Any:
+    """Compile an RE2 pattern (:mod:`engine.lang.functions.regex`), refused in Go's words."""
     try:
-        return re.compile(src)
-    except (re.error, ValueError, OverflowError) as exc:
-        raise FunctionError(f"error parsing regexp: {exc}.") from None
+        return compile_re2(src)
+    except Re2Error as exc:
+        raise FunctionError(f"{exc.go_text}.") from None
 
 
 def replace(s: Any, old: Any, new: Any) -> Any:
@@ -123,7 +121,7 @@ def replace(s: Any, old: Any, new: Any) -> Any:
         rx = _go_regex(old[1:-1])
         template = _go_template(new)
 
-        def expand(m: re.Match[str]) -> str:
+        def expand(m: Any) -> str:
             out: list[str] = []
             for kind, part in template:
                 if kind == "text":
@@ -213,10 +211,49 @@ def endswith(s: Any, suffix: Any) -> Any:
     return _string_arg(s).endswith(_string_arg(suffix)) if _known(s, suffix) else UNKNOWN
 
 
+def _go_separator(c: str) -> bool:
+    """Go's strings.Title word boundary: what may precede a letter that starts a word."""
+    if c.isascii():
+        return not (c.isalnum() or c == "_")
+    if c.isalpha() or c.isdigit():
+        return False
+    return c.isspace()
+
+
+def title(s: Any) -> Any:
+    if not _known(s):
+        return UNKNOWN
+    out: list[str] = []
+    prev = " "
+    for c in _string_arg(s):
+        out.append((t if len(t := c.title()) == 1 else c) if _go_separator(prev) else c)
+        prev = c
+    return "".join(out)
+
+
+def strrev(s: Any) -> Any:
+    return "".join(reversed(_graphemes(_string_arg(s)))) if _known(s) else UNKNOWN
+
+
+def strcontains(s: Any, substr: Any) -> Any:
+    return _string_arg(substr) in _string_arg(s) if _known(s, substr) else UNKNOWN
+
+
+def indent(spaces: Any, s: Any) -> Any:
+    if not _known(spaces, s):
+        return UNKNOWN
+    n = whole_number(spaces, "spaces")
+    return _string_arg(s).replace("\n", "\n" + " " * max(n, 0))
+
+
 # terraform's signature of each function here (its diagnostics name the parameters): the function
 SIGNATURES: dict[str, Callable[..., Any]] = {
     "chomp(str)": chomp,
     "endswith(str, suffix)": endswith,
+    "indent(spaces, str)": indent,
+    "strcontains(str, substr)": strcontains,
+    "strrev(str)": strrev,
+    "title(str)": title,
     "join(separator, lists...)": join,
     "lower(str)": lower,
     "replace(str, substr, replace)": replace,

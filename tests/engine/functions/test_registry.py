@@ -33,3 +33,22 @@ def test_every_declared_function_is_callable_by_name():
 def test_signature_shows_terraform_parameters():
     assert signature("join") == "join(separator, lists...)"
     assert signature("try") == "try(expressions...)"
+
+
+def test_core_namespace_calls_the_builtin_function():
+    from engine.lang import expr as E
+    from engine.lang.evaluate import Scope, evaluate
+
+    scope = Scope({}, lambda name, line: None, None)  # type: ignore[arg-type]
+    call = E.Call(1, "core::upper", (E.Literal(1, "a"),), False)
+    assert evaluate(call, scope) == "A"
+
+
+def test_unknown_core_function_is_terraforms_error():
+    from engine.lang import expr as E
+    from engine.lang.evaluate import EvalError, Scope, evaluate
+
+    scope = Scope({}, lambda name, line: None, None)  # type: ignore[arg-type]
+    with pytest.raises(EvalError) as info:
+        evaluate(E.Call(1, "core::nope", (), False), scope)
+    assert info.value.summary == "Unknown provider function"
