@@ -112,6 +112,11 @@ def format_(fmt: Any, *args: Any) -> Any:
         arg = args[next_arg - 1]
         max_used = max(max_used, next_arg)
         next_arg += 1
+        if _too_large(width_s) or _too_large(prec_s[1:] if prec_s else None):
+            # Go's fmt gives up on a width or precision over a million (terraform: 30 characters
+            # for format("%999999999d", 1), not a gigabyte)
+            out.append(f"%!(NOVERB)%!(EXTRA {_go_operand(arg, verb)})")
+            continue
         width = int(width_s) if width_s else None
         prec = int(prec_s[1:] or "0") if prec_s else None
         minus, zero = "-" in flags, "0" in flags
@@ -158,6 +163,28 @@ def format_(fmt: Any, *args: Any) -> Any:
     if max_used < len(args):
         raise FunctionError(f"too many arguments; only {max_used} used by format string.")
     return "".join(out)
+
+
+def _too_large(digits: str | None) -> bool:
+    """Go fmt's parsenum: a number that passes a million before its last digit is refused."""
+    num = 0
+    for d in digits or "":
+        if num > 1_000_000:
+            return True
+        num = num * 10 + ord(d) - 48
+    return False
+
+
+def _go_operand(arg: Any, verb: str) -> str:
+    """An argument as Go's fmt names an unused one (``*big.Int=1``): the type cty passes."""
+    if isinstance(arg, bool):
+        return f"bool={'true' if arg else 'false'}"
+    if isinstance(arg, (int, float)):
+        kind = "*big.Int" if verb in "bdoxX" else "*big.Float"
+        return f"{kind}={to_string(arg)}"
+    if isinstance(arg, str):
+        return f"string={arg}"
+    return f"cty.Value={_json(arg)}"
 
 
 # terraform's signature of each function here (its diagnostics name the parameters): the function
