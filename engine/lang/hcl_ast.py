@@ -383,8 +383,10 @@ class Converter:
             else:
                 stream.append(("a", len(children), self.line(c)))
                 children.append(c)
-        if len(stream) > 2:  # a chain of operators or steps nests that deep
-            self.deepest = max(self.deepest, self.alive + len(stream))
+        if len(stream) > 2:  # a chain of operators or steps nests as deep as it is long
+            chain = len(stream) - len(children)
+            if self.alive + chain > self.deepest:
+                self.deepest = self.alive + chain
         return children, lambda v: _regroup(stream, v)
 
     def index_step(self, c: Node, children: list[Any]) -> tuple[Any, ...]:
