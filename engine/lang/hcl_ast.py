@@ -246,7 +246,8 @@ class Converter:
         kind = c.type
         line = self.line(n)
         if kind == "numeric_lit":
-            return E.Literal(line, number_literal(self.text(c)))
+            text = self.text(c)
+            return E.Literal(line, int(text) if text.isdigit() and len(text) < 19 else number_literal(text))
         if kind == "bool_lit":
             return E.Literal(line, self.text(c) == "true")
         if kind == "null_lit":
@@ -280,15 +281,17 @@ class Converter:
 
     def object_key(self, key: Node) -> Any:
         """A key's item: a bare name (or keyword) is the literal string; ``(k)`` is an expression."""
-        parts = [c for c in key.children if c.type != "comment"]
-        if len(parts) == 1 and parts[0].type == "variable_expr":
-            lit = E.Literal(self.line(key), self.text(parts[0]))
-            return lambda: lit
-        if len(parts) == 1 and parts[0].type == "literal_value":
-            inner = parts[0].child(0)
-            if inner is not None and inner.type in ("bool_lit", "null_lit"):
-                lit = E.Literal(self.line(key), self.text(inner))
+        if key.child_count == 1:
+            only = key.child(0)
+            assert only is not None
+            if only.type == "variable_expr":
+                lit = E.Literal(self.line(key), self.text(only))
                 return lambda: lit
+            if only.type == "literal_value":
+                inner = only.child(0)
+                if inner is not None and inner.type in ("bool_lit", "null_lit"):
+                    word = E.Literal(self.line(key), self.text(inner))
+                    return lambda: word
         return key
 
     def call(self, n: Node) -> Pending:
