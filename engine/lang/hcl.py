@@ -17,6 +17,7 @@ from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, enclos
 from engine.lang import expr as E
 from engine.lang.hcl_ast import MAX_NESTING, Attribute, Block, Converter
 from engine.lang.hcl_errors import syntax_error
+from engine.lang.hcl_template import template_of
 from engine.lang.hcl_tree import Source, SyntaxFail, parse_tree
 
 __all__ = ["Attribute", "Block", "parse_hcl", "parse_expression", "parse_template"]
@@ -144,6 +145,27 @@ def parse_expression(src: str, filename: str, line: int) -> E.Expr:
 
 
 _MARKER = "STRATA_TEMPLATE_END_7f3a"
+_PLAIN_INTERPOLATION = re.compile(r"\$\{([^{}\"%$~\n]*)\}")
+
+
+def _simple_template(text: str, filename: str, line: int) -> E.Expr | None:
+    """A template of text and plain ``${ref}`` interpolations built without the parser (a
+    generated .tf.json file holds thousands of such strings); None for anything else."""
+    if "$${" in text or "%" in text or "\\" in text:
+        return None
+    parts: list[str | E.Expr] = []
+    pos = 0
+    for m in _PLAIN_INTERPOLATION.finditer(text):
+        ref = _simple_traversal(m.group(1).strip(), line + text.count("\n", 0, m.start()))
+        if ref is None:
+            return None
+        parts.append(text[pos:m.start()])
+        parts.append(ref)
+        pos = m.end()
+    parts.append(text[pos:])
+    if "${" in text[pos:] or any(isinstance(p, str) and "${" in p for p in parts):
+        return None
+    return template_of(line, parts)
 
 
 def parse_template(text: str, filename: str, line: int = 1) -> E.Expr:
@@ -152,6 +174,9 @@ def parse_template(text: str, filename: str, line: int = 1) -> E.Expr:
     a string, except that a template of one interpolation alone is that expression's value."""
     if "${" not in text and "%{" not in text:  # hot path: plain text
         return E.Literal(line, text)
+    simple = _simple_template(text, filename, line)
+    if simple is not None:
+        return simple
     body = text.replace("\r\n", "\n")
     marker = _MARKER
     while re.search(rf"^\s*{marker}\s*$", body, re.M):
