@@ -422,6 +422,26 @@ _DIRECTIVE = re.compile(r"(?<!%)%\{(~?)\s*(if|else|endif|for|endfor)\b[^}]*\}")
 _ENDS = {"if": "endif", "for": "endfor"}
 
 
+def _template_end(text: str, after: int) -> tuple[int, int, int]:
+    """Where the template holding the directive that ends at ``after`` ends, as (line, column,
+    offset): its closing quote on that line, else the heredoc's closing marker line."""
+    line_end = text.find("\n", after)
+    line_end = len(text) if line_end < 0 else line_end
+    i = after
+    while i < line_end:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            break
+        i += 1
+    else:
+        m = re.compile(r"(?m)^[ \t]*[A-Za-z_][\w-]*[ \t]*$").search(text, line_end)
+        i = m.start() if m is not None else len(text)
+    line = text.count("\n", 0, i) + 1
+    return line, i - text.rfind("\n", 0, i), i
+
+
 def _directive_mismatch(text: str, filename: str, base: int) -> Diagnostic | None:
     """Template directives that do not pair up (an ``endif`` closing a ``for``, an ``if`` never
     closed), read from the text, as terraform words them."""
@@ -434,7 +454,9 @@ def _directive_mismatch(text: str, filename: str, base: int) -> Diagnostic | Non
         col = m.start() - text.rfind("\n", 0, m.start())
         return line, col, f"{filename}:{line},{col}-{col + len(m.group(0))}"
 
+    last_end = 0
     for m in _DIRECTIVE.finditer(text):
+        last_end = m.end()
         word = m.group(2)
         line, col, cited = where(m)
         subject = SourceRange(filename, line, col, m.start())
@@ -459,7 +481,8 @@ def _directive_mismatch(text: str, filename: str, base: int) -> Diagnostic | Non
                 return error(f"Unexpected {word} directive", detail, subject, context=ctx)
     if stack:
         top, top_at = stack[-1]
+        line, col, pos = _template_end(text, last_end)
         return error("Unexpected end of template",
                      f"The {top} directive at {top_at} is missing its corresponding {_ENDS[top]} directive.",
-                     SourceRange(filename, int(top_at.split(":")[-1].split(",")[0]), 0), context=None)
+                     SourceRange(filename, line + base - 1, col, pos), context=enclosing_block(filename, line + base - 1))
     return None

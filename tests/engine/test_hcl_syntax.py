@@ -28,7 +28,7 @@ CASES = [
     ('locals {\n  a = [1, 2\n}\n', 'Missing item separator', 3, 1),
     ('locals {\n  a = (1 + 2\n}\n', 'Unbalanced parentheses', 3, 1),
     ('locals {\n  a = f(1, 2\n}\n', 'Missing argument separator', 3, 1),
-    ('locals {\n  a = "%{if true}x"\n}\n', 'Unexpected end of template', 2, None),
+    ('locals {\n  a = "%{if true}x"\n}\n', 'Unexpected end of template', 2, 19),
     ('locals {\n  a = "%{ for x in [1] }${x}%{ endif }"\n}\n', 'Unexpected endif directive', 2, 29),
     ('locals {\n  a = <<EOT\nline\n%{ if true }\n%{ endfor }\nEOT\n}\n', 'Unexpected endfor directive', 5, 1),
     ('locals {\n  a = 1\n  "b" = 2\n}\n', 'Invalid argument name', 3, 3),

@@ -103,4 +103,5 @@ def test_parse_template_unclosed_directive_is_a_diagnostic() -> None:
     with pytest.raises(DiagnosticsError) as ei:
         parse_template("a\n%{ if true }\nb\n", "t.tpl")
     d = ei.value.diagnostics[0]
-    assert d.summary == "Unexpected end of template" and d.subject is not None and d.subject.line == 2
+    assert d.summary == "Unexpected end of template"
+    assert "The if directive at t.tpl:2,1-13 is missing its corresponding endif directive." == d.detail
