@@ -177,26 +177,21 @@ def parse_template(text: str, filename: str, line: int = 1) -> E.Expr:
     simple = _simple_template(text, filename, line)
     if simple is not None:
         return simple
-    body = text.replace("\r\n", "\n")
+    # parsed as the body of a heredoc (the grammar has no rule for a template alone), whose
+    # closing marker the text cannot contain
     marker = _MARKER
-    while re.search(rf"^\s*{marker}\s*$", body, re.M):
+    while re.search(rf"^\s*{marker}\s*$", text, re.M):
         marker += "_"
-    source = Source.of(f"__x = <<{marker}\n{body}\n{marker}\n", filename)
+    source = Source.of(f"__x = <<{marker}\n{text}\n{marker}\n", filename)
     root = parse_tree(source.data).root_node
     if root.has_error:
         raise DiagnosticsError(syntax_error(root, source, line - 1))
     conv = Converter(source, line_base=line - 1)
-    heredoc = root.named_children[0].named_children[0].child_by_field_name("val")
-    node = root.named_children[0].named_children[0].named_children[-1]
+    node = root.named_children[0].named_children[0].named_children[-1]  # the attribute's expression
     while node.type != "heredoc_template":
         node = node.named_children[0]
-    del heredoc
     content_end = len(source.data) - len(marker) - 2
     try:
         return conv.run(lambda: conv.templates.standalone(node, content_end))  # type: ignore[no-any-return]
     except SyntaxFail as exc:
         raise _fail(exc, filename) from None
-
-
-def _unused(_: Any) -> None:
-    pass

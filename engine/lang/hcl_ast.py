@@ -79,7 +79,6 @@ _BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, ">": 4, ">=": 4, "<": 4, "<=": 4,
 _UNARY_PREC = 7
 _SOUP = frozenset({"expression", "operation", "binary_operation", "unary_operation", "conditional"})
 _SKIP = frozenset({"comment", ",", ")", ":"})
-_KEYWORDS = {"true": True, "false": False, "null": None}
 
 
 class Converter:
@@ -500,7 +499,3 @@ def _regroup(stream: list[tuple[Any, ...]], v: list[Any]) -> E.Expr:
     while ops:
         reduce()
     return operands[0]
-
-
-def is_keyword(name: str) -> bool:
-    return name in _KEYWORDS
