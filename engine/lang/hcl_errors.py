@@ -166,6 +166,12 @@ def syntax_error(root: Node, src: Source, base: int = 1) -> list[Diagnostic]:
         return [error("Invalid argument name", "Argument names must not be quoted.",
                       SourceRange(src.filename, line, len(quoted.group(1)) + 1, quoted.start(1) + len(quoted.group(1))),
                       context=enclosing_block(src.filename, line))]
+    depth_line = _template_too_deep(text)
+    if depth_line:
+        return [error("Templates nested too deeply",
+                      f"A string template here nests more than {_TEMPLATE_DEPTH} levels of strings inside "
+                      "interpolations, more than strata's parser (tree-sitter-hcl) can follow.",
+                      SourceRange(src.filename, depth_line + base - 1))]
     found = _unterminated_string(text, src.filename, base)
     if found:
         return found
@@ -348,6 +354,40 @@ def _unclosed(text: str) -> tuple[int, int, str] | None:
                 stack.pop()
         i += 1
     return stack[-1] if stack else None
+
+
+_TEMPLATE_DEPTH = 60  # tree-sitter-hcl's scanner keeps at most 127 contexts, two a level
+
+
+def _template_too_deep(text: str) -> int:
+    """The line where quoted templates nest (``"${"${...}"}"``) past what the grammar's scanner
+    can hold (it then loses track and reports errors that are not there), or 0."""
+    if text.count('"${') < _TEMPLATE_DEPTH:
+        return 0
+    stack: list[str] = []  # '"' in a string, "{" in an interpolation (or braces inside one)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        top = stack[-1] if stack else ""
+        if top == '"':
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                stack.pop()
+            elif text.startswith("${", i) and not text.startswith("$${", i - 1):
+                stack.append("{")
+                i += 1
+                if len(stack) > 2 * _TEMPLATE_DEPTH:
+                    return text.count("\n", 0, i) + 1
+        elif c == '"':
+            stack.append('"')
+        elif c == "{" and top == "{":
+            stack.append("{")
+        elif c == "}" and top == "{":
+            stack.pop()
+        i += 1
+    return 0
 
 
 _QUOTE_NEWLINE = ("Quoted strings may not be split over multiple lines. To produce a multi-line string, either "

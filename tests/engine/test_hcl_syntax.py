@@ -107,3 +107,17 @@ def test_terraform_agrees(tmp_path, index: int) -> None:
     assert (d["summary"], d["range"]["start"]["line"]) == (summary, line)
     if column is not None:
         assert d["range"]["start"]["column"] == column
+
+
+def test_templates_nested_past_the_grammars_limit_are_a_diagnostic() -> None:
+    # terraform accepts 10,000 levels of "${"${...}"}"; tree-sitter-hcl's scanner loses track past
+    # ~63, so strata says so instead of reporting an error that is not there
+    n = 200
+    d = first_error('locals {\n  v = ' + '"${' * n + "1" + '}"' * n + "\n}\n")
+    assert (d.summary, d.subject.line) == ("Templates nested too deeply", 2)
+
+
+def test_templates_nested_fifty_deep_are_read() -> None:
+    n = 50
+    (b,) = parse_hcl('locals {\n  v = ' + '"${' * n + "1" + '}"' * n + "\n}\n", "main.tf")
+    assert "v" in b.attributes
