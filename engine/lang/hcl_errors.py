@@ -187,6 +187,13 @@ def syntax_error(root: Node, src: Source, base: int = 1) -> list[Diagnostic]:
             line, col, char = unclosed
             where = SourceRange(src.filename, line + base - 1, col)
             ctx = enclosing_block(src.filename, line + base - 1)
+            header = src.line_text(line - 1)[:col]
+            if char == "(" or (char == "{" and not _BLOCK_HEADER.match(header)):
+                # an object or a call left open: terraform reads on to the end of the file
+                last = text.count("\n") + 1
+                at_end = SourceRange(src.filename, last + base - 1, len(text) - text.rfind("\n"), len(src.data))
+                return [error("Missing expression", "Expected the start of an expression, but found the end of "
+                              "the file.", at_end, context=ctx)]
             if char == "{":
                 return [error("Unclosed configuration block",
                               "There is no closing brace for this block before the end of the file. This may be "
@@ -390,6 +397,7 @@ def _template_too_deep(text: str) -> int:
     return 0
 
 
+_BLOCK_HEADER = re.compile(r'\s*[A-Za-z_][\w-]*(\s+("(?:[^"\\]|\\.)*"|[A-Za-z_][\w-]*))*\s*\{$')
 _QUOTE_NEWLINE = ("Quoted strings may not be split over multiple lines. To produce a multi-line string, either "
                   'use the \\n escape to represent a newline character or use the "heredoc" multi-line template '
                   "syntax.")

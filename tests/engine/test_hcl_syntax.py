@@ -48,6 +48,9 @@ CASES = [
     ('locals {\n  a\n  = 1\n}\n', 'Argument or block definition required', 2, 3),
     ('locals {\n  a = 1\n  b = <<EOT\n%{ for x in [1] }\n${x}\n%{ endif }\nEOT\n}\n', 'Unexpected endif directive', 6, 1),
     ('locals {\n  a = "a\rb"\n}\n', "Invalid multi-line string", 2, 9),
+    ('locals {\n  a = [1, 2\n', "Unterminated tuple constructor expression", 2, 7),
+    ('locals {\n  a = f(1,\n', "Missing expression", 3, 1),
+    ('locals {\n  a = {\n    b = 1\n', "Missing expression", 4, 1),
 ]
 
 
