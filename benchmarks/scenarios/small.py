@@ -119,8 +119,8 @@ def run(ctx: Context) -> Report:
                f"The interpreter alone (python -c pass, strata's environment) took {interpreter['wall_median_s'] * 1000:.0f} ms "
                f"wall (median; min {interpreter['wall_min_s'] * 1000:.0f} ms), {interpreter['cpu_median_s'] * 1000:.0f} ms CPU "
                "in the same rounds.",
-               "A parse with python-hcl2 (lark) costs ~130 ms of every command that reads the configuration "
-               "(plan, apply, destroy); it is to be replaced by a tree-sitter parser (its own issue)."],
+               "The configuration is parsed by tree-sitter (compiled): ~5 ms of import and ~1 ms to load the grammar "
+               "(python-hcl2/lark, before, cost ~130 ms of every command that reads the configuration)."],
     )
 
 

@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 _RESERVE = 32 << 20  # bytes
+_RECURSION_LIMIT = 60_000
 
 
 class _DeferredReports:
@@ -217,6 +218,10 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
     # for the whole run; the default collector thresholds made full collections a third of a
     # 100k apply. Collect young objects far less often; cycles are still collected.
     gc.set_threshold(100_000, 50, 100)
+    # terraform accepts expressions and blocks nested ten thousand deep; walking them takes a
+    # few Python frames a level (they use the C stack only at calls through C, well under its
+    # 8 MB at that depth: measured by tests/cli/test_language_limits.py)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
     as_json = _PLAIN_VERSION.get(tuple(argv))
     if as_json is not None:
         try:

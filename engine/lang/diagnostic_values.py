@@ -96,6 +96,11 @@ def children(e: E.Expr, bound: frozenset[str]) -> Iterator[tuple[E.Expr, frozens
         yield e.cond, bound
         yield e.true, bound
         yield e.false, bound
+    elif isinstance(e, E.TemplateIf):
+        yield from ((x, bound) for x in (e.cond, e.true, e.false))
+    elif isinstance(e, E.TemplateFor):
+        yield e.collection, bound
+        yield e.body, bound | {e.value_var} | ({e.key_var} if e.key_var else set())
     elif isinstance(e, E.ForExpr):
         yield e.collection, bound
         inner = bound | {e.value_var} | ({e.key_var} if e.key_var else set())

@@ -30,7 +30,7 @@ from engine.lang.scope import (
     variable,
 )
 from engine.lang.unify import mismatch, unify_unsafe
-from engine.values import UNKNOWN, MapVal, type_name, value_type
+from engine.values import UNKNOWN, MapVal, SetVal, type_name, value_type
 
 
 def evaluate(e: E.Expr, scope: Scope) -> Any:
@@ -85,16 +85,10 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
             if v is UNKNOWN:
                 unknown = True
                 continue
-            if v is None:
-                raise EvalError("Invalid template interpolation value",
-                                "The expression result is null. Cannot include a null value "
-                                "in a string template.", p.line).blame(p, scope)
-            if not isinstance(v, (int, float)):  # a bool; anything else cty cannot make a string of
-                if not isinstance(v, bool):
-                    raise EvalError("Invalid template interpolation value", "Cannot include the given value "
-                                    "in a string template: string required.", p.line).blame(p, scope)
-            out.append(to_string(v))
+            out.append(_interpolated(v, p, scope))
         return UNKNOWN if unknown else "".join(out)
+    if t is E.TemplateIf or t is E.TemplateFor:
+        return _directive(e, scope)
     if t is E.TupleExpr:
         assert isinstance(e, E.TupleExpr)
         return tuple(_val(x, scope) for x in e.items)
@@ -173,6 +167,63 @@ def _conditional(e: E.Conditional, c: bool, scope: Scope) -> Any:
         which = "true" if c else "false"
         raise EvalError("Inconsistent conditional result types",
                         f"The {which} result value has the wrong type: {exc.cty_text}", chosen.line) from None
+
+
+def _interpolated(v: Any, p: E.Expr, scope: Scope) -> str:
+    """A known value interpolated into a template, as a string (as cty converts it)."""
+    if type(v) is str:
+        return v
+    if v is None:
+        raise EvalError("Invalid template interpolation value",
+                        "The expression result is null. Cannot include a null value "
+                        "in a string template.", p.line).blame(p, scope)
+    if not isinstance(v, (int, float)):  # a bool; anything else cty cannot make a string of
+        raise EvalError("Invalid template interpolation value", "Cannot include the given value "
+                        "in a string template: string required.", p.line).blame(p, scope)
+    return to_string(v)
+
+
+def _directive(e: E.Expr, scope: Scope) -> Any:
+    """The string an ``%{ if }`` or ``%{ for }`` directive renders (unknown if what it depends on
+    is); errors name the directive's own line."""
+    if isinstance(e, E.TemplateIf):
+        c = _val(e.cond, scope)
+        if c is UNKNOWN:
+            return UNKNOWN
+        if not isinstance(c, bool):
+            if c == "true" or c == "false":
+                c = c == "true"
+            else:
+                why = "The condition value is null." if c is None else "bool required."
+                raise EvalError("Invalid template if condition", f"The condition for an if directive in a "
+                                f"template must be a boolean value: {why}", e.line).blame(e.cond, scope)
+        branch = e.true if c else e.false
+        v = _val(branch, scope)
+        return v if v is UNKNOWN else _interpolated(v, branch, scope)
+    assert isinstance(e, E.TemplateFor)
+    coll = _val(e.collection, scope)
+    if coll is UNKNOWN:
+        return UNKNOWN
+    if coll is None:
+        raise EvalError("Invalid template for directive", "The collection for a for directive in a template "
+                        "must not be null.", e.line).blame(e.collection, scope)
+    if isinstance(coll, dict):
+        pairs: list[tuple[Any, Any]] = sorted(coll.items())
+    elif isinstance(coll, tuple):
+        pairs = list(enumerate(coll))
+    elif isinstance(coll, SetVal):
+        pairs = [(v, v) for v in coll]
+    else:
+        raise EvalError("Invalid template for directive", f"The collection for a for directive in a template "
+                        f"must be a collection: {type_name(coll)} given.", e.line).blame(e.collection, scope)
+    out: list[str] = []
+    for k, v in pairs:
+        inner = scope.child({e.value_var: v, **({e.key_var: k} if e.key_var else {})})
+        body = _val(e.body, inner)
+        if body is UNKNOWN:
+            return UNKNOWN
+        out.append(_interpolated(body, e.body, inner))
+    return "".join(out)
 
 
 __all__ = ["EvalError", "ResourceResolver", "Scope", "evaluate", "MapVal"]

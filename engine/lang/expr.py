@@ -110,6 +110,27 @@ class ForExpr(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class TemplateIf(Expr):
+    """``%{ if cond }true%{ else }false%{ endif }`` in a template: a string (``line`` is the
+    ``if`` directive's own). The branches are templates; an absent ``else`` is ``""``."""
+
+    cond: Expr
+    true: Expr
+    false: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFor(Expr):
+    """``%{ for k, v in collection }body%{ endfor }`` in a template: ``body`` rendered once per
+    element and concatenated (``line`` is the ``for`` directive's own)."""
+
+    key_var: str | None
+    value_var: str
+    collection: Expr
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Reference:
     """A static reference found in an expression: ``root.attr[key]...``.
 
@@ -188,6 +209,13 @@ def references(e: Expr, bound: frozenset[str] = frozenset()) -> Iterator[Referen
         yield from references(e.cond, bound)
         yield from references(e.true, bound)
         yield from references(e.false, bound)
+    elif isinstance(e, TemplateIf):
+        yield from references(e.cond, bound)
+        yield from references(e.true, bound)
+        yield from references(e.false, bound)
+    elif isinstance(e, TemplateFor):
+        yield from references(e.collection, bound)
+        yield from references(e.body, bound | {e.value_var} | ({e.key_var} if e.key_var else set()))
     elif isinstance(e, ForExpr):
         yield from references(e.collection, bound)
         inner = bound | {e.value_var} | ({e.key_var} if e.key_var else set())

@@ -124,8 +124,8 @@ def test_expression_lines_follow_multi_line_constructs():
             1,
             var.x,
           ]
-          l = 1 +
-            var.y
+          l = (1 +
+            var.y)
         }
         """)
     refs_a = [(r.root, r.step_name(0), r.line) for r in E.references(b.attributes["a"].expr)]
@@ -181,9 +181,11 @@ def test_interpolation_in_block_label_is_an_error():
     assert d.summary == "Invalid block label" and str(d.subject) == "main.tf:1"
 
 
-def test_template_directive_is_reported_at_its_line():
-    (d,) = syntax_error('locals {\n  a = 1\n  b = "%{if true}x%{endif}"\n}\n')
-    assert str(d.subject) == "main.tf:3"
+def test_unmatched_template_directive_is_reported_at_its_line():
+    # terraform 1.11: "Unexpected endif directive" on the endif's own line, naming the open for
+    (d,) = syntax_error('locals {\n  a = 1\n  b = <<EOT\n%{ for x in [1] }\n${x}\n%{ endif }\nEOT\n}\n')
+    assert (d.summary, str(d.subject)) == ("Unexpected endif directive", "main.tf:6")
+    assert d.detail == "Expecting an endfor directive corresponding to the for directive at main.tf:4,1-18."
 
 
 def test_parse_expression_error_names_the_given_line():
