@@ -34,10 +34,6 @@ KNOWN_DIFFERENCES = {
     'rsadecrypt(file("files/secret.b64"), "-----BEGIN RSA PRIVATE KEY-----\\nAAAA\\n-----END RSA PRIVATE KEY-----\\n")':
         "Go's ASN.1 parser describes a malformed key in its own words",
 }
-# cases that need the parser to read namespaced function calls (core::upper), which it does not yet
-NEEDS_NAMESPACES = {c for c in VALUES + UNKNOWNS + ERRORS if c.startswith("core::")}
-# cases that need the template directives of the parser (%{ for }), which the parser does not have yet
-NEEDS_DIRECTIVES = {'templatefile("files/list.tftpl", {items = ["a", "b"]})'}
 
 
 class _NoResources:
@@ -94,12 +90,6 @@ def _files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _mark(case: str) -> Any:
     if case in KNOWN_DIFFERENCES:
         return pytest.param(case, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case], strict=True))
-    if case in NEEDS_DIRECTIVES:
-        return pytest.param(case, marks=pytest.mark.xfail(reason="template directives are not parsed yet",
-                                                          strict=False))
-    if case in NEEDS_NAMESPACES:
-        return pytest.param(case, marks=pytest.mark.xfail(reason="core:: calls are not parsed yet",
-                                                          strict=False))
     return case
 
 
