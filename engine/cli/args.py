@@ -38,7 +38,8 @@ Other commands:
   import        Associate an existing object with a resource: import ADDR ID
   force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
   version       Show the current strata version
-  init          Nothing to do (providers are built in); accepted for terraform's scripts
+  init          Install the providers the configuration requires (-plugin-dir=DIR, -upgrade)
+  providers     Show the providers the configuration requires, and which plugin or built-in serves each
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
@@ -69,14 +70,16 @@ Options (terraform's spelling; --flag value also works):
   -lock=false           Don't take the state lock (commands that use the state; not recommended)
   -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
   -force                force-unlock: don't ask for confirmation
+  -plugin-dir=DIR       init: install providers only from this filesystem mirror (repeatable)
+  -upgrade              init: select the newest versions the constraints admit, ignoring the lock file
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing", "refresh-only", "force"}
+               "dry-run", "allow-missing", "refresh-only", "force", "upgrade"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out"}
-_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit"}
+_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "plugin-dir"}
 
 
 class UsageError(StrataError):
@@ -84,7 +87,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint", "refresh", "force-unlock"})
+                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "providers"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -111,6 +114,8 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "lock": _LOCKING,
     "lock-timeout": _LOCKING,
     "force": frozenset({"force-unlock"}),
+    "plugin-dir": frozenset({"init"}),
+    "upgrade": frozenset({"init"}),
 }
 
 

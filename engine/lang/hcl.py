@@ -70,6 +70,20 @@ class _SyntaxFail(StrataError):
 
 def parse_hcl(text: str, filename: str) -> list[Block]:
     """Parse native-syntax HCL into top-level blocks; syntax errors become diagnostics."""
+    attrs, blocks = parse_hcl_body(text, filename)
+    diags: list[Diagnostic] = []
+    for a in attrs.values():
+        diags.append(error("Unsupported argument",
+                           f'An argument named "{a.name}" is not expected at the top level; '
+                           "only blocks (resource, variable, locals, output, ...) are.", a.range))
+    if diags:
+        raise DiagnosticsError(diags)
+    return blocks
+
+
+def parse_hcl_body(text: str, filename: str) -> tuple[dict[str, Attribute], list[Block]]:
+    """Parse native-syntax HCL into its top-level attributes and blocks (a CLI configuration file
+    has both); syntax errors become diagnostics."""
     if not text.endswith("\n"):
         text += "\n"
     joined: list[int] = []
@@ -94,14 +108,7 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
             [error(exc.summary, exc.detail, SourceRange(filename, exc.line),
                    context=enclosing_block(filename, exc.line))]
         ) from None
-    diags: list[Diagnostic] = []
-    for a in attrs.values():
-        diags.append(error("Unsupported argument",
-                           f'An argument named "{a.name}" is not expected at the top level; '
-                           "only blocks (resource, variable, locals, output, ...) are.", a.range))
-    if diags:
-        raise DiagnosticsError(diags)
-    return blocks
+    return attrs, blocks
 
 
 def _syntax_diag(exc: UnexpectedInput, text: str, filename: str) -> Diagnostic:
