@@ -13,7 +13,7 @@ import orjson
 
 from engine.addrs import ProviderSource
 from engine.cli.args import Args
-from engine.diagnostics import Diagnostic, DiagnosticsError
+from engine.diagnostics import Diagnostic, DiagnosticsError, error
 
 
 def cmd_init(a: Args) -> int:
@@ -32,14 +32,21 @@ def cmd_init(a: Args) -> int:
         if installation.warnings:
             _write(sys.stderr, "There are some problems with the CLI configuration:\n")
             _diagnostics(list(installation.warnings), plain)
-        module = load_module(str(workdir))
+        _write(sys.stdout, "Initializing the backend...\n")
+        try:
+            module = load_module(str(workdir))
+        except DiagnosticsError as exc:
+            raise DiagnosticsError([error(
+                "strata encountered problems during initialisation, including problems with the configuration, "
+                "described below.", "The strata configuration must be valid before initialization so that strata "
+                "can determine which modules and providers need to be installed."), *exc.diagnostics]) from None
         builtin = builtin_sources()
         requirements = provider_requirements(module, builtin)
         previous = read_lock(workdir)
     except DiagnosticsError as exc:
         _diagnostics(list(exc.diagnostics), plain)
         return 1
-    _write(sys.stdout, "Initializing the backend...\nInitializing provider plugins...\n")
+    _write(sys.stdout, "Initializing provider plugins...\n")
     served = builtin_served(requirements)
     for source in sorted(requirements, key=str):
         if source.is_builtin:

@@ -67,3 +67,10 @@ def test_the_registry_reads_what_init_installed_in_the_working_directory(tmp_pat
     Providers(plugin_factory=factory).get("null")
     assert [s for _, s in factory.started] == ["registry.terraform.io/hashicorp/null"]
     assert factory.started[0][0].name == "terraform-provider-null_v2.1.2_x5"
+
+
+def test_the_built_in_sources_are_those_of_the_built_in_providers() -> None:
+    from engine.provider.registry import builtin_sources, factories
+
+    for name, source in builtin_sources().items():
+        assert factories()[name]().source == str(source), name
