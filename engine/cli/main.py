@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 # Start-up is most of a small run's time, so this module imports nothing of the engine at its top:
 # a command imports what it uses when it runs (the event loop, the parser, the planner);
-# `version`, `init` and `-help` import none of that, and a plain `strata version` not even the
-# argument parser.
+# `version` and `-help` import none of that, and a plain `strata version` not even the argument
+# parser; `init` and `providers` read the configuration but need no event loop.
 _PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "--json"): True}
 
 
