@@ -182,3 +182,20 @@ def test_without_provider_installation_the_implied_mirrors_come_first(tmp_path: 
                                                               str(tmp_path / "home/.terraform.d/plugins")]
     direct = inst.methods[-1]
     assert direct.kind == "direct" and not direct.serves(WIDGET) and direct.serves(NULL)
+
+
+def test_a_package_changed_behind_the_hash_cache_is_still_caught(tmp_path: Path) -> None:
+    unpacked(tmp_path / "m", "acme", "widget", "1.0.0")
+    out = install({WIDGET: ()}, {}, mirror_at(tmp_path / "m"), tmp_path)
+    from engine.install.lockfile import write_lock
+
+    write_lock(tmp_path, out.lock)
+    assert check_installed({WIDGET: ()}, set(), tmp_path) == []
+    assert (tmp_path / ".terraform/strata-package-hashes.json").exists()
+    exe = (tmp_path / "m/registry.terraform.io/acme/widget/1.0.0" / current_platform()
+           / "terraform-provider-widget_v1.0.0_x5")
+    st = exe.stat()
+    exe.write_bytes(exe.read_bytes().replace(b"echo", b"eval"))  # same size
+    os.utime(exe, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same modification time
+    [d] = check_installed({WIDGET: ()}, set(), tmp_path)
+    assert d.summary == "Required plugins are not installed"
