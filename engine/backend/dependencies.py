@@ -12,13 +12,15 @@ from engine.install.installed import check_installed
 from engine.provider.registry import Providers, builtin_sources, factories
 
 
-def builtin_served(requirements: dict[ProviderSource, Requirement]) -> set[ProviderSource]:
-    """The required sources strata serves without a plugin: its built-ins, and providers a package
-    registers under the local name (the ``strata.providers`` entry points)."""
+def builtin_served(requirements: dict[ProviderSource, Requirement],
+                   providers: Providers | None = None) -> set[ProviderSource]:
+    """The required sources strata serves without a plugin: its built-ins, providers a package
+    registers under the local name (the ``strata.providers`` entry points), and those a caller
+    gave ``providers`` as instances (an embedding program's, a test's)."""
     served = set(builtin_sources().values())
     rest = [r for s, r in requirements.items() if s not in served and not s.is_builtin]
     if rest:
-        known = factories()
+        known = set(factories()) | (set(providers.instances) if providers is not None else set())
         served |= {r.source for r in rest if any(n in known for n in r.local_names)}
     return served
 
@@ -28,8 +30,8 @@ def require_installed(module: Module, directory: str, providers: Providers) -> N
     ``.terraform/providers`` does not agree with what the configuration requires."""
     builtin = builtin_sources()
     requirements = provider_requirements(module, builtin)
-    diags = check_installed({s: r.constraints for s, r in requirements.items()}, builtin_served(requirements),
-                            directory)
+    diags = check_installed({s: r.constraints for s, r in requirements.items()},
+                            builtin_served(requirements, providers), directory)
     if diags:
         raise DiagnosticsError(diags)
     providers.local_sources.update(local_sources(module, builtin))
