@@ -265,15 +265,6 @@ _PROVIDER_PART = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
 _HOST_LABEL = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
 
 
-class ProviderSourceError(ValueError):
-    """A source address terraform would refuse: ``summary`` and ``detail`` in its words."""
-
-    def __init__(self, summary: str, detail: str) -> None:
-        self.summary = summary
-        self.detail = detail
-        super().__init__(f"{summary}: {detail}")
-
-
 @dataclass(frozen=True, slots=True, order=True)
 class ProviderSource:
     """A provider's source address, ``HOST/NAMESPACE/TYPE`` (``registry.terraform.io/hashicorp/null``):
@@ -309,15 +300,16 @@ def implied_provider_source(local_name: str) -> ProviderSource:
 
 def parse_provider_source(text: str) -> ProviderSource:
     """``[HOST/][NAMESPACE/]TYPE`` in terraform's normal form (lower case; the namespace
-    ``hashicorp`` and the host ``registry.terraform.io`` where left out); ProviderSourceError, in
-    terraform's words, for what it refuses."""
+    ``hashicorp`` and the host ``registry.terraform.io`` where left out). What terraform refuses is
+    a ValueError whose ``args`` are terraform's summary and detail (addrs is below the error tree,
+    so the caller makes the diagnostic)."""
     parts = text.split("/")
     if not text or len(parts) > 3 or any(p == "" for p in parts):
-        raise ProviderSourceError("Invalid provider source string",
+        raise ValueError("Invalid provider source string",
                                   'The "source" attribute must be in the format "[hostname/][namespace/]name"')
     type_ = parts[-1].lower()
     if not _PROVIDER_PART.match(type_):
-        raise ProviderSourceError("Invalid provider type",
+        raise ValueError("Invalid provider type",
                                   f'Invalid provider type "{parts[-1]}" in source "{text}": must contain only '
                                   "letters, digits, and dashes, and may not use leading or trailing dashes\"")
     namespace = "hashicorp"
@@ -325,16 +317,16 @@ def parse_provider_source(text: str) -> ProviderSource:
         namespace = parts[-2].lower()
         if namespace == "-":
             if len(parts) == 3 and parts[0].lower() != DEFAULT_REGISTRY_HOST:
-                raise ProviderSourceError("Invalid provider namespace",
+                raise ValueError("Invalid provider namespace",
                                           'The legacy provider namespace "-" can be used only with hostname '
                                           f"{DEFAULT_REGISTRY_HOST}.")
-            raise ProviderSourceError("Invalid legacy provider address",
+            raise ValueError("Invalid legacy provider address",
                                       f'This configuration or its associated state refers to the unqualified '
                                       f'provider "{type_}".\n\nYou must complete the Terraform 0.13 upgrade '
                                       "process before upgrading to later versions.")
         if not _PROVIDER_PART.match(namespace):
             # terraform's message shows the namespace as "" (it formats the failed result, not the input)
-            raise ProviderSourceError("Invalid provider namespace",
+            raise ValueError("Invalid provider namespace",
                                       f'Invalid provider namespace "" in source "{text}": must contain only '
                                       "letters, digits, and dashes, and may not use leading or trailing "
                                       'dashes"')
@@ -344,13 +336,13 @@ def parse_provider_source(text: str) -> ProviderSource:
     if type_.startswith("terraform-"):
         if type_.startswith("terraform-provider-") and _PROVIDER_PART.match(type_[len("terraform-provider-"):]):
             suggested = ProviderSource(host, namespace, type_[len("terraform-provider-"):])
-            raise ProviderSourceError("Invalid provider type",
+            raise ValueError("Invalid provider type",
                                       f'Provider source "{ProviderSource(host, namespace, type_).for_display()}" '
                                       'has a type with the prefix "terraform-provider-", which isn\'t valid. '
                                       "Although that prefix is often used in the names of version control "
                                       "repositories for Terraform providers, provider source strings should not "
                                       f'include it.\n\nDid you mean "{suggested.for_display()}"?')
-        raise ProviderSourceError("Invalid provider type",
+        raise ValueError("Invalid provider type",
                                   f'Provider source "{ProviderSource(host, namespace, type_)}" has a type with '
                                   'the prefix "terraform-", which isn\'t allowed because it would be redundant '
                                   "to name a Terraform provider with that prefix. If you are the author of this "
@@ -373,6 +365,6 @@ def _normal_host(given: str, text: str) -> str:
         if not problem and port and not (port.isdigit() and 0 < int(port) < 65536):
             problem = f"invalid port {port!r}"
     if problem:
-        raise ProviderSourceError("Invalid provider source hostname",
+        raise ValueError("Invalid provider source hostname",
                                   f'Invalid provider source hostname namespace "" in source "{text}": {problem}"')
     return ascii_name + (f":{port}" if port and port != "443" else "")

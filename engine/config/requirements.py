@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from engine.addrs import (
     ProviderSource,
-    ProviderSourceError,
     implied_provider_source,
     parse_provider_source,
 )
@@ -71,8 +70,8 @@ def read_required_providers(module: Module, b: Block) -> list[Diagnostic]:
         if source_text is not None:
             try:
                 source = parse_provider_source(source_text)
-            except ProviderSourceError as exc:
-                diags.append(error(exc.summary, exc.detail, a.range))
+            except ValueError as exc:
+                diags.append(error(str(exc.args[0]), str(exc.args[-1]), a.range))
                 continue
         constraints: Constraints = ()
         if version_text is not None:

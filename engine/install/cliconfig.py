@@ -17,7 +17,6 @@ from pathlib import Path
 from engine.addrs import (
     DEFAULT_REGISTRY_HOST,
     ProviderSource,
-    ProviderSourceError,
     parse_provider_source,
 )
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
@@ -53,8 +52,8 @@ def parse_pattern(text: str) -> Pattern:
     if "*" not in (ns, typ):
         try:
             parse_provider_source(f"{host}/{ns}/{typ}" if host != "*" else f"{ns}/{typ}")
-        except ProviderSourceError as exc:
-            raise ValueError(f'invalid provider source pattern "{text}": {exc.detail}') from None
+        except ValueError as exc:
+            raise ValueError(f'invalid provider source pattern "{text}": {exc.args[-1]}') from None
     return Pattern(host, ns, typ)
 
 

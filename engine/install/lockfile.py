@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.addrs import ProviderSource, ProviderSourceError, parse_provider_source
+from engine.addrs import ProviderSource, parse_provider_source
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
 from engine.install.versions import Version, parse_version
 
@@ -59,9 +59,9 @@ def parse_lock(text: str, filename: str = LOCK_FILE) -> LockFile:
             continue
         try:
             source = parse_provider_source(b.labels[0])
-        except ProviderSourceError as exc:
+        except ValueError as exc:
             diags.append(error("Invalid provider source address",
-                               f"Cannot parse {b.labels[0]!r} as a provider source address: {exc.detail}",
+                               f"Cannot parse {b.labels[0]!r} as a provider source address: {exc.args[-1]}",
                                b.range))
             continue
         if str(source) != b.labels[0]:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.addrs import ProviderSource, ProviderSourceError, parse_provider_source
+from engine.addrs import ProviderSource, parse_provider_source
 from engine.install.versions import Version, parse_version
 
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
@@ -99,7 +99,7 @@ def sources_in(root: Path) -> list[ProviderSource]:
                 for typ in os.listdir(root / host / ns):
                     try:
                         out.add(parse_provider_source(f"{host}/{ns}/{typ}"))
-                    except ProviderSourceError:
+                    except ValueError:
                         continue
     except (OSError, NotADirectoryError):
         pass
