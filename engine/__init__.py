@@ -11,6 +11,8 @@ inside a layer, modules import each other without cycles.
     events                            events as data (terraform's UI shapes), their sinks, and the
                                       process that writes a large run's -json lines
     graph                             a domain-free DAG, the concurrent walker, concurrency limits
+    install                           provider installation as terraform's init does it: versions,
+                                      mirrors, the CLI configuration, hashes, the lock file
     provider, plugin                  the one provider seam: the protocol's requests and responses,
                                       the promises the core checks, a framework, the registry;
                                       Terraform provider plugins driven over tfplugin5/6 (gRPC)

@@ -257,3 +257,114 @@ def provider_key_from_state(prov: str) -> str:
     name = inner.rstrip('"').rsplit("/", 1)[-1]
     alias = alias.lstrip(".")
     return f"{name}.{alias}" if alias else name
+
+
+DEFAULT_REGISTRY_HOST = "registry.terraform.io"
+BUILTIN_HOST = "terraform.io"
+_PROVIDER_PART = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
+_HOST_LABEL = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ProviderSource:
+    """A provider's source address, ``HOST/NAMESPACE/TYPE`` (``registry.terraform.io/hashicorp/null``):
+    what the lock file, ``.terraform/providers`` and the state's ``provider["…"]`` name. Always in
+    terraform's normal form: lower case, the host in its ASCII (punycode) form, never the legacy
+    namespace ``-``. ``str()`` is the full address; :meth:`for_display` leaves out the default host."""
+
+    host: str
+    namespace: str
+    type: str
+
+    def __str__(self) -> str:
+        return f"{self.host}/{self.namespace}/{self.type}"
+
+    def for_display(self) -> str:
+        """terraform's short form: ``hashicorp/null``, the host only when it is not the registry's."""
+        short = f"{self.namespace}/{self.type}"
+        return short if self.host == DEFAULT_REGISTRY_HOST else f"{self.host}/{short}"
+
+    @property
+    def is_builtin(self) -> bool:
+        """``terraform.io/builtin/TYPE``: served by terraform itself, never installed."""
+        return self.host == BUILTIN_HOST and self.namespace == "builtin"
+
+
+def implied_provider_source(local_name: str) -> ProviderSource:
+    """The source terraform gives a provider no ``required_providers`` entry names: ``hashicorp/NAME``,
+    and ``terraform.io/builtin/terraform`` for ``terraform``."""
+    if local_name == "terraform":
+        return ProviderSource(BUILTIN_HOST, "builtin", "terraform")
+    return ProviderSource(DEFAULT_REGISTRY_HOST, "hashicorp", local_name)
+
+
+def parse_provider_source(text: str) -> ProviderSource:
+    """``[HOST/][NAMESPACE/]TYPE`` in terraform's normal form (lower case; the namespace
+    ``hashicorp`` and the host ``registry.terraform.io`` where left out). What terraform refuses is
+    a ValueError whose ``args`` are terraform's summary and detail (addrs is below the error tree,
+    so the caller makes the diagnostic)."""
+    parts = text.split("/")
+    if not text or len(parts) > 3 or any(p == "" for p in parts):
+        raise ValueError("Invalid provider source string",
+                                  'The "source" attribute must be in the format "[hostname/][namespace/]name"')
+    type_ = parts[-1].lower()
+    if not _PROVIDER_PART.match(type_):
+        raise ValueError("Invalid provider type",
+                                  f'Invalid provider type "{parts[-1]}" in source "{text}": must contain only '
+                                  "letters, digits, and dashes, and may not use leading or trailing dashes\"")
+    namespace = "hashicorp"
+    if len(parts) >= 2:
+        namespace = parts[-2].lower()
+        if namespace == "-":
+            if len(parts) == 3 and parts[0].lower() != DEFAULT_REGISTRY_HOST:
+                raise ValueError("Invalid provider namespace",
+                                          'The legacy provider namespace "-" can be used only with hostname '
+                                          f"{DEFAULT_REGISTRY_HOST}.")
+            raise ValueError("Invalid legacy provider address",
+                                      f'This configuration or its associated state refers to the unqualified '
+                                      f'provider "{type_}".\n\nYou must complete the Terraform 0.13 upgrade '
+                                      "process before upgrading to later versions.")
+        if not _PROVIDER_PART.match(namespace):
+            # terraform's message shows the namespace as "" (it formats the failed result, not the input)
+            raise ValueError("Invalid provider namespace",
+                                      f'Invalid provider namespace "" in source "{text}": must contain only '
+                                      "letters, digits, and dashes, and may not use leading or trailing "
+                                      'dashes"')
+    host = DEFAULT_REGISTRY_HOST
+    if len(parts) == 3:
+        host = _normal_host(parts[0], text)
+    if type_.startswith("terraform-"):
+        if type_.startswith("terraform-provider-") and _PROVIDER_PART.match(type_[len("terraform-provider-"):]):
+            suggested = ProviderSource(host, namespace, type_[len("terraform-provider-"):])
+            raise ValueError("Invalid provider type",
+                                      f'Provider source "{ProviderSource(host, namespace, type_).for_display()}" '
+                                      'has a type with the prefix "terraform-provider-", which isn\'t valid. '
+                                      "Although that prefix is often used in the names of version control "
+                                      "repositories for Terraform providers, provider source strings should not "
+                                      f'include it.\n\nDid you mean "{suggested.for_display()}"?')
+        raise ValueError("Invalid provider type",
+                                  f'Provider source "{ProviderSource(host, namespace, type_)}" has a type with '
+                                  'the prefix "terraform-", which isn\'t allowed because it would be redundant '
+                                  "to name a Terraform provider with that prefix. If you are the author of this "
+                                  "provider, rename it to not include the prefix.")
+    return ProviderSource(host, namespace, type_)
+
+
+def _normal_host(given: str, text: str) -> str:
+    """A hostname (an optional ``:port``) as terraform compares them: IDNA, lower case."""
+    name, _, port = given.partition(":")
+    try:
+        ascii_name = name.encode("idna").decode("ascii").lower() if not name.isascii() else name.lower()
+    except UnicodeError as exc:
+        ascii_name, problem = "", str(exc)
+    else:
+        bad = next((c for c in ascii_name if not (c.isalnum() or c in "-.")), None)
+        problem = f"idna: disallowed rune U+{ord(bad):04X}" if bad else ""
+        if not problem and not all(_HOST_LABEL.match(label) for label in ascii_name.split(".")):
+            problem = "idna: invalid label"
+        if not problem and port and not (port.isdigit() and 0 < int(port) < 65536):
+            problem = f"invalid port {port!r}"
+    if problem:
+        raise ValueError("Invalid provider source hostname",
+                                  f'Invalid provider source hostname namespace "" in source "{text}": {problem}"')
+    return ascii_name + (f":{port}" if port and port != "443" else "")

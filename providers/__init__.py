@@ -10,3 +10,13 @@ BUILTIN: dict[str, str] = {
     "local": "providers.local:LocalProvider",
     "sim": "providers.sim:SimProvider",
 }
+
+BUILTIN_SOURCES: dict[str, str] = {
+    "terraform": "terraform.io/builtin/terraform",
+    "null": "registry.terraform.io/hashicorp/null",
+    "random": "registry.terraform.io/hashicorp/random",
+    "local": "registry.terraform.io/hashicorp/local",
+    "sim": "strata.local/builtin/sim",
+}
+"""Each built-in's source address (its class's ``source``), known without importing it: a plugin
+installed for the same source serves it instead."""

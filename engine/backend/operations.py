@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr
 from engine.backend.applying import Planned, apply_plan, limits_of
+from engine.backend.dependencies import require_installed
 
 # callers import these from here (their homes: options, saved)
 from engine.backend.options import OperationState as OperationState
@@ -56,6 +57,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     digest = config_digest(opts.chdir)  # before loading: what the plan is made from
     module = load_module(opts.chdir)
     providers = providers or Providers()
+    require_installed(module, opts.chdir, providers)
     if store is None:
         store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
     warnings: list[Diagnostic] = []
@@ -192,6 +194,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         raise DiagnosticsError([error("Invalid import address",
                                       f"{addr.resource} {how}; {addr} does not match it.", rc.range)])
     providers = providers or Providers()
+    require_installed(module, opts.chdir, providers)
     async with open_state(opts, "import", providers) as store:
         state = store.load()
         if state.object(addr) is not None:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 from engine.backend.applying import Planned
+from engine.backend.dependencies import require_installed
 from engine.backend.options import Options
 from engine.config.model import Module
 from engine.config.module import load_module
@@ -44,6 +45,7 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
         if config_digest(opts.chdir) != plan.config_digest:
             raise DiagnosticsError([error("Saved plan does not match the configuration", CHANGED_CONFIG)])
         module = load_module(opts.chdir)
+        require_installed(module, opts.chdir, providers)
         # the providers are configured as for the plan (terraform's provider nodes are in both walks)
         diags = check_resource_types(module, providers)
         await configure_providers(module, providers, plan.variables,

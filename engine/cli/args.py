@@ -39,7 +39,8 @@ Other commands:
   force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
   report        Report on a recorded apply: report EVENTS.jsonl [-png=FILE] [-html=FILE]
   version       Show the current strata version
-  init          Nothing to do (providers are built in); accepted for terraform's scripts
+  init          Install the providers the configuration requires (-plugin-dir=DIR, -upgrade)
+  providers     Show the providers the configuration requires, and which plugin or built-in serves each
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
@@ -72,14 +73,16 @@ Options (terraform's spelling; --flag value also works):
   -lock=false           Don't take the state lock (commands that use the state; not recommended)
   -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
   -force                force-unlock: don't ask for confirmation
+  -plugin-dir=DIR       init: install providers only from this filesystem mirror (repeatable)
+  -upgrade              init: select the newest versions the constraints admit, ignoring the lock file
 """
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing", "refresh-only", "force"}
+               "dry-run", "allow-missing", "refresh-only", "force", "upgrade"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out", "png", "html"}
-_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events"}
+_LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events", "plugin-dir"}
 
 
 class UsageError(StrataError):
@@ -87,7 +90,8 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "report"})
+                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "report",
+                             "providers"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -117,6 +121,8 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "lock": _LOCKING,
     "lock-timeout": _LOCKING,
     "force": frozenset({"force-unlock"}),
+    "plugin-dir": frozenset({"init"}),
+    "upgrade": frozenset({"init"}),
 }
 
 

@@ -7,6 +7,7 @@ import sys
 import orjson
 
 from engine.apply.graph import build_apply_graph
+from engine.backend.dependencies import require_installed
 from engine.backend.operations import make_plan, open_state
 from engine.cli.args import Args, UsageError, options_from
 from engine.cli.output import Output, snippet
@@ -24,6 +25,7 @@ async def cmd_validate(a: Args, out: Output) -> int:
     try:
         module = load_module(opts.chdir)
         providers = Providers()
+        require_installed(module, opts.chdir, providers)
         found = check_resource_types(module, providers)
         config_order(config_graph(module), found)
         found = module.with_context(found + validate_module(module, providers, found))

@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 
 # Start-up is most of a small run's time, so this module imports nothing of the engine at its top:
 # a command imports what it uses when it runs (the event loop, the parser, the planner);
-# `version`, `init` and `-help` import none of that, and a plain `strata version` not even the
-# argument parser.
+# `version` and `-help` import none of that, and a plain `strata version` not even the argument
+# parser; `init` and `providers` read the configuration but need no event loop.
 _PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "--json"): True}
 
 
 def without_event_loop(argv: list[str]) -> int | None:
-    """The exit status of a command that needs neither the event loop nor the configuration
-    (``version``, ``init``, the usage), having run it; None for every other command."""
+    """The exit status of a command that needs no event loop (``version``, ``init``,
+    ``providers``, the usage), having run it; None for every other command."""
     from engine.cli.args import USAGE, check_options_for, parse_args
 
     a = parse_args(argv)
@@ -45,16 +45,19 @@ def without_event_loop(argv: list[str]) -> int | None:
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 127
     if "chdir" in a.flags:
         return None  # -chdir after the command: run() reports a missing directory first
+    if a.command[0] == "providers":
+        from engine.cli.providers import cmd_providers
+
+        return cmd_providers(a)
     return _print_version_or_init(a) if a.command[0] in ("version", "init") else None
 
 
 def _print_version_or_init(a: Args) -> int:
     if a.command[0] == "version":
         return _print_version(bool(a.flags.get("json")))
-    # init: scripts written for terraform run it first; there is nothing to download here
-    sys.stdout.write("strata has nothing to initialize: its providers (terraform, null, random, local, "
-                     "sim) are built in.\nRun \"strata plan\" or \"strata apply\".\n")
-    return 0
+    from engine.cli.init import cmd_init
+
+    return cmd_init(a)
 
 
 def _print_version(as_json: bool) -> int:
@@ -159,6 +162,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.report import cmd_report
 
         return cmd_report(a)
+    if cmd == "providers":
+        from engine.cli.providers import cmd_providers
+
+        return cmd_providers(a)
     if cmd == "force-unlock":
         from engine.cli.force_unlock import cmd_force_unlock
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.addrs import ResourceAddr
+from engine.addrs import ProviderSource, ResourceAddr
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -122,6 +122,18 @@ class ProviderConfig:
         return self.name + (f".{self.alias}" if self.alias else "")
 
 
+@dataclass(frozen=True, slots=True)
+class RequiredProvider:
+    """A ``required_providers`` entry: the local name, the provider's source (given, or implied
+    from the name) and its version constraints (empty: any version)."""
+
+    name: str
+    source: ProviderSource
+    constraints: tuple[Any, ...]  # engine.install.versions.Constraint
+    range: SourceRange
+    explicit_source: bool = True
+
+
 @dataclass
 class Module:
     """The root module. Mutable only while loading."""
@@ -132,6 +144,7 @@ class Module:
     locals: dict[str, LocalConfig] = field(default_factory=dict)
     outputs: dict[str, OutputConfig] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    required_providers: dict[str, RequiredProvider] = field(default_factory=dict)
     blocks: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     """Per file, each top-level block's first and last line and its header (``resource "T" "N"``)."""
 

@@ -37,6 +37,7 @@ from engine.config.model import (
     VariableConfig,
 )
 from engine.config.references import validate_references
+from engine.config.requirements import read_required_providers
 from engine.config.versions import _check_required_version
 from engine.diagnostics import (
     Diagnostic,
@@ -255,7 +256,9 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                 nested.append(nb)
         module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits, tuple(nested))
     elif b.type == "terraform":
-        # required_providers is accepted: strata's providers are built in or installed
+        for nb in b.blocks:
+            if nb.type == "required_providers":
+                diags.extend(read_required_providers(module, nb))
         rv = b.attributes.get("required_version")
         if rv is not None:
             diags.extend(_check_required_version(rv))

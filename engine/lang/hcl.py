@@ -20,7 +20,7 @@ from engine.lang.hcl_errors import syntax_error
 from engine.lang.hcl_template import template_of
 from engine.lang.hcl_tree import Source, SyntaxFail, parse_tree
 
-__all__ = ["Attribute", "Block", "parse_hcl", "parse_expression", "parse_template"]
+__all__ = ["Attribute", "Block", "parse_hcl", "parse_hcl_body", "parse_expression", "parse_template"]
 
 
 def _fail(exc: SyntaxFail, filename: str) -> DiagnosticsError:
@@ -30,6 +30,20 @@ def _fail(exc: SyntaxFail, filename: str) -> DiagnosticsError:
 
 def parse_hcl(text: str, filename: str) -> list[Block]:
     """Parse native-syntax HCL into top-level blocks; syntax errors become diagnostics."""
+    attrs, blocks = parse_hcl_body(text, filename)
+    diags: list[Diagnostic] = []
+    for a in attrs.values():
+        diags.append(error("Unsupported argument",
+                           f'An argument named "{a.name}" is not expected at the top level; '
+                           "only blocks (resource, variable, locals, output, ...) are.", a.range))
+    if diags:
+        raise DiagnosticsError(diags)
+    return blocks
+
+
+def parse_hcl_body(text: str, filename: str) -> tuple[dict[str, Attribute], list[Block]]:
+    """Parse native-syntax HCL into its top-level attributes and blocks (a CLI configuration file
+    has both); syntax errors become diagnostics."""
     if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, which terraform skips
         text = text[1:]
     src = Source.of(text, filename)
@@ -44,7 +58,7 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
             raise DiagnosticsError([error("Argument or block definition required",
                                           "An argument or block definition is required here.",
                                           SourceRange(filename, 1, 1))])
-        return []
+        return {}, []
     conv = Converter(src)
     try:
         attrs, blocks = conv.run(body)
@@ -54,14 +68,7 @@ def parse_hcl(text: str, filename: str) -> list[Block]:
         raise DiagnosticsError([error("Configuration nested too deeply",
                                       f"This file nests blocks or expressions more than {MAX_NESTING:,} levels "
                                       "deep, more than strata can evaluate.", SourceRange(filename, 1))])
-    diags: list[Diagnostic] = []
-    for a in attrs.values():
-        diags.append(error("Unsupported argument",
-                           f'An argument named "{a.name}" is not expected at the top level; '
-                           "only blocks (resource, variable, locals, output, ...) are.", a.range))
-    if diags:
-        raise DiagnosticsError(diags)
-    return blocks  # type: ignore[no-any-return]
+    return attrs, blocks
 
 
 _SIMPLE_TRAVERSAL = re.compile(r'[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[[0-9]+\]|\["[^"\\$%]*"\])*\Z')

@@ -1,20 +1,25 @@
-"""Finding providers: installed Terraform provider plugins (``.terraform/providers``), built-ins,
-and third-party packages, via the ``strata.providers`` entry points.
-
-An installed plugin serves its provider's source even where strata has the provider built in.
+"""Finding providers: plugins installed by ``init``, built-ins, and third-party packages via the
+``strata.providers`` entry points.
 
 A package declares ``[project.entry-points."strata.providers"] NAME = "module:Class"``
 and ``pip install`` is all a user does. The class is instantiated once per
 provider configuration.
+
+Built in or plugin: a provider is known by its source address (``registry.terraform.io/hashicorp/null``).
+When ``init`` installed a plugin for a source (selected in the lock file, present in
+``.terraform/providers``), the plugin serves it, built in or not; a built-in serves only a source no
+plugin is installed for. Either way the provider's ``source`` -- what the state records -- is the same.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
+from engine.addrs import ProviderSource, implied_provider_source, parse_provider_source
 from engine.diagnostics import ProviderError
 from engine.provider.protocol import Provider, ResourceSchema
 from engine.provider.seam import ProviderSeam
@@ -72,10 +77,28 @@ class _EntryPoint:
         return factory()
 
 
-def _plugins() -> Any:
-    """``engine.plugin``, loaded by name as every provider implementation is: the plugin client is
-    one more provider, and it builds on this layer (protocol, seam), not under it."""
-    return importlib.import_module("engine.plugin")
+def builtin_sources() -> dict[str, ProviderSource]:
+    """Each built-in provider's local name and source address (read without importing it)."""
+    from providers import BUILTIN_SOURCES
+
+    return {name: parse_provider_source(src) for name, src in BUILTIN_SOURCES.items()}
+
+
+PluginFactory = Callable[[Path, str, str], Provider]
+"""Builds the provider a plugin executable serves: ``(executable, source address, the provider
+configuration's name)``."""
+
+
+def plugin_provider(executable: Path, source: str, name: str = "") -> Provider:
+    """The plugin client (engine.plugin.client), imported only when a plugin is to run: it builds on
+    this layer (protocol, seam), so it is loaded by name, as every provider implementation is."""
+    try:
+        client = importlib.import_module("engine.plugin.client")
+    except ImportError as exc:
+        raise ProviderError("Failed to load provider plugin", provider=source,
+                            detail=f"{executable}: this strata has no plugin client ({exc})") from exc
+    provider: Provider = client.PluginProvider(executable, source, name)
+    return provider
 
 
 def register(name: str, factory: Callable[[], Any]) -> None:
@@ -86,34 +109,58 @@ def register(name: str, factory: Callable[[], Any]) -> None:
 class Providers:
     """The provider instances of one run, by local name (``terraform``, ``aws.west``)."""
 
-    def __init__(self, instances: dict[str, Provider] | None = None) -> None:
+    def __init__(self, instances: dict[str, Provider] | None = None,
+                 plugins: Mapping[ProviderSource, Path] | None = None,
+                 plugin_factory: PluginFactory | None = None,
+                 local_sources: Mapping[str, ProviderSource] | None = None) -> None:
+        """``plugins``: the installed plugin of each source (by default, read from the working
+        directory's lock file and ``.terraform/providers`` when first needed); ``plugin_factory``:
+        what starts one (the plugin client; tests give a stand-in); ``local_sources``: the source
+        each local name stands for where ``required_providers`` says so (else the built-in's of that
+        name, else ``hashicorp/NAME``)."""
         self.instances: dict[str, Provider] = dict(instances or {})
+        self._plugins = dict(plugins) if plugins is not None else None
+        self._plugin_factory = plugin_factory or plugin_provider
+        self.local_sources: dict[str, ProviderSource] = dict(local_sources or {})
         self._seams: dict[str, ProviderSeam] = {}
         self._schemas: dict[str, ResourceSchema] = {}
         self._dynamic: dict[str, dict[str, Any]] = {}
-        self._plugins: dict[str, bool] = {}
+
+    @property
+    def plugins(self) -> dict[ProviderSource, Path]:
+        """The installed plugin executable of each source it serves."""
+        if self._plugins is None:
+            from engine.install.installed import installed_plugins
+
+            self._plugins = installed_plugins(".")
+        return self._plugins
+
+    def source_of(self, local_name: str) -> ProviderSource:
+        """The source a local name stands for: as required, else the built-in's, else implied."""
+        found = self.local_sources.get(local_name)
+        if found is None:
+            found = builtin_sources().get(local_name) or implied_provider_source(local_name)
+        return found
+
+    def plugin_for(self, local_name: str) -> Path | None:
+        """The installed plugin that serves this local name's provider, if any."""
+        if not self.plugins:
+            return None
+        return self.plugins.get(self.source_of(local_name))
 
     def get(self, name: str) -> Provider:
         inst = self.instances.get(name)
         if inst is None:
             base = name.split(".")[0]
-            if self._plugin(base):  # an installed plugin serves its source, built in or not
-                plugin: Provider = _plugins().installed_provider(base, name)
-                self.instances[name] = plugin
-                return plugin
+            exe = self.plugin_for(base)
+            if exe is not None:
+                inst = self.instances[name] = self._plugin_factory(exe, str(self.source_of(base)), name)
+                return inst
             factory = factories().get(base)
             if factory is None:
                 raise KeyError(name)
             inst = self.instances[name] = factory()
         return inst
-
-    def _plugin(self, base: str) -> bool:
-        """Whether a plugin is installed for local name ``base`` (its implied source); looked up once."""
-        found = self._plugins.get(base)
-        if found is None:
-            found = self._plugins[base] = (base != "terraform"
-                                           and _plugins().installed_plugin(_plugins().implied_source(base)) is not None)
-        return found
 
     def stop(self) -> None:
         """StopProvider to every plugin in use (an interrupt's second Ctrl-C): each is asked to
@@ -139,7 +186,7 @@ class Providers:
 
     def known(self, name: str) -> bool:
         base = name.split(".")[0]
-        return name in self.instances or base in factories() or self._plugin(base) is not None
+        return name in self.instances or base in factories() or self.plugin_for(base) is not None
 
     def schema(self, name: str, type_name: str, mode: str = "managed") -> ResourceSchema | None:
         """The schema of a resource type (``mode="data"`` for a data source); None if unknown."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import orjson
@@ -298,10 +299,11 @@ def test_apply_json_without_auto_approve_is_terraforms_json_diagnostic(workdir: 
         workdir.path / "terraform.tfstate").read_text()
 
 
-def test_init_is_accepted_for_terraforms_scripts_and_does_nothing(workdir: Workdir) -> None:
+def test_init_with_only_built_in_providers_writes_nothing(workdir: Workdir, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", os.devnull)
     workdir.write(lines('resource "terraform_data" "a" {', '  input = 1', '}'))
     res = workdir.strata("init")
-    assert res.returncode == 0 and "nothing to initialize" in res.stdout, res.stdout + res.stderr
+    assert res.returncode == 0 and "successfully initialized" in res.stdout, res.stdout + res.stderr
     assert sorted(p.name for p in workdir.path.iterdir()) == ["main.tf"], "init must not write anything"
 
 

@@ -1,0 +1,4 @@
+"""Provider installation, as terraform's ``init`` does it: the requirements' versions and source
+addresses, filesystem mirrors (both layouts), the CLI configuration that names them, the package
+hashes, the dependency lock file and ``.terraform/providers``; and, on every later run, whether what
+is installed is what the lock file selected."""
