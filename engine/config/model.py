@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.addrs import ResourceAddr
+from engine.addrs import ROOT, ModulePath, ResourceAddr, resource_addr
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -49,6 +49,7 @@ class ResourceConfig:
     count: Attribute | None = None
     for_each: Attribute | None = None
     depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
+    depends_on_modules: tuple[str, ...] = ()  # module.x in depends_on: every instance of it
     lifecycle: Lifecycle = Lifecycle()
     provider_ref: str | None = None  # "aws" or "aws.west" when set with `provider =`
     context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
@@ -97,6 +98,30 @@ class OutputConfig:
     sensitive: bool = False
     description: str = ""
     preconditions: tuple[Condition, ...] = ()
+    depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
+    depends_on_modules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCall:
+    """A ``module "NAME" { source = ... }`` block: the child ``module`` it loads (a local source),
+    its meta-arguments, and its other arguments (the child's input variables, by name).
+    ``providers``: the child's provider key -> the caller's (``{ aws = aws.west }``)."""
+
+    name: str
+    source: str
+    range: SourceRange
+    module: Module
+    arguments: dict[str, Attribute]
+    count: Attribute | None = None
+    for_each: Attribute | None = None
+    depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
+    depends_on_modules: tuple[str, ...] = ()
+    providers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return "count" if self.count is not None else ("for_each" if self.for_each is not None else "single")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +149,66 @@ class Module:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     blocks: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     """Per file, each top-level block's first and last line and its header (``resource "T" "N"``)."""
+    calls: dict[str, ModuleCall] = field(default_factory=dict)
+    path: tuple[str, ...] = ()
+    """The module calls from the root to this module (its configuration path; the root's is ``()``)."""
+    provider_map: dict[str, str] = field(default_factory=dict)
+    """This module's provider keys -> the root's configuration serving it (empty in the root)."""
+    configuration_aliases: frozenset[str] = frozenset()
+    _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
+
+    @property
+    def display_path(self) -> str:
+        return ".".join(f"module.{n}" for n in self.path)
+
+    def descendant(self, path: tuple[str, ...]) -> Module | None:
+        """The module at configuration path ``path`` under this one; None when there is none."""
+        m: Module | None = self
+        for name in path:
+            call = m.calls.get(name) if m is not None else None
+            if call is None:
+                return None
+            m = call.module
+        return m
+
+    def tree(self) -> list[Module]:
+        """This module and every module under it, parents before children."""
+        out = [self]
+        i = 0
+        while i < len(out):
+            out.extend(c.module for c in out[i].calls.values())
+            i += 1
+        return out
+
+    def root_provider_key(self, key: str) -> str:
+        """The root's provider configuration that serves this module's ``key``."""
+        return self.provider_map.get(key, key) if self.path else key
+
+    def resource_at(self, addr: ResourceAddr) -> ResourceConfig | None:
+        """The configuration of the resource ``addr`` (its module path included), as seen from the
+        root: its ``addr`` the one asked for, its provider the root's configuration serving it.
+        None when the configuration does not have it. Cached: one object per address."""
+        if addr.module is ROOT or not addr.module.steps:
+            return self.resources.get(addr)
+        got = self._resource_cache.get(addr)
+        if got is not None:
+            return got
+        child = self.descendant(tuple(n for n, _k in addr.module.steps))
+        if child is None:
+            return None
+        rc = child.resources.get(resource_addr(addr.type, addr.name, addr.mode))
+        if rc is None:
+            return None
+        got = replace(rc, addr=addr, provider_ref=child.root_provider_key(rc.provider_key))
+        self._resource_cache[addr] = got
+        return got
+
+    def call_of(self, path: ModulePath) -> ModuleCall | None:
+        """The module call that makes the module instance ``path``."""
+        if not path.steps:
+            return None
+        parent = self.descendant(tuple(n for n, _k in path.steps[:-1]))
+        return parent.calls.get(path.steps[-1][0]) if parent is not None else None
 
     def context_of(self, subject: SourceRange | None) -> str | None:
         """The top-level block a position is in, as terraform names it in a diagnostic; None when

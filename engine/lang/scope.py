@@ -146,6 +146,8 @@ def variable(e: E.Var, scope: Scope) -> Any:
         return Namespace("data")
     if name == "path":
         return Namespace("path")
+    if name == "module":
+        return Namespace("module")
     if name in _RESERVED:
         raise EvalError("Unsupported reference", f'References to "{name}" are not supported yet.', e.line)
     return ResourceType(name)
@@ -229,9 +231,18 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
     if ns == "data":
         return ResourceType(name, "data")
     if ns == "path":
-        if name in ("module", "root", "cwd"):
+        if name == "module":  # a module's own directory, from the root's (a resolver of a module says)
+            return getattr(scope.resources, "module_dir", ".")
+        if name in ("root", "cwd"):
             return "."
         raise EvalError("Invalid \"path\" attribute", f'The "path" object has no attribute "{name}".', line)
+    if ns == "module":
+        # the outputs of a module call's instances: only a resolver of a module instance knows them
+        call = getattr(scope.resources, "module_call", None)
+        if call is None:
+            raise EvalError("Reference to undeclared module",
+                            f'No module call named "{name}" is declared in the root module.', line)
+        return call(name, line)
     raise EvalError("Invalid reference", ns, line)
 
 

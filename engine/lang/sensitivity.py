@@ -326,11 +326,15 @@ def _attribute_names(e: E.Expr) -> tuple[str, ...] | None:
     return tuple(reversed(names))
 
 
-def of_module(module: Any, providers: Any) -> Sensitivity:
-    """:class:`Sensitivity` for ``module``, with its providers' schemas."""
+def of_module(module: Any, providers: Any, provider_key: Any = None) -> Sensitivity:
+    """:class:`Sensitivity` for ``module``, with its providers' schemas (``provider_key``: the
+    configuration that serves one of the module's provider keys, for a called module)."""
     def schema(mode: str, type_: str, name: str) -> frozenset[str]:
         rc = module.resources.get(resource_addr(type_, name, mode))
-        return schema_names(providers, rc.provider_key, type_, mode) if rc is not None else _NONE
+        if rc is None:
+            return _NONE
+        key = rc.provider_key if provider_key is None else provider_key(rc.provider_key)
+        return schema_names(providers, key, type_, mode)
 
     return Sensitivity(module, schema)
 

@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
+from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.planning.module_deps import ModuleDeps
 from engine.planning.order import ref_node
 from engine.values import UNKNOWN
 
@@ -37,28 +39,31 @@ class InstanceDeps:
     recorded: tuple[str, ...]
 
 
-def ref_specs(rc: ResourceConfig, local_resource_deps: Callable[[str], frozenset[ResourceAddr]]
-              ) -> tuple[list[RefSpec], set[ResourceAddr]]:
-    """What ``rc``'s configuration refers to, and the resources it needs whole (through locals)."""
+def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tuple[list[RefSpec], set[ResourceAddr]]:
+    """What ``rc``'s configuration (in the module instance ``mi``) refers to, and the resources it
+    needs whole (through locals, variables, module outputs, and the ``depends_on`` of the calls on
+    the way to its module)."""
     specs: list[RefSpec] = []
-    whole: set[ResourceAddr] = set()
+    whole: set[ResourceAddr] = set(mdeps.inherited(mi))
     # count and for_each too: what they refer to must exist before any instance does (and is
     # recorded in each instance's dependencies, as terraform records it)
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
     for e in [*expressions_of(rc), *metas]:
         for ref in E.references(e):
+            if ref.root in ("local", "var", "module"):
+                whole |= mdeps.of_ref(mi, ref)
+                continue
             node = ref_node(ref)
             if node is None:
                 continue
-            if node.kind == "local":
-                whole |= local_resource_deps(node.name)
-                continue
-            target: ResourceAddr = node.name
+            target: ResourceAddr = mi.at(node.name)
             ki = 2 if ref.root == "data" else 1
             step = ref.steps[ki] if len(ref.steps) > ki else None
             specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
     for addr, key, _line in rc.depends_on:
-        specs.append(RefSpec(addr, key))
+        specs.append(RefSpec(mi.at(addr), key))
+    for mname in rc.depends_on_modules:
+        whole |= mdeps.whole_call(mi, mname)
     return specs, whole
 
 
@@ -89,5 +94,14 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             insts.add(InstanceAddr(s.target, k))
         else:
             res.add(s.target)
-    recorded = tuple(sorted({str(d.resource) for d in insts} | {str(r) for r in res}))
+    recorded = tuple(sorted({config_text(d.resource) for d in insts} | {config_text(r) for r in res}))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
+
+
+def config_text(r: ResourceAddr) -> str:
+    """``r`` as the state's ``dependencies`` record it: its module path without instance keys
+    (terraform's ConfigResource)."""
+    if r.module.is_root:
+        return str(r)
+    mod = ".".join(f"module.{n}" for n, _k in r.module.steps)
+    return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"

@@ -45,7 +45,7 @@ async def plan_refresh_only(ctx: PlanContext, drift: Drift, order: list[CfgNode]
                                   if inst.current is not None}
     # data sources are read again, as in any plan: an output may show what they read
     for node in order:
-        data = ctx.module.resources.get(node.name) if node.kind == "resource" else None
+        data = ctx.module.resources.get(node.name) if node.kind == "resource" and not node.path else None
         if data is not None and data.addr.mode == "data":
             await plan_resource(ctx, data)
     for oc in ctx.module.outputs.values():

@@ -23,14 +23,22 @@ from engine.state.model import State
 
 @dataclass(frozen=True, slots=True)
 class CfgNode:
-    """A node of the configuration graph: a resource (``name`` its :class:`ResourceAddr`) or a
-    local value (``kind`` "local", ``name`` the local's name)."""
+    """A node of the configuration graph, in the module at configuration path ``path`` (the
+    root's: ``()``): a resource (``name`` its :class:`ResourceAddr` within the module), a local
+    value (``kind`` "local"), an input variable ("var") or an output ("output") of a module that
+    is called, or a module call ("call": its expansion into instances)."""
 
     kind: str
     name: Any
+    path: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        return str(self.name) if self.kind == "resource" else f"{self.kind}.{self.name}"
+        prefix = "".join(f"module.{n}." for n in self.path)
+        if self.kind == "resource":
+            return prefix + str(self.name)
+        if self.kind == "call":
+            return f"{prefix}module.{self.name} (expand)"
+        return f"{prefix}{self.kind}.{self.name}"
 
 
 def ref_node(ref: E.Reference) -> CfgNode | None:
@@ -49,24 +57,103 @@ def ref_node(ref: E.Reference) -> CfgNode | None:
     return CfgNode("resource", resource_addr(ref.root, name))
 
 
+def ref_nodes(ref: E.Reference, module: Module) -> list[CfgNode]:
+    """What ``ref``, in an expression of ``module``, refers to: a resource, local or input
+    variable of the module, or the outputs of a module it calls (one named, or all of them)."""
+    path = module.path
+    if ref.root == "var":
+        name = ref.step_name(0)
+        return [CfgNode("var", name, path)] if path and name is not None else []
+    if ref.root == "module":
+        call = module.calls.get(ref.step_name(0) or "")
+        if call is None:
+            return []
+        child = (*path, call.name)
+        rest = ref.steps[1:]
+        if (call.count is not None or call.for_each is not None) and rest and not isinstance(rest[0], str):
+            rest = rest[1:]
+        if rest and isinstance(rest[0], str) and rest[0] in call.module.outputs:
+            return [CfgNode("output", rest[0], child)]
+        return [CfgNode("output", o, child) for o in call.module.outputs] + [CfgNode("call", call.name, path)]
+    node = ref_node(ref)
+    if node is None:
+        return []
+    return [CfgNode(node.kind, node.name, path)] if path else [node]
+
+
+def _module_nodes(module: Module) -> list[CfgNode]:
+    """Every resource node of ``module`` and of the modules it calls (``depends_on = [module.x]``)."""
+    out: list[CfgNode] = []
+    for m in module.tree():
+        out.extend(CfgNode("resource", a, m.path) for a in m.resources)
+        out.extend(CfgNode("output", o, m.path) for o in m.outputs if m.path)
+    return out
+
+
 def config_graph(module: Module) -> Graph[CfgNode]:
-    """Resources and locals, each depending on what its expressions refer to."""
+    """Resources, locals, module calls and the variables and outputs of called modules, through
+    every module of the configuration, each depending on what its expressions refer to;
+    everything in a called module depends on its call (it has instances once that is expanded)."""
     g: Graph[CfgNode] = Graph()
-    for addr in module.resources:
-        g.add(CfgNode("resource", addr))
-    for name in module.locals:
-        g.add(CfgNode("local", name))
-    for kind, name, exprs in _config_objects(module):
-        node = CfgNode(kind, name)
+    tree = module.tree()
+    for m in tree:
+        p = m.path
+        for addr in m.resources:
+            g.add(CfgNode("resource", addr, p))
+        for name in m.locals:
+            g.add(CfgNode("local", name, p))
+        for name in m.calls:
+            g.add(CfgNode("call", name, p))
+        if p:
+            for name in m.variables:
+                g.add(CfgNode("var", name, p))
+            for name in m.outputs:
+                g.add(CfgNode("output", name, p))
+
+    def refer(node: CfgNode, exprs: list[E.Expr], m: Module) -> None:
         for e in exprs:
             for ref in E.references(e):
-                dep = ref_node(ref)
-                if dep is not None and dep in g:
+                for dep in ref_nodes(ref, m):
+                    if dep in g and dep != node:
+                        g.add_edge(node, dep)
+
+    def depends(node: CfgNode, deps: Any, mods: tuple[str, ...], m: Module) -> None:
+        for addr, _k, _l in deps:
+            dep = CfgNode("resource", addr, m.path)
+            if dep in g:
+                g.add_edge(node, dep)
+        for name in mods:
+            call = m.calls.get(name)
+            if call is not None:
+                for dep in _module_nodes(call.module):
                     g.add_edge(node, dep)
-    for rc in module.resources.values():
-        for addr, _k, _l in rc.depends_on:
-            if CfgNode("resource", addr) in g:
-                g.add_edge(CfgNode("resource", rc.addr), CfgNode("resource", addr))
+
+    for m in tree:
+        p = m.path
+        for kind, name, exprs in _config_objects(m):
+            refer(CfgNode(kind, name, p), exprs, m)
+        for rc in m.resources.values():
+            depends(CfgNode("resource", rc.addr, p), rc.depends_on, rc.depends_on_modules, m)
+        for call in m.calls.values():
+            node = CfgNode("call", call.name, p)
+            refer(node, [x.expr for x in (call.count, call.for_each) if x is not None], m)
+            depends(node, call.depends_on, call.depends_on_modules, m)
+            child = (*p, call.name)
+            for vn in call.module.variables:
+                arg = call.arguments.get(vn)
+                if arg is not None:
+                    refer(CfgNode("var", vn, child), [arg.expr], m)
+        if p:
+            call_node = CfgNode("call", p[-1], p[:-1])
+            for oc in m.outputs.values():
+                node = CfgNode("output", oc.name, p)
+                conds = [x for c in oc.preconditions for x in (c.condition, c.error_message)]
+                refer(node, [oc.expr, *conds], m)
+                depends(node, oc.depends_on, oc.depends_on_modules, m)
+            for n in [*(CfgNode("resource", a, p) for a in m.resources), *(CfgNode("local", x, p) for x in m.locals),
+                      *(CfgNode("var", x, p) for x in m.variables), *(CfgNode("output", x, p) for x in m.outputs),
+                      *(CfgNode("call", x, p) for x in m.calls)]:
+                g.add_edge(n, call_node)
     return g
 
 

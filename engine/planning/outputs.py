@@ -5,12 +5,14 @@ value once the resources are planned."""
 from __future__ import annotations
 
 from engine.config import conditions
+from engine.config.module_instances import ModuleInstance
 from engine.diagnostics import SourceRange, error
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
 from engine.lang.evaluate import EvalError, evaluate
 from engine.planning.context import PlanContext, needs_values
 from engine.planning.order import resources_referred
+from engine.values import UNKNOWN
 
 _SENSITIVE_OUTPUT = (
     "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, "
@@ -83,3 +85,24 @@ def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
     resource (through locals too) and to nothing that was left out."""
     refs = resources_referred(ctx.module, expr, set())
     return bool(refs) and ctx.targets is not None and all(ctx.targets.touches(r) for r in refs)
+
+
+def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
+    """A module instance's input variable: its value, and its validations."""
+    value = mi.variable(name)
+    vc = mi.config.variables[name]
+    if vc.validations and value is not UNKNOWN:
+        failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
+        for d in failed:
+            ctx.walk_error(d)
+
+
+def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
+    """A module instance's output: its preconditions, and its value."""
+    oc = mi.config.outputs[name]
+    if oc.preconditions:
+        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output")
+        for d in failed:
+            if d not in ctx.diags:
+                ctx.walk_error(d)
+    mi.output(name, final=True)

@@ -15,6 +15,7 @@ from engine.addrs import InstanceAddr, InstanceKey
 from engine.config import conditions
 from engine.config.instance import evaluate_instance_config
 from engine.config.model import ResourceConfig
+from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of, self_reference_error, self_references
 from engine.diagnostics import Diagnostic, errors_of
 from engine.lang.evaluate import Scope
@@ -29,18 +30,20 @@ from engine.provider.protocol import ValidateResourceConfigRequest
 from engine.values import UNKNOWN
 
 
-async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
-    """Plan every (targeted) instance of ``rc``, adding the changes to the context's plan and the
-    planned values to its resolver."""
+async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance | None = None) -> None:
+    """Plan every (targeted) instance of ``rc`` (its address in the module instance ``mi``; the
+    root when None), adding the changes to the context's plan and the planned values to its
+    resolver."""
+    mi = mi or ctx.root
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    if ctx.failed and ctx.uses_failed([*expressions_of(rc), *metas], {a for a, _k, _l in rc.depends_on}):
+    if ctx.failed and ctx.uses_failed([*expressions_of(rc), *metas], {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
         # as terraform's plan walk: what depends on a resource that could not be planned is not
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
         return
     expanded = None
     if not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
-        found = expand(rc, ctx.scope)
+        found = expand(rc, mi.scope)
         if isinstance(found, Instances):
             expanded = found
         else:
@@ -63,7 +66,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
     schema = ctx.providers.schema(pname, rc.addr.type, rc.addr.mode)
     assert schema is not None
     target = ResourceTarget(rc, schema, ctx.providers.seam(pname), ctx.providers.state_address(pname))
-    specs, whole = ref_specs(rc, ctx.local_resource_deps)
+    specs, whole = ref_specs(rc, mi, ctx.module_deps)
     rs = ctx.state.resources.get(rc.addr)
     prior_instances = rs.instances if rs is not None else {}
     for key in untargeted:  # an output over the whole resource sees them, as terraform's does
@@ -85,7 +88,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
         for d in cdiags:
             # the expression on the line the error names (all of them when none is there)
             failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
-            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed):
+            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed, mi.config):
                 ctx.walk_errors.append(d)
         if not cdiags:
             # the provider's verdict is about this instance: "with ADDR", as terraform says
