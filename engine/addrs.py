@@ -251,6 +251,15 @@ def parse_resource_addr(s: str) -> ResourceAddr | None:
     return None
 
 
+def config_text(r: ResourceAddr) -> str:
+    """``r`` as the state's ``dependencies`` record it: its module path without instance keys
+    (terraform's ConfigResource: ``module.m.terraform_data.a`` for every instance of ``m``)."""
+    if r.module is ROOT or not r.module.steps:
+        return str(r)
+    mod = ".".join(f"module.{n}" for n, _k in r.module.steps)
+    return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
+
+
 def provider_key_from_state(prov: str) -> str:
     """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
     inner, _, alias = prov.rpartition("]")

@@ -63,6 +63,8 @@ class ModuleInstances:
             if parent is None:
                 return None
             name, _key = path.steps[-1]
+            if name not in parent.config.calls:
+                return None
             self.call_instances(parent, name)
             got = self.by_path.get(path)
         return got

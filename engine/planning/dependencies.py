@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, config_text
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
 from engine.config.module_instances import ModuleInstance
@@ -97,11 +97,3 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
     recorded = tuple(sorted({config_text(d.resource) for d in insts} | {config_text(r) for r in res}))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
 
-
-def config_text(r: ResourceAddr) -> str:
-    """``r`` as the state's ``dependencies`` record it: its module path without instance keys
-    (terraform's ConfigResource)."""
-    if r.module.is_root:
-        return str(r)
-    mod = ".".join(f"module.{n}" for n, _k in r.module.steps)
-    return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
