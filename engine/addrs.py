@@ -166,7 +166,8 @@ class InstanceAddr:
     def sort_key(self) -> tuple[object, ...]:
         r = self.resource
         k = self.key
-        m = () if r.module is ROOT else r.module.sort_key()  # the root's instances first
+        # the root's instances first, then by module depth, as terraform's ModuleInstance.Less
+        m = () if r.module is ROOT else (len(r.module.steps), r.module.sort_key())
         if k is None:
             return (m, r.type, r.name, 0, 0)
         if isinstance(k, int):
@@ -208,6 +209,30 @@ def parse_module_path(text: str) -> ModulePath:
     if rest:
         raise ValueError(f'invalid module address "{text}"')
     return path
+
+
+def module_contains(target: ModulePath, path: ModulePath) -> bool:
+    """Is the module instance ``path`` (or a module under it) in ``target``, as a ``-target`` or
+    ``state rm`` of a module names it? A step of ``target`` without a key takes every instance of
+    its call (``module.a`` is ``module.a[0]`` and ``module.a[1]`` too), as terraform's."""
+    if len(target.steps) > len(path.steps):
+        return False
+    for (tn, tk), (pn, pk) in zip(target.steps, path.steps, strict=False):
+        if tn != pn or (tk is not None and tk != pk):
+            return False
+    return True
+
+
+def parse_target(text: str) -> InstanceAddr | ModulePath:
+    """A ``-target`` (or ``state rm``) address: a resource or instance (``module.a.TYPE.NAME[0]``)
+    or a whole module (``module.a``, ``module.a[0].module.b``). Raises ``ValueError``."""
+    try:
+        path, rest = split_module_path(text.strip())
+    except ValueError:
+        raise ValueError(f'invalid resource address "{text}"') from None
+    if not rest and path.steps:
+        return path
+    return parse_instance_addr(text)
 
 
 def parse_instance_addr(text: str) -> InstanceAddr:

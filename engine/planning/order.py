@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.addrs import ResourceAddr, parse_resource_addr, resource_addr
+from engine.addrs import ResourceAddr, config_text, resource_addr
 from engine.config.model import Module
 from engine.config.references import expressions_of
 from engine.diagnostics import Diagnostic, error
@@ -185,37 +185,48 @@ def _config_objects(module: Module) -> list[tuple[str, Any, list[E.Expr]]]:
 
 
 def with_dependencies(targets: Targets, g: Graph[CfgNode]) -> tuple[Targets, set[str]]:
-    """The targets and everything they depend on (whole resources), and the locals on the way."""
+    """The targets and everything they depend on (whole resources: in a module, in every
+    instance of it, as terraform's graph of the configuration has it), and the root's locals on
+    the way."""
     seen: set[CfgNode] = set()
-    todo = [CfgNode("resource", r) for r in targets.resources]
-    todo += [CfgNode("resource", i.resource) for i in targets.instances]
+    rs = [*targets.resources, *(i.resource for i in targets.instances)]
+    todo = [CfgNode("resource", _within(r), tuple(n for n, _k in r.module.steps)) for r in rs]
+    for m in targets.modules:
+        prefix = tuple(n for n, _k in m.steps)
+        todo += [n for n in g.deps if n.kind == "resource" and n.path[:len(prefix)] == prefix]
     todo = [n for n in todo if n in g]
+    targeted = set(todo)  # their instances are chosen by the targets; a dependency is taken whole
     while todo:
         for dep in g.deps[todo.pop()]:
             if dep not in seen:
                 seen.add(dep)
                 todo.append(dep)
-    included_locals = {n.name for n in seen if n.kind == "local"}
-    return targets.with_resources({n.name for n in seen if n.kind == "resource"}), included_locals
+    seen -= targeted
+    included_locals = {n.name for n in seen if n.kind == "local" and not n.path}
+    root = {n.name for n in seen if n.kind == "resource" and not n.path}
+    inside = frozenset(str(n) for n in seen if n.kind == "resource" and n.path)
+    return targets.with_resources(root, inside), included_locals
+
+
+def _within(r: ResourceAddr) -> ResourceAddr:
+    return r if r.module.is_root else resource_addr(r.type, r.name, r.mode)
 
 
 def destroy_targets(state: State, targets: Targets) -> Targets:
-    """The targets and everything in state that depends on them, transitively."""
-    by_resource: dict[ResourceAddr, set[ResourceAddr]] = {}  # resource -> resources it depends on
+    """The targets and everything in state that depends on them, transitively (a dependency in a
+    module, as recorded without instance keys, stands for every instance of it)."""
+    by_resource: dict[ResourceAddr, set[str]] = {}  # resource -> resources it depends on
     for addr, _deposed, obj, _prov in state.objects():
-        deps = by_resource.setdefault(addr.resource, set())
-        for d in obj.dependencies:
-            r = parse_resource_addr(d)
-            if r is not None:
-                deps.add(r)
-    hit = {r for r in by_resource if targets.touches(r)}
+        by_resource.setdefault(addr.resource, set()).update(obj.dependencies)
+    hit = {config_text(r) for r in by_resource if targets.touches(r)}
     more: set[ResourceAddr] = set()
     changed = True
     while changed:
         changed = False
         for r, deps in by_resource.items():
-            if r not in more and deps & (hit | more):
+            if r not in more and deps & hit:
                 more.add(r)
+                hit.add(config_text(r))
                 changed = True
     return targets.with_resources(more)
 

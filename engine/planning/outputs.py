@@ -11,7 +11,6 @@ from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
 from engine.lang.evaluate import EvalError, evaluate
 from engine.planning.context import PlanContext, needs_values
-from engine.planning.order import resources_referred
 from engine.values import UNKNOWN
 
 _SENSITIVE_OUTPUT = (
@@ -83,7 +82,7 @@ def plan_outputs(ctx: PlanContext) -> None:
 def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
     """Under -target, as terraform decides: an output is planned when it refers to a targeted
     resource (through locals too) and to nothing that was left out."""
-    refs = resources_referred(ctx.module, expr, set())
+    refs = ctx.module_deps.of_expr(ctx.root, expr)
     return bool(refs) and ctx.targets is not None and all(ctx.targets.touches(r) for r in refs)
 
 

@@ -17,8 +17,11 @@ def plan_orphans(ctx: PlanContext) -> None:
         if ctx.targets is not None and not ctx.targets.covers(addr):
             continue  # not targeted: left as it is (data sources too)
         rc = ctx.module.resource_at(addr.resource)
-        if rc is not None and addr.resource.module.steps and ctx.instances.get(addr.resource.module) is None:
-            rc = None  # its module instance is gone: terraform's "because module.m[1] is not in configuration"
+        # its module is configured but not this instance of it: "because module.m[1] is not in configuration"
+        no_module = rc is not None and bool(addr.resource.module.steps) and \
+            ctx.instances.get(addr.resource.module) is None
+        if no_module:
+            rc = None
         if addr.resource.mode == "data":
             if rc is None or addr.key not in ctx.resolver.values.get(addr.resource, {}):
                 ctx.plan.forget.append(addr)
@@ -31,8 +34,7 @@ def plan_orphans(ctx: PlanContext) -> None:
             if ctx.errored(addr):
                 continue
         reason = None if deposed else orphan_reason(rc is not None, kind != "single", addr.key, kind)
-        if not deposed and rc is None and addr.resource.module.steps and \
-                ctx.instances.get(addr.resource.module) is None:
+        if not deposed and no_module:
             reason = Reason.DELETE_NO_MODULE
         ctx.plan.changes.append(ResourceInstanceChange(
             addr, Action.DELETE, prov, obj.attributes, None, reason, deposed,

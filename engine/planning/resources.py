@@ -49,7 +49,8 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
         else:
             _expansion_error(ctx, rc, found)
     untargeted: list[InstanceKey] = []
-    if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources:
+    if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources \
+            and not ctx.targets.in_modules(rc.addr):
         # only some instances targeted: the others are not planned, and are seen as they are
         chosen = ctx.targets.instances
         untargeted = [k for k, _sc in expanded.instances if InstanceAddr(rc.addr, k) not in chosen]
