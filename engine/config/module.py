@@ -74,7 +74,7 @@ def load_module(directory: str) -> Module:
         from engine.config.module_calls import check_calls
 
         for m in module.tree():
-            diags.extend(check_calls(m))
+            diags.extend(m.with_context(check_calls(m)))
     errors = errors_of(diags)
     if errors:
         raise DiagnosticsError(errors)

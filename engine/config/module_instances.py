@@ -21,7 +21,7 @@ from typing import Any
 from engine.addrs import ROOT, InstanceKey, ModulePath, ResourceAddr, resource_addr
 from engine.config.expansion import Instances, expand
 from engine.config.model import NO_DEFAULT, Module, ModuleCall
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.scope import ResourceResolver
@@ -191,9 +191,9 @@ class ModuleInstance:
         if v is None and not vc.nullable:
             where = arg.range if arg is not None else self.call.range.header()
             self.owner.report(error("Invalid value for input variable",
-                                    f'The given value is not suitable for module.{self.call.name}\'s input '
-                                    f'variable "{name}" declared at {vc.range.header()}: required variable may '
-                                    "not be set to null.", where), False)
+                                    f"The given value is not suitable for {self.path}.var.{name} declared at "
+                                    f"{decl_range(vc.range)}: required variable may not be set to null.", where),
+                              False)
             return UNKNOWN
         if v is not None and vc.type != "dynamic":
             try:
@@ -201,9 +201,8 @@ class ModuleInstance:
             except ConversionError as exc:
                 where = arg.range if arg is not None else self.call.range.header()
                 self.owner.report(error("Invalid value for input variable",
-                                        f'The given value is not suitable for module.{self.call.name}\'s input '
-                                        f'variable "{name}" declared at {vc.range.header()}: {exc.cty_text}.',
-                                        where), False)
+                                        f"The given value is not suitable for {self.path}.var.{name} declared at "
+                                        f"{decl_range(vc.range)}: {exc.cty_text.rstrip('.')}.", where), False)
                 return UNKNOWN
         return v
 

@@ -4,9 +4,11 @@ value once the resources are planned."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from engine.config import conditions
 from engine.config.module_instances import ModuleInstance
-from engine.diagnostics import SourceRange, error
+from engine.diagnostics import SourceRange, decl_range, error
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
 from engine.lang.evaluate import EvalError, evaluate
@@ -90,10 +92,19 @@ def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
     """A module instance's input variable: its value, and its validations."""
     value = mi.variable(name)
     vc = mi.config.variables[name]
-    if vc.validations and value is not UNKNOWN:
-        failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
-        for d in failed:
-            ctx.walk_error(d)
+    if not vc.validations or value is UNKNOWN or mi.call is None:
+        return
+    failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
+    arg = mi.call.arguments.get(name)
+    # as terraform's: at the argument that gave the value, before anything is planned with it
+    where = arg.range if arg is not None else mi.call.range.header()
+    for d, c in zip(failed, vc.validations, strict=False):
+        if d.summary == conditions.SUMMARIES["validation"]:
+            rule = decl_range(c.block) if c.block is not None else str(c.range)
+            d = dataclasses.replace(d, subject=where, context=f'module "{mi.call.name}"',
+                                    detail=f"{d.detail}\n\nThis was checked by the validation rule at {rule}.")
+        if d not in ctx.diags:
+            ctx.diags.append(d)
 
 
 def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:

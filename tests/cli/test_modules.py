@@ -348,3 +348,133 @@ def test_depends_on_a_module_and_from_a_module_wait_for_every_instance(both: Bot
     both.apply({"main.tf": DEPENDS["main.tf"].replace('"x"', '"x2"').replace('"y"', '"y2"'),
                 "m/main.tf": DEPENDS["m/main.tf"].replace('"a"', '"a2"').replace('"b"', '"b2"')})
     both.interoperable()
+
+
+PROVIDERS = {
+    "main.tf": """
+        terraform {
+          required_providers {
+            terraform = {
+              source = "terraform.io/builtin/terraform"
+            }
+          }
+        }
+        provider "terraform" {
+          alias = "other"
+        }
+        module "a" {
+          source = "./m"
+          providers = {
+            terraform.x = terraform.other
+          }
+        }
+        """,
+    "m/main.tf": """
+        terraform {
+          required_providers {
+            terraform = {
+              source                = "terraform.io/builtin/terraform"
+              configuration_aliases = [terraform.x]
+            }
+          }
+        }
+        resource "terraform_data" "inherited" {
+          input = 1
+        }
+        resource "terraform_data" "passed" {
+          provider = terraform.x
+          input    = 2
+        }
+        """,
+}
+
+
+@requires_terraform
+def test_providers_are_inherited_and_passed_as_terraform_passes_them(both: Both) -> None:
+    both.apply(PROVIDERS)
+    providers = {(r["module"], r["name"]): r["provider"] for r in both.st.state()["resources"]}
+    assert providers == {r: p for r, p in ((("module.a", "inherited"), 'provider["terraform.io/builtin/terraform"]'),
+                                           (("module.a", "passed"),
+                                            'provider["terraform.io/builtin/terraform"].other'))}
+    assert providers == {(r["module"], r["name"]): r["provider"] for r in both.tf.state()["resources"]}
+    both.interoperable()
+
+
+def test_an_alias_a_module_requires_and_is_not_passed_is_a_diagnostic(workdir: Workdir) -> None:
+    (workdir.path / "m").mkdir()
+    workdir.write(PROVIDERS["m/main.tf"], "m/main.tf")
+    workdir.write('module "a" {\n  source = "./m"\n}\n')
+    res = workdir.strata("plan", "-no-color")
+    assert res.returncode == 1 and "Error: Missing required provider configuration" in res.stderr
+    assert "on main.tf line 1:" in res.stderr and "Traceback" not in res.stderr
+
+
+def _planned(res: Result) -> list[str]:
+    return sorted(e["change"]["resource"]["addr"] for e in _events(res) if e["type"] == "planned_change")
+
+
+@requires_terraform
+def test_target_a_module_instance_or_a_resource_in_it_plans_what_terraform_plans(both: Both) -> None:
+    both.write(NESTED | {"main.tf": NESTED["main.tf"].replace('name   = "one"', 'name   = "one"\n  count  = 2')
+                         .replace("module.a.leaf", "module.a[0].leaf")})
+    for target in ("module.a", "module.a[1]", "module.a[0].module.leaf.terraform_data.l", "terraform_data.root"):
+        ours = both.st.strata("plan", "-json", f"-target={target}")
+        theirs = both.tf.terraform("plan", "-json", f"-target={target}")
+        assert _planned(ours) == _planned(theirs), target
+
+
+@requires_terraform
+def test_state_rm_and_mv_of_whole_modules_as_terraform(both: Both) -> None:
+    both.apply(_repeated(2, ["a", "b"]))
+    for args in (("mv", "module.counted[0]", "module.moved"), ("rm", 'module.keyed["a"]'), ("rm", "module.counted")):
+        ours = both.st.strata("state", *args)
+        theirs = both.tf.terraform("state", *args)
+        assert ours.returncode == theirs.returncode == 0, ours.stderr + theirs.stderr
+        assert ours.stdout.splitlines()[-1] == theirs.stdout.splitlines()[-1]
+        assert both.st.strata("state", "list").stdout == both.tf.terraform("state", "list").stdout
+
+
+VALIDATED = {
+    "main.tf": """
+        module "a" {
+          source = "./m"
+          n      = 12
+        }
+        """,
+    "m/main.tf": """
+        variable "n" {
+          type = number
+          validation {
+            condition     = var.n < 10
+            error_message = "n must be small."
+          }
+        }
+        variable "nn" {
+          nullable = false
+          default  = "d"
+        }
+        resource "terraform_data" "x" {
+          input = "${var.nn}-${var.n}"
+        }
+        """,
+}
+
+
+@requires_terraform
+def test_a_module_variables_validation_fails_the_plan_in_terraforms_words(both: Both) -> None:
+    both.write(VALIDATED)
+    ours = both.st.strata("plan", "-no-color")
+    theirs = both.tf.terraform("plan", "-no-color")
+    assert ours.returncode == theirs.returncode == 1
+    for line in ("Error: Invalid value for variable", 'on main.tf line 4, in module "a":', "n must be small.",
+                 "This was checked by the validation rule at m/main.tf:4,3-13."):
+        assert line in ours.stderr and line in theirs.stderr, line
+
+
+@requires_terraform
+def test_a_null_for_a_variable_that_is_not_nullable_takes_its_default(both: Both) -> None:
+    files = {"main.tf": 'module "a" {\n  source = "./m"\n  n      = 1\n  nn     = null\n}\n'
+             'output "x" {\n  value = module.a.x\n}\n',
+             "m/main.tf": VALIDATED["m/main.tf"] + 'output "x" {\n  value = terraform_data.x.output\n}\n'}
+    both.apply(files)
+    assert both.st.strata("output", "-raw", "x").stdout == "d-1"
