@@ -249,6 +249,7 @@ def _repeated(count: int, keys: list[str]) -> dict[str, str]:
 def test_count_and_for_each_on_modules_expand_as_terraform_expands_them(both: Both) -> None:
     both.apply(_repeated(2, ["a", "b"]))
     both.interoperable()
+    both.apply(_repeated(2, ["a", "b"]), "-destroy")
 
 
 @requires_terraform
@@ -311,6 +312,7 @@ def test_create_before_destroy_in_a_nested_module_with_dependents_in_the_root(bo
     both.apply(CBD)
     both.apply(CBD, "-var=v=2")
     both.interoperable("-var=v=2")
+    both.apply(CBD, "-var=v=2", "-destroy")
 
 
 DEPENDS = {
