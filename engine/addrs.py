@@ -26,6 +26,9 @@ class ModulePath:
     Invariant: a step's key is ``None``, an ``int`` (count) or a ``str`` (for_each)."""
 
     steps: tuple[tuple[str, InstanceKey], ...] = ()
+    _str: str | None = field(default=None, init=False, repr=False, compare=False)
+    _sort: tuple[tuple[str, int, int | str], ...] | None = field(default=None, init=False, repr=False,
+                                                                 compare=False)
 
     @property
     def is_root(self) -> bool:
@@ -41,13 +44,21 @@ class ModulePath:
         return ModulePath(self.steps[:-1])
 
     def sort_key(self) -> tuple[tuple[str, int, int | str], ...]:
-        return tuple((n, *_key_sort(k)) for n, k in self.steps)
+        got = self._sort
+        if got is None:  # every address of a module instance sorts by it: once
+            got = tuple((n, *_key_sort(k)) for n, k in self.steps)
+            object.__setattr__(self, "_sort", got)
+        return got
 
     def __lt__(self, other: ModulePath) -> bool:
         return self.sort_key() < other.sort_key()
 
     def __str__(self) -> str:
-        return ".".join(f"module.{n}{format_key(k)}" for n, k in self.steps)
+        got = self._str
+        if got is None:
+            got = ".".join(f"module.{n}{format_key(k)}" for n, k in self.steps)
+            object.__setattr__(self, "_str", got)
+        return got
 
 
 ROOT = ModulePath()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.addrs import ROOT, InstanceAddr, ResourceAddr, resource_addr
+from engine.addrs import ROOT, InstanceAddr, ModulePath, ResourceAddr, resource_addr
 from engine.config.locals import LocalValues
 from engine.config.model import LocalConfig, Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
@@ -59,6 +59,7 @@ class PlanContext:
         """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
         mistake, which is added to the diagnostics."""
         self._sensitivities: dict[tuple[str, ...], Sensitivity] = {(): self.sensitivity}
+        self._by_instance: dict[ModulePath, Sensitivity] = {}
         self.instances = ModuleInstances(module, variables, self.local_value, self.resolver, self._sensitivity_of,
                                          self._module_error, keep_all=True)
         """Every module instance, and the scope of each."""
@@ -163,8 +164,13 @@ class PlanContext:
         """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""
         r = addr.resource
         if r.module.steps:
-            m = self.module.descendant(tuple(n for n, _k in r.module.steps))
-            return self._sensitivity_of(m).attributes(r.mode, r.type, r.name) if m is not None else frozenset()
+            got = self._by_instance.get(r.module)
+            if got is None:
+                m = self.module.descendant(tuple(n for n, _k in r.module.steps))
+                if m is None:
+                    return frozenset()
+                got = self._by_instance[r.module] = self._sensitivity_of(m)
+            return got.attributes(r.mode, r.type, r.name)
         return self.sensitivity.attributes(r.mode, r.type, r.name)
 
     def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:

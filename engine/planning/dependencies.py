@@ -47,24 +47,37 @@ def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tupl
     whole: set[ResourceAddr] = set(mdeps.inherited(mi))
     # count and for_each too: what they refer to must exist before any instance does (and is
     # recorded in each instance's dependencies, as terraform records it)
-    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    for e in [*expressions_of(rc), *metas]:
-        for ref in E.references(e):
-            if ref.root in ("local", "var", "module"):
-                whole |= mdeps.of_ref(mi, ref)
-                continue
-            node = ref_node(ref)
-            if node is None:
-                continue
-            target: ResourceAddr = mi.at(node.name)
-            ki = 2 if ref.root == "data" else 1
-            step = ref.steps[ki] if len(ref.steps) > ki else None
-            specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
+    for ref in _references(rc):
+        if ref.root in ("local", "var", "module"):
+            whole |= mdeps.of_ref(mi, ref)
+            continue
+        node = ref_node(ref)
+        if node is None:
+            continue
+        target: ResourceAddr = mi.at(node.name)
+        ki = 2 if ref.root == "data" else 1
+        step = ref.steps[ki] if len(ref.steps) > ki else None
+        specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
     for addr, key, _line in rc.depends_on:
         specs.append(RefSpec(mi.at(addr), key))
     for mname in rc.depends_on_modules:
         whole |= mdeps.whole_call(mi, mname)
     return specs, whole
+
+
+_REFS: dict[int, tuple[object, list[E.Reference]]] = {}
+
+
+def _references(rc: ResourceConfig) -> list[E.Reference]:
+    """Every reference in ``rc``'s configuration, count and for_each included: worked out once per
+    resource block (the copies of a module's resource for each of its instances share them)."""
+    got = _REFS.get(id(rc.attributes))
+    if got is not None and got[0] is rc.attributes:
+        return got[1]
+    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+    refs = [ref for e in [*expressions_of(rc), *metas] for ref in E.references(e)]
+    _REFS[id(rc.attributes)] = (rc.attributes, refs)
+    return refs
 
 
 def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
