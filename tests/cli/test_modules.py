@@ -480,3 +480,43 @@ def test_a_null_for_a_variable_that_is_not_nullable_takes_its_default(both: Both
              "m/main.tf": VALIDATED["m/main.tf"] + 'output "x" {\n  value = terraform_data.x.output\n}\n'}
     both.apply(files)
     assert both.st.strata("output", "-raw", "x").stdout == "d-1"
+
+
+SENSITIVE = {
+    "main.tf": """
+        module "a" {
+          source = "./m"
+        }
+        resource "terraform_data" "x" {
+          input = module.a.marked
+        }
+        output "bad" {
+          value = module.a.marked
+        }
+        output "ok" {
+          value = module.a.declared
+        }
+        """,
+    "m/main.tf": """
+        output "marked" {
+          value = sensitive("secret")
+        }
+        output "declared" {
+          value     = "shown"
+          sensitive = true
+        }
+        """,
+}
+
+
+@requires_terraform
+def test_a_sensitive_value_through_a_module_output_is_refused_in_a_root_output_as_terraform(both: Both) -> None:
+    # as terraform 1.11: a value marked sensitive stays so through an output; "sensitive = true" on
+    # the module's output does not mark what the caller gets
+    both.write(SENSITIVE)
+    ours = both.st.strata("plan", "-no-color")
+    theirs = both.tf.terraform("plan", "-no-color")
+    assert ours.returncode == theirs.returncode == 1
+    for text in (ours.stdout + ours.stderr, theirs.stdout + theirs.stderr):
+        assert "input  = (sensitive value)" in text and '+ ok = "shown"' in text
+        assert "Error: Output refers to sensitive values" in text and "on main.tf line 8:" in text
