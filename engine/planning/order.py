@@ -247,3 +247,29 @@ def resources_referred(module: Module, expr: E.Expr, seen: set[str]) -> set[Reso
             if lc is not None:
                 out |= resources_referred(module, lc.expr, seen)
     return out
+
+
+def resource_graph_of(g: Graph[CfgNode]) -> Graph[str]:
+    """The resources of the configuration graph ``g`` (every module's, by their address in the
+    configuration: ``module.a.terraform_data.r``), each depending on the resources it reaches
+    through locals, variables, outputs and module calls (``strata graph``)."""
+    out: Graph[str] = Graph()
+    for node in g.deps:
+        if node.kind == "resource":
+            out.add(str(node))
+    for node in g.deps:
+        if node.kind != "resource":
+            continue
+        seen: set[CfgNode] = set()
+        todo = list(g.deps[node])
+        while todo:
+            dep = todo.pop()
+            if dep in seen:
+                continue
+            seen.add(dep)
+            if dep.kind == "resource":
+                if dep != node:
+                    out.add_edge(str(node), str(dep))
+            else:
+                todo.extend(g.deps[dep])
+    return out
