@@ -70,6 +70,8 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
 
 
 def _provider_ref(e: E.Expr) -> str | None:
+    if isinstance(e, E.Literal) and isinstance(e.value, str):  # a bare object key: `aws = aws.west`
+        return e.value
     t = E._traversal(e)
     if t is None or len(t[1]) > 1 or any(not isinstance(s, str) for s in t[1]):
         return None

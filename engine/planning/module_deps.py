@@ -116,15 +116,17 @@ class ModuleDeps:
                 out |= self.output(child, n)
         return out
 
-    def whole_call(self, mi: ModuleInstance, name: str) -> set[ResourceAddr]:
+    def whole_call(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
         """Every resource of every instance of the call ``name`` in ``mi``, modules under it too
-        (``depends_on = [module.NAME]``)."""
-        out: set[ResourceAddr] = set()
-        if name not in mi.config.calls:
-            return out
-        got = self.instances.call_instances(mi, name)
+        (``depends_on = [module.NAME]``); once per call (each instance of a dependent asks)."""
+        key = (mi.path, "call", name)
+        memo = self._memo.get(key)
+        if memo is not None:
+            return memo
+        got = self.instances.call_instances(mi, name) if name in mi.config.calls else None
         if got is None:
-            return out
+            return frozenset()
+        out: set[ResourceAddr] = set()
         stack = [self.instances.by_path[p] for p in got[1]]
         while stack:
             child = stack.pop()
@@ -133,7 +135,8 @@ class ModuleDeps:
                 sub = self.instances.call_instances(child, cn)
                 if sub is not None:
                     stack.extend(self.instances.by_path[p] for p in sub[1])
-        return out
+        self._memo[key] = frozenset(out)
+        return self._memo[key]
 
     def inherited(self, mi: ModuleInstance) -> frozenset[ResourceAddr]:
         """What everything in ``mi`` waits for because a call on its way from the root has
