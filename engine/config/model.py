@@ -228,8 +228,10 @@ class Module:
         no block, or more than one, spans its line (blocks on one line: positions are lines here)."""
         if subject is None:
             return None
-        found = [header for first, last, header in self.blocks.get(subject.filename, ())
-                 if first <= subject.line <= last]
+        blocks = self.blocks.get(subject.filename)
+        if blocks is None:  # a file of a module this one calls
+            blocks = next((m.blocks[subject.filename] for m in self.tree() if subject.filename in m.blocks), [])
+        found = [header for first, last, header in blocks if first <= subject.line <= last]
         return found[0] if len(found) == 1 else None
 
     def with_context(self, diags: list[Diagnostic]) -> list[Diagnostic]:

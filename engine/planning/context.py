@@ -54,6 +54,7 @@ class PlanContext:
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()
+        self.failed_outputs: set[tuple[ModulePath, str]] = set()  # module outputs whose preconditions failed
         self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
         self.local_value = LocalValues(module, self.scope, self._local_failed)
         """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
@@ -140,8 +141,10 @@ class PlanContext:
 
     def uses_failed(self, exprs: list[E.Expr], also: set[ResourceAddr], mi: ModuleInstance | None = None) -> bool:
         """Do ``exprs`` (or the resources in ``also``) refer, directly or through locals, to a
-        resource that could not be planned?"""
+        resource that could not be planned (or a module output whose precondition failed)?"""
         if also & self.failed:
+            return True
+        if self.failed_outputs and self._uses_failed_output(exprs, mi or self.root):
             return True
         mi = mi or self.root
         for ref in self.references_through_locals(exprs, mi.config):
@@ -155,6 +158,17 @@ class PlanContext:
                 if ref.step_name(1) and mi.at(resource_addr(name, str(ref.step_name(1)), "data")) in self.failed:
                     return True
             elif mi.at(resource_addr(ref.root, name)) in self.failed:
+                return True
+        return False
+
+    def _uses_failed_output(self, exprs: list[E.Expr], mi: ModuleInstance) -> bool:
+        for ref in self.references_through_locals(exprs, mi.config):
+            call = mi.config.calls.get(ref.step_name(0) or "") if ref.root == "module" else None
+            got = self.instances.call_instances(mi, call.name) if call is not None else None
+            if got is None:
+                continue
+            named = next((s for s in ref.steps[1:] if isinstance(s, str)), None)  # None: the whole module
+            if any(p == fp and named in (None, out) for p in got[1] for fp, out in self.failed_outputs):
                 return True
         return False
 

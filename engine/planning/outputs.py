@@ -8,7 +8,7 @@ import dataclasses
 
 from engine.config import conditions
 from engine.config.module_instances import ModuleInstance
-from engine.diagnostics import SourceRange, decl_range, error
+from engine.diagnostics import SourceRange, decl_range, error, errors_of
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
 from engine.lang.evaluate import EvalError, evaluate
@@ -57,7 +57,7 @@ def plan_outputs(ctx: PlanContext) -> None:
                 plan.outputs[oc.name] = plan.prior_outputs[oc.name]
             plan.kept_outputs.add(oc.name)
             continue
-        if ctx.failed and ctx.uses_failed([oc.expr], set()):
+        if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([oc.expr], set()):
             continue  # refers to what could not be planned: neither planned nor an error of its own
         if oc.preconditions:
             failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output")
@@ -115,4 +115,6 @@ def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None
         for d in failed:
             if d not in ctx.diags:
                 ctx.walk_error(d)
+        if errors_of(failed):  # as terraform's: not planned, nor is what refers to it
+            ctx.failed_outputs.add((mi.path, name))
     mi.output(name, final=True)

@@ -36,7 +36,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     resolver."""
     mi = mi or ctx.root
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    if ctx.failed and ctx.uses_failed([*expressions_of(rc), *metas], {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
+    if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([*expressions_of(rc), *metas], {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
         # as terraform's plan walk: what depends on a resource that could not be planned is not
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))

@@ -520,3 +520,24 @@ def test_a_sensitive_value_through_a_module_output_is_refused_in_a_root_output_a
     for text in (ours.stdout + ours.stderr, theirs.stdout + theirs.stderr):
         assert "input  = (sensitive value)" in text and '+ ok = "shown"' in text
         assert "Error: Output refers to sensitive values" in text and "on main.tf line 8:" in text
+
+
+@requires_terraform
+def test_a_module_outputs_failed_precondition_stops_what_refers_to_it_as_terraform(both: Both) -> None:
+    both.write({"main.tf": 'module "a" {\n  source = "./m"\n  n      = 3\n}\noutput "x" {\n  value = module.a.o\n}\n',
+                "m/main.tf": """
+                    variable "n" {}
+                    output "o" {
+                      value = var.n
+                      precondition {
+                        condition     = var.n > 5
+                        error_message = "n too small."
+                      }
+                    }
+                    """})
+    ours = both.st.strata("plan", "-no-color")
+    theirs = both.tf.terraform("plan", "-no-color")
+    assert ours.returncode == theirs.returncode == 1
+    for text in (ours.stdout + ours.stderr, theirs.stdout + theirs.stderr):
+        assert "Error: Module output value precondition failed" in text and "n too small." in text
+        assert 'on m/main.tf line 6, in output "o":' in text and "Changes to Outputs" not in text
