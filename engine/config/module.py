@@ -37,6 +37,7 @@ from engine.config.model import (
     ResourceConfig,
     VariableConfig,
 )
+from engine.config.module_calls import check_calls, configuration_aliases, decode_call
 from engine.config.references import validate_references
 from engine.config.versions import _check_required_version
 from engine.diagnostics import (
@@ -71,8 +72,6 @@ def load_module(directory: str) -> Module:
     diags: list[Diagnostic] = []
     module = _load_one(directory, directory, (), diags)
     if module is not None and not errors_of(diags):
-        from engine.config.module_calls import check_calls
-
         for m in module.tree():
             diags.extend(m.with_context(check_calls(m)))
     errors = errors_of(diags)
@@ -302,14 +301,10 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if rv is not None:
             diags.extend(_check_required_version(rv))
         diags.extend(read_backend_blocks([b])[1])  # where the state is: engine.backend.local reads it
-        from engine.config.module_calls import configuration_aliases
-
         aliases = configuration_aliases(b)
         if aliases:
             module.configuration_aliases = module.configuration_aliases | aliases
     elif b.type == "module":
-        from engine.config.module_calls import decode_call
-
         return decode_call(module, b)
     else:
         known = {"moved", "import", "check", "removed"}
