@@ -47,7 +47,7 @@ def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tupl
     whole: set[ResourceAddr] = set(mdeps.inherited(mi))
     # count and for_each too: what they refer to must exist before any instance does (and is
     # recorded in each instance's dependencies, as terraform records it)
-    for ref in _references(rc):
+    for ref in references_of(rc):
         if ref.root in ("local", "var", "module"):
             whole |= mdeps.of_ref(mi, ref)
             continue
@@ -68,7 +68,7 @@ def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tupl
 _REFS: dict[int, tuple[object, list[E.Reference]]] = {}
 
 
-def _references(rc: ResourceConfig) -> list[E.Reference]:
+def references_of(rc: ResourceConfig) -> list[E.Reference]:
     """Every reference in ``rc``'s configuration, count and for_each included: worked out once per
     resource block (the copies of a module's resource for each of its instances share them)."""
     got = _REFS.get(id(rc.attributes))

@@ -22,7 +22,7 @@ from engine.lang.evaluate import Scope
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext, needs_values
 from engine.planning.data_sources import plan_data
-from engine.planning.dependencies import instance_deps, ref_specs
+from engine.planning.dependencies import instance_deps, ref_specs, references_of
 from engine.planning.expansion import Instances, expand, kind_of
 from engine.planning.instance import InstanceToPlan, ResourceTarget, plan_instance
 from engine.plans.plan import Action, ResourceInstanceChange
@@ -42,7 +42,8 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
         return
     expanded = None
-    if not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
+    mentions_itself = _mentions_itself(rc)
+    if not mentions_itself or not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
         found = expand(rc, mi.scope)
         if isinstance(found, Instances):
             expanded = found
@@ -80,7 +81,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     for key, scope in expanded.instances:
         addr = rc.addr.instance(key)
         # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
-        if _refers_to_itself(ctx, rc, self_references(rc, exprs, key), str(addr)):
+        if mentions_itself and _refers_to_itself(ctx, rc, self_references(rc, exprs, key), str(addr)):
             ctx.failed.add(rc.addr)
             values[key] = UNKNOWN
             continue
@@ -128,6 +129,17 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
                     addr, Action.DELETE, target.provider_addr, dobj.attributes, None, None, dk,
                     create_before_destroy=True, prior_dependencies=dobj.dependencies,
                     sensitive=ctx.sensitive_of(addr) | recorded_names(dobj)))
+
+
+def _mentions_itself(rc: ResourceConfig) -> bool:
+    """Does any reference in ``rc``'s configuration name its own resource? Worked out once per
+    resource block: a module's resource is planned once per instance of the module."""
+    a = rc.addr
+    for ref in references_of(rc):
+        if (ref.root == "data" and a.mode == "data" and ref.step_name(0) == a.type and ref.step_name(1) == a.name) \
+                or (a.mode == "managed" and ref.root == a.type and ref.step_name(0) == a.name):
+            return True
+    return False
 
 
 def _refers_to_itself(ctx: PlanContext, rc: ResourceConfig, lines: list[int], addr: str) -> bool:
