@@ -1,4 +1,5 @@
-"""The configuration model: a root module and the blocks it declares, as values.
+"""The configuration model: a root module, the blocks it declares, and the modules its ``module``
+blocks call (each a :class:`Module` of its own, to any depth), as values.
 
 A :class:`Module` is built by :func:`engine.config.module.load_module` and
 read by every later stage; nothing changes it once loading returns.
@@ -142,7 +143,9 @@ class ProviderConfig:
 
 @dataclass
 class Module:
-    """The root module. Mutable only while loading."""
+    """A module: the root (``path`` ``()``) or one a ``module`` block calls. Mutable only while
+    loading. The addresses of a called module's resources are within the module (no module
+    path): :meth:`resource_at` gives one as an instance of the module has it."""
 
     directory: str
     resources: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)

@@ -22,6 +22,7 @@ from engine.addrs import ROOT, InstanceKey, ModulePath, ResourceAddr, resource_a
 from engine.config.expansion import Instances, expand
 from engine.config.model import NO_DEFAULT, Module, ModuleCall
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
+from engine.lang import expr as E
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.scope import ResourceResolver
@@ -106,8 +107,8 @@ class ModuleInstances:
 
 
 def _needs_values(expr: Any) -> bool:
-    from engine.lang import expr as E
-
+    """Does ``expr`` refer to what planning works out (terraform finds its mistakes in the plan
+    walk, not in validating the configuration)?"""
     return any(ref.root not in ("count", "each", "path", "terraform", "self") for ref in E.references(expr))
 
 
