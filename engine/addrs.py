@@ -26,6 +26,9 @@ class ModulePath:
     Invariant: a step's key is ``None``, an ``int`` (count) or a ``str`` (for_each)."""
 
     steps: tuple[tuple[str, InstanceKey], ...] = ()
+    _str: str | None = field(default=None, init=False, repr=False, compare=False)
+    _sort: tuple[tuple[str, int, int | str], ...] | None = field(default=None, init=False, repr=False,
+                                                                 compare=False)
 
     @property
     def is_root(self) -> bool:
@@ -41,13 +44,21 @@ class ModulePath:
         return ModulePath(self.steps[:-1])
 
     def sort_key(self) -> tuple[tuple[str, int, int | str], ...]:
-        return tuple((n, *_key_sort(k)) for n, k in self.steps)
+        got = self._sort
+        if got is None:  # every address of a module instance sorts by it: once
+            got = tuple((n, *_key_sort(k)) for n, k in self.steps)
+            object.__setattr__(self, "_sort", got)
+        return got
 
     def __lt__(self, other: ModulePath) -> bool:
         return self.sort_key() < other.sort_key()
 
     def __str__(self) -> str:
-        return ".".join(f"module.{n}{format_key(k)}" for n, k in self.steps)
+        got = self._str
+        if got is None:
+            got = ".".join(f"module.{n}{format_key(k)}" for n, k in self.steps)
+            object.__setattr__(self, "_str", got)
+        return got
 
 
 ROOT = ModulePath()
@@ -166,7 +177,8 @@ class InstanceAddr:
     def sort_key(self) -> tuple[object, ...]:
         r = self.resource
         k = self.key
-        m = () if r.module is ROOT else r.module.sort_key()  # the root's instances first
+        # the root's instances first, then by module depth, as terraform's ModuleInstance.Less
+        m = () if r.module is ROOT else (len(r.module.steps), r.module.sort_key())
         if k is None:
             return (m, r.type, r.name, 0, 0)
         if isinstance(k, int):
@@ -210,6 +222,30 @@ def parse_module_path(text: str) -> ModulePath:
     return path
 
 
+def module_contains(target: ModulePath, path: ModulePath) -> bool:
+    """Is the module instance ``path`` (or a module under it) in ``target``, as a ``-target`` or
+    ``state rm`` of a module names it? A step of ``target`` without a key takes every instance of
+    its call (``module.a`` is ``module.a[0]`` and ``module.a[1]`` too), as terraform's."""
+    if len(target.steps) > len(path.steps):
+        return False
+    for (tn, tk), (pn, pk) in zip(target.steps, path.steps, strict=False):
+        if tn != pn or (tk is not None and tk != pk):
+            return False
+    return True
+
+
+def parse_target(text: str) -> InstanceAddr | ModulePath:
+    """A ``-target`` (or ``state rm``) address: a resource or instance (``module.a.TYPE.NAME[0]``)
+    or a whole module (``module.a``, ``module.a[0].module.b``). Raises ``ValueError``."""
+    try:
+        path, rest = split_module_path(text.strip())
+    except ValueError:
+        raise ValueError(f'invalid resource address "{text}"') from None
+    if not rest and path.steps:
+        return path
+    return parse_instance_addr(text)
+
+
 def parse_instance_addr(text: str) -> InstanceAddr:
     """Parse an instance address as a user types it on the command line, module path included
     (``module.a[0].TYPE.NAME["k"]``).
@@ -249,6 +285,15 @@ def parse_resource_addr(s: str) -> ResourceAddr | None:
     if len(parts) == 3 and parts[0] == "data":
         return resource_addr(parts[1], parts[2], "data", module)
     return None
+
+
+def config_text(r: ResourceAddr) -> str:
+    """``r`` as the state's ``dependencies`` record it: its module path without instance keys
+    (terraform's ConfigResource: ``module.m.terraform_data.a`` for every instance of ``m``)."""
+    if r.module is ROOT or not r.module.steps:
+        return str(r)
+    mod = ".".join(f"module.{n}" for n, _k in r.module.steps)
+    return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
 
 
 def provider_key_from_state(prov: str) -> str:

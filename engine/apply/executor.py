@@ -21,11 +21,12 @@ from typing import Any
 
 import anyio
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
+from engine.addrs import ROOT, InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
+from engine.config.module_instances import ModuleInstances
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from engine.events import stream as ev
 from engine.graph.dag import Graph
@@ -76,7 +77,7 @@ class ApplyResolver:
         self.expansions = expansions
 
     def has_resource(self, addr: ResourceAddr) -> bool:
-        return addr in self.module.resources
+        return self.module.resource_at(addr) is not None
 
     def is_expanded(self, addr: ResourceAddr) -> bool:
         return self.expansions.get(addr, _SINGLE).kind != "single"
@@ -119,8 +120,10 @@ class Applier:
     def __init__(self, module: Module | None, plan: Plan, graph: Graph[Node], work: dict[ApplyNode, Work],
                  providers: Providers, writer: StateWriter, emit: Emit, variables: dict[str, Any],
                  resolver: ApplyResolver,
-                 local_value: Callable[[str, int], Any] | None = None, limits: Limits | None = None) -> None:
+                 local_value: Callable[[str, int], Any] | None = None, limits: Limits | None = None,
+                 instances: ModuleInstances | None = None) -> None:
         self.module = module
+        self.instances = instances  # the module instances, for what is in a called module
         self.plan = plan
         self.graph = graph
         self.work = work
@@ -257,7 +260,7 @@ class Applier:
 
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, ProviderSeam, ResourceSchema | None]:
         r = c.addr.resource
-        rc = self.module.resources.get(r) if self.module else None
+        rc = self.module.resource_at(r) if self.module else None
         name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
         key = (name, r.type, r.mode)
         found = self._providers_of.get(key)  # the same for every resource of a type: once each
@@ -274,7 +277,7 @@ class Applier:
             d = in_config
         else:
             if subject is None and self.module is not None:
-                rc = self.module.resources.get(addr.resource)
+                rc = self.module.resource_at(addr.resource)
                 if rc is not None:  # where the resource is declared, as terraform points at it
                     subject = SourceRange(rc.range.filename, rc.range.line)
             d = error(summary, detail, subject, str(addr))
@@ -297,7 +300,21 @@ class Applier:
         self.writer.put(addr, provider, obj, deposed, on_durable=durable)
 
     def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
-        """What an instance's expressions are evaluated in: count.index, each.key and each.value."""
+        """What an instance's expressions are evaluated in: count.index, each.key and each.value,
+        in its module instance."""
+        if addr.resource.module.steps and self.instances is not None:
+            mi = self.instances.get(addr.resource.module)
+            if mi is not None:
+                key = addr.key
+                scope = mi.scope(key if isinstance(key, int) else None, (key, key) if isinstance(key, str) else None)
+                if isinstance(key, str) and rc.for_each is not None:
+                    try:
+                        fe = evaluate(rc.for_each.expr, mi.scope())
+                        if isinstance(fe, dict):
+                            scope.each = (key, fe.get(key))
+                    except EvalError:
+                        pass
+                return scope
         scope = self._scope(addr.key)
         if isinstance(addr.key, str) and rc.for_each is not None:
             try:
@@ -311,7 +328,7 @@ class Applier:
     def _conditions(self, addr: InstanceAddr, kind: str, new: dict[str, Any] | None = None) -> list[Diagnostic]:
         """The resource's preconditions (before its provider is called) or postconditions (against
         the object the provider returned, ``self``) that are not met, now that everything is known."""
-        rc = self.module.resources.get(addr.resource) if self.module else None
+        rc = self.module.resource_at(addr.resource) if self.module else None
         if rc is None:
             return []
         conds = rc.lifecycle.preconditions if kind == "precondition" else rc.lifecycle.postconditions
@@ -329,7 +346,8 @@ class Applier:
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None
         each = (key, key) if isinstance(key, str) else None
-        return Scope(self.variables, self._locals, self.resolver, count_index, each, sensitivity=self._sensitivity)
+        resolver: Any = self.instances.by_path[ROOT] if self.instances is not None else self.resolver
+        return Scope(self.variables, self._locals, resolver, count_index, each, sensitivity=self._sensitivity)
 
     def _locals(self, name: str, line: int) -> Any:
         if self._local_value is None:
@@ -427,7 +445,7 @@ class Applier:
                             ) -> dict[str, Any] | None:
         """The instance's configuration evaluated now, when everything it refers to is applied."""
         addr = c.addr
-        rc = self.module.resources.get(addr.resource) if self.module else None
+        rc = self.module.resource_at(addr.resource) if self.module else None
         if rc is None or schema is None:
             self._fail(addr, "Resource configuration missing", "The configuration changed during apply.")
             return None

@@ -24,7 +24,7 @@ import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from engine.addrs import InstanceAddr, ResourceAddr, parse_resource_addr
+from engine.addrs import InstanceAddr, ResourceAddr, config_text, parse_resource_addr
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
@@ -161,9 +161,25 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         role = "destroyed-cbd" if cbd else "destroyed"
         return b.barrier(r, role, [n for n, x in b.d_by_res.get(r, ()) if x == cbd])
 
+    # the state records a dependency in a module without its instance keys: it stands for the
+    # resource in every instance of the module
+    by_config: dict[str, set[ResourceAddr]] = defaultdict(set)
+    for r in (*b.cu_by_res, *b.d_by_res):
+        by_config[config_text(r)].add(r)
+
+    def prior_of(c: ResourceInstanceChange) -> set[ResourceAddr]:
+        out: set[ResourceAddr] = set()
+        for s in c.prior_dependencies:
+            found = by_config.get(s)
+            if found:
+                out |= found
+            elif (r := parse_resource_addr(s)) is not None:
+                out.add(r)
+        return out
+
     for c in changes:
         cu_node = b.cu.get(c.addr)
-        prior_res = {r for s in c.prior_dependencies if (r := parse_resource_addr(s)) is not None}
+        prior_res = prior_of(c)
         config_res = set(c.depends_on_resources)
         # E1 and E4 from the dependent's side (this change's create/update)
         if cu_node is not None and c.deposed is None:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.addrs import ROOT
 from engine.config.model import Module
+from engine.config.module_instances import ModuleInstances
 from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits
@@ -71,17 +73,18 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     resolver = ApplyResolver(p.module, p.state, p.plan.expansions)
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
+    instances = _module_instances(p, resolver, local_value, sensitivity)
     try:
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
         with evaluation_clock(CLOCK.get().plan_time, applying=True):
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
-                                  resolver, local_value, limits_of(p.module, limits or Limits()))
+                                  resolver, local_value, limits_of(p.module, limits or Limits()), instances)
                 applier.record_data_reads()
                 if p.plan.refresh_only and p.plan.drift:
                     writer.changed = True  # the refreshed objects are what this apply records
                 result = await applier.run(parallelism, fail_fast, on_signals)
-                outputs = _final_outputs(p, resolver, local_value, result, sensitivity)
+                outputs = _final_outputs(p, instances.by_path[ROOT], local_value, result, sensitivity)
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
@@ -100,6 +103,23 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
 def _same_outputs(a: dict[str, tuple[Any, bool]], b: dict[str, tuple[Any, bool]]) -> bool:
     """Equal outputs, types included: a list is not the tuple it was (Python's ``==`` says it is)."""
     return a.keys() == b.keys() and all(a[k][1] == b[k][1] and equal(a[k][0], b[k][0]) for k in a)
+
+
+def _module_instances(p: Planned, resolver: ApplyResolver, local_value: Callable[[str, int], Any],
+                      sensitivity: Sensitivity) -> ModuleInstances:
+    """The module instances as apply sees them: values kept once wholly known."""
+    by_path: dict[tuple[str, ...], Sensitivity] = {(): sensitivity}
+
+    def sensitivity_of_module(m: Module) -> Sensitivity:
+        got = by_path.get(m.path)
+        if got is None:
+            got = by_path[m.path] = sensitivity_of(m, p.providers, m.root_provider_key)
+        return got
+
+    def report(d: Diagnostic, _needs_values: bool) -> None:
+        pass  # what planning did not find, the resource that evaluates it reports
+
+    return ModuleInstances(p.module, p.plan.variables, local_value, resolver, sensitivity_of_module, report, keep_all=False)
 
 
 def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity) -> Callable[[str, int], Any]:
@@ -122,7 +142,7 @@ def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity)
     return local_value
 
 
-def _final_outputs(p: Planned, resolver: ApplyResolver, local_value: Callable[[str, int], Any],
+def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], Any],
                    result: ApplyResult, sensitivity: Sensitivity) -> dict[str, tuple[Any, bool]]:
     if p.plan.destroy:
         # a targeted destroy leaves the rest, outputs included, as it was

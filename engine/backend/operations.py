@@ -108,10 +108,12 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
     """A typo in a concurrency setting would silently mean "no limit": make it an error."""
     from engine.addrs import provider_key_from_state
+    from engine.config.providers import all_resources
 
-    providers = {rc.provider_key for rc in module.resources.values()} | set(module.providers)
+    every = all_resources(module)
+    providers = {rc.provider_key for rc in every} | set(module.providers)
     providers |= {provider_key_from_state(rs.provider) for rs in state.resources.values()}
-    types = {a.type for a in module.resources} | {a.type for a in state.resources}
+    types = {rc.addr.type for rc in every} | {a.type for a in state.resources}
     diags = []
     sources = [("command line", limits)] + [(f'provider "{pc.key}" block', pc.limits)
                                             for pc in module.providers.values() if pc.limits is not None]
@@ -181,7 +183,7 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
     except ValueError as exc:
         raise DiagnosticsError([error("Invalid address", str(exc))]) from None
     module = load_module(opts.chdir)
-    rc = module.resources.get(addr.resource)
+    rc = module.resource_at(addr.resource)
     if rc is None or addr.resource.mode != "managed":
         raise DiagnosticsError([error("Configuration for import target does not exist",
                                       f"The configuration does not contain {addr.resource}. Before importing "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import orjson
 
@@ -16,7 +17,7 @@ from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
 from engine.config.validation import validate_module
 from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
-from engine.planning.order import config_graph, config_order
+from engine.planning.order import config_graph, config_order, resource_graph_of
 from engine.provider.registry import Providers
 
 
@@ -57,7 +58,8 @@ async def cmd_graph(a: Args, out: Output) -> int:
         raise UsageError(f'Invalid -type "{kind}": expected plan, apply or plan-destroy.')
     if not kind:
         module = load_module(opts.chdir)
-        sys.stdout.write(resource_graph(module).to_dot())
+        graph_of: Any = resource_graph(module) if not module.calls else resource_graph_of(config_graph(module))
+        sys.stdout.write(graph_of.to_dot())
         return 0
     opts.refresh = False
     providers = Providers()

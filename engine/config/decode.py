@@ -248,8 +248,8 @@ def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAdd
                                "like terraform_data.a or terraform_data.a[0].", where))
             continue
         root, steps = t
-        if root in ("var", "local"):
-            continue  # accepted, as terraform accepts it: no resource to wait for
+        if root in ("var", "local", "module"):
+            continue  # var, local: accepted, as terraform accepts it; module: depends_on_modules
         mode = "managed"
         if root == "data":
             if len(steps) < 2 or not isinstance(steps[1], str):
@@ -264,3 +264,15 @@ def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAdd
             continue
         out.append((addr, key, item.line))
     return out
+
+
+def depends_on_modules(a: Attribute) -> tuple[str, ...]:
+    """The module calls a ``depends_on`` names (``module.x``: every instance of it)."""
+    if not isinstance(a.expr, E.TupleExpr):
+        return ()
+    out: list[str] = []
+    for item in a.expr.items:
+        t = E._traversal(item)
+        if t is not None and t[0] == "module" and t[1] and isinstance(t[1][0], str):
+            out.append(t[1][0])
+    return tuple(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
@@ -24,6 +25,7 @@ from engine.config.decode import (
     _lifecycle,
     _literal_bool,
     _provider_limits,
+    depends_on_modules,
     type_and_defaults,
 )
 from engine.config.model import (
@@ -36,6 +38,7 @@ from engine.config.model import (
     ResourceConfig,
     VariableConfig,
 )
+from engine.config.module_calls import check_calls, configuration_aliases, decode_call
 from engine.config.references import validate_references
 from engine.config.requirements import read_required_providers
 from engine.config.versions import _check_required_version
@@ -67,35 +70,71 @@ def config_files(directory: str) -> list[str]:
 
 
 def load_module(directory: str) -> Module:
-    """Load every configuration file in ``directory``; raise :class:`DiagnosticsError` on mistakes."""
-    files = config_files(directory)
+    """Load every configuration file in ``directory``, and the modules its ``module`` blocks call
+    (local sources), to any depth; raise :class:`DiagnosticsError` on mistakes."""
     diags: list[Diagnostic] = []
-    module = Module(directory)
-    if not files:
-        raise DiagnosticsError([error("No configuration files",
-                                      f"There are no .tf or .tf.json files in {os.path.abspath(directory)}.")])
-    for path in files:
-        display = os.path.relpath(path, directory)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            diags.append(error("Failed to read file", str(exc), SourceRange(display, 1)))
-            continue
-        try:
-            blocks = parse_json(text, display) if path.endswith(".json") else parse_hcl(text, display)
-        except DiagnosticsError as exc:
-            diags.extend(exc.diagnostics)
-            continue
-        module.blocks[display] = [(b.range.line, b.end_line, b.context()) for b in blocks if b.end_line]
-        for b in blocks:
-            diags.extend(_add_block(module, b))
-    if not diags:
-        diags.extend(validate_references(module))
+    module = _load_one(directory, directory, (), diags)
+    if module is not None and not errors_of(diags):
+        for m in module.tree():
+            diags.extend(m.with_context(check_calls(m)))
     errors = errors_of(diags)
     if errors:
-        raise DiagnosticsError(module.with_context(errors))
+        raise DiagnosticsError(errors)
+    assert module is not None
     return module
+
+
+def _load_one(root: str, directory: str, path: tuple[str, ...], diags: list[Diagnostic]) -> Module | None:
+    """The module in ``directory`` (``path``: the calls that lead to it), its own mistakes and its
+    children's added to ``diags``; None when it has no configuration files."""
+    files = config_files(directory)
+    mdiags: list[Diagnostic] = []
+    module = Module(directory if not path else os.path.relpath(directory, root), path=path)
+    if not files:
+        if not path:
+            raise DiagnosticsError([error("No configuration files", "There are no .tf or .tf.json files in "
+                                          f"{os.path.abspath(directory)}.")])
+        return None
+    for file in files:
+        _read_file(module, root, file, mdiags)
+    diags.extend(module.with_context(errors_of(mdiags)))
+    for call in list(module.calls.values()):
+        child_dir = os.path.normpath(os.path.join(directory, call.source))
+        if not os.path.isdir(child_dir):
+            diags.append(error("Unreadable module directory",
+                               f"The directory {os.path.relpath(child_dir, root)} does not exist or cannot be "
+                               "read.", call.range))
+            del module.calls[call.name]
+            continue
+        child = _load_one(root, child_dir, (*path, call.name), diags)
+        if child is None:
+            diags.append(error("No configuration files", "There are no .tf or .tf.json files in "
+                               f"{os.path.relpath(child_dir, root)}.", call.range))
+            del module.calls[call.name]
+            continue
+        module.calls[call.name] = replace(call, module=child)
+    if not mdiags:
+        diags.extend(module.with_context(errors_of(validate_references(module))))
+    return module
+
+
+def _read_file(module: Module, root: str, path: str, diags: list[Diagnostic]) -> None:
+    """One configuration file's blocks into ``module``."""
+    display = os.path.relpath(path, root)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        diags.append(error("Failed to read file", str(exc), SourceRange(display, 1)))
+        return
+    try:
+        blocks = parse_json(text, display) if path.endswith(".json") else parse_hcl(text, display)
+    except DiagnosticsError as exc:
+        diags.extend(exc.diagnostics)
+        return
+    module.blocks[display] = [(b.range.line, b.end_line, b.context()) for b in blocks if b.end_line]
+    for b in blocks:
+        diags.extend(_add_block(module, b))
 
 
 def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - one branch per block type
@@ -145,8 +184,9 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             else:
                 provider_ref = ".".join([t[0], *[str(s) for s in t[1]]])
         attrs = {k: v for k, v in b.attributes.items() if k not in _META_ARGS}
-        module.resources[addr] = ResourceConfig(addr, b.range, attrs, tuple(other_blocks), count, for_each,
-                                                tuple(depends), lifecycle, provider_ref, b.context())
+        module.resources[addr] = ResourceConfig(
+            addr, b.range, attrs, tuple(other_blocks), count, for_each, tuple(depends),
+            depends_on_modules(dep_attr) if dep_attr is not None else (), lifecycle, provider_ref, b.context())
     elif b.type == "variable":
         if len(b.labels) != 1:
             return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]
@@ -233,7 +273,13 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                                    a.range))
         sensitive = _literal_bool(b.attributes.get("sensitive"), diags)
         pre, _ = _conditions(b, ("precondition",), "an output block", diags)
-        module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive, preconditions=pre)
+        deps: list[tuple[ResourceAddr, E.Expr | None, int]] = []
+        dep_mods: tuple[str, ...] = ()
+        if "depends_on" in b.attributes:
+            deps = _depends_on(b.attributes["depends_on"], diags)
+            dep_mods = depends_on_modules(b.attributes["depends_on"])
+        module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive, preconditions=pre,
+                                            depends_on=tuple(deps), depends_on_modules=dep_mods)
     elif b.type == "provider":
         if len(b.labels) != 1:
             return [error("Missing name for provider", "A provider block needs one label: its name.", b.range)]
@@ -263,8 +309,13 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if rv is not None:
             diags.extend(_check_required_version(rv))
         diags.extend(read_backend_blocks([b])[1])  # where the state is: engine.backend.local reads it
+        aliases = configuration_aliases(b)
+        if aliases:
+            module.configuration_aliases = module.configuration_aliases | aliases
+    elif b.type == "module":
+        return decode_call(module, b)
     else:
-        known = {"module", "moved", "import", "check", "removed"}
+        known = {"moved", "import", "check", "removed"}
         if b.type in known:
             diags.append(error(f'Unsupported block type "{b.type}"',
                                f"{b.type} blocks are not supported by strata yet.", b.range))

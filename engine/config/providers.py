@@ -8,13 +8,14 @@ Planning and applying a saved plan both use this: neither needs the other to get
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from engine.addrs import ResourceAddr
+from engine.addrs import ModulePath, ResourceAddr, resource_addr
 from engine.config.constants import _NoResources
 from engine.config.instance import evaluate_blocks
 from engine.config.locals import LocalValues
-from engine.config.model import Module
+from engine.config.model import Module, ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
@@ -35,7 +36,7 @@ def check_resource_types(module: Module, providers: Providers) -> list[Diagnosti
         if not providers.known(pc.name):
             diags.append(error("Unknown provider", f'There is no provider named "{pc.name}". '
                                "Built-in providers: " + ", ".join(sorted(_builtin_names())) + ".", pc.range))
-    for rc in module.resources.values():
+    for rc in all_resources(module):
         pname = rc.provider_name
         if rc.provider_ref and "." in rc.provider_ref and rc.provider_ref not in module.providers:
             diags.append(error("Provider configuration not present",
@@ -75,7 +76,7 @@ async def configure_providers(module: Module, providers: Providers, variables: d
     """Call configure() on every provider configuration in use, with its evaluated arguments;
     mistakes and the providers' diagnostics are added to ``diags``. Once ``diags`` holds anything,
     no further provider is configured (its arguments are still checked)."""
-    keys = {rc.provider_key for rc in module.resources.values()} | set(module.providers)
+    keys = {rc.provider_key for rc in all_resources(module)} | set(module.providers)
     for key in sorted(keys):
         pc = module.providers.get(key)
         config: dict[str, Any] = {}
@@ -105,6 +106,18 @@ async def configure_providers(module: Module, providers: Providers, variables: d
         if diags:
             continue
         diags.extend(await providers.seam(key).configure(config, subject=pc.range if pc else None))
+
+
+def all_resources(module: Module) -> list[ResourceConfig]:
+    """The resources of ``module`` and of every module it calls, each as the root sees it: its
+    module's configuration path in its address (no instance keys), its provider the root's
+    configuration that serves it."""
+    out = list(module.resources.values())
+    for m in module.tree()[1:]:
+        path = ModulePath(tuple((n, None) for n in m.path))
+        out.extend(replace(rc, addr=resource_addr(rc.addr.type, rc.addr.name, rc.addr.mode, path),
+                           provider_ref=m.root_provider_key(rc.provider_key)) for rc in m.resources.values())
+    return out
 
 
 def unplanned_locals(module: Module, providers: Providers, variables: dict[str, Any],

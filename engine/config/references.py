@@ -56,6 +56,7 @@ def self_reference_error(rc: ResourceConfig, line: int, addr: str) -> Diagnostic
 def validate_references(module: Module) -> list[Diagnostic]:
     """Check every static reference points at something declared, with file:line for each mistake."""
     diags: list[Diagnostic] = []
+    where_declared = module.display_path or "the root module"
 
     def check(e: E.Expr, filename: str, ctx: str, has_count: bool, has_each: bool,
               has_self: bool = False) -> None:
@@ -101,18 +102,25 @@ def validate_references(module: Module) -> list[Diagnostic]:
                                        "data.TYPE.NAME.attribute.", where))
                 elif ResourceAddr(name, dname, "data") not in module.resources:
                     diags.append(error("Reference to undeclared resource",
-                                       f'A data resource "{name}" "{dname}" has not been declared in the root '
-                                       "module.", where))
+                                       f'A data resource "{name}" "{dname}" has not been declared in '
+                                       f"{where_declared}.", where))
             elif ref.root == "module":
-                diags.append(error("Reference to undeclared module",
-                                   f'No module call named "{name}" is declared in the root module.', where))
+                call = module.calls.get(name) if name is not None else None
+                if call is None:
+                    diags.append(error("Reference to undeclared module",
+                                       f'No module call named "{name}" is declared in {where_declared}.', where))
+                else:
+                    out = _module_output_name(call, ref)
+                    if out is not None and out not in call.module.outputs:
+                        diags.append(error("Unsupported attribute",
+                                           f'This object does not have an attribute named "{out}".', where))
             else:
                 if name is None:
                     diags.append(error("Invalid reference", BARE_TYPE, where))
                 elif ResourceAddr(ref.root, name) not in module.resources:
                     diags.append(error("Reference to undeclared resource",
                                        f'A managed resource "{ref.root}" "{name}" has not been declared in '
-                                       "the root module.", where))
+                                       f"{where_declared}.", where))
 
     for rc in module.resources.values():
         fn = rc.range.filename
@@ -127,11 +135,34 @@ def validate_references(module: Module) -> list[Diagnostic]:
                 diags.append(error("Reference to undeclared resource",
                                    f'A managed resource "{addr.type}" "{addr.name}" has not been declared in '
                                    "the root module.", SourceRange(fn, line)))
+        for mname in rc.depends_on_modules:
+            if mname not in module.calls:
+                diags.append(error("Reference to undeclared module",
+                                   f'No module call named "{mname}" is declared in {where_declared}.', rc.range))
     for lc in module.locals.values():
         check(lc.expr, lc.range.filename, f"local.{lc.name}", False, False)
     for oc in module.outputs.values():
         check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
+    for call in module.calls.values():
+        fn = call.range.filename
+        expanded = (call.count is not None, call.for_each is not None)
+        for a in call.arguments.values():
+            check(a.expr, fn, f"module.{call.name}", *expanded)
+        for meta in (call.count, call.for_each):
+            if meta is not None:
+                check(meta.expr, fn, f"module.{call.name}", False, False)
     return diags
+
+
+def _module_output_name(call: Any, ref: E.Reference) -> str | None:
+    """The output ``module.NAME.OUT`` / ``module.NAME[KEY].OUT`` names; None when it names none
+    (the whole module, or a key only known later)."""
+    steps = ref.steps[1:]
+    if call.count is not None or call.for_each is not None:
+        if not steps or isinstance(steps[0], str):
+            return None
+        steps = steps[1:]
+    return steps[0] if steps and isinstance(steps[0], str) else None
 
 
 def resource_graph(module: Module) -> Any:

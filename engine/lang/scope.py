@@ -170,6 +170,8 @@ def variable(e: E.Var, scope: Scope) -> Any:
         return Namespace("path")
     if name == "terraform":
         return Namespace("terraform")
+    if name == "module":
+        return Namespace("module")
     if name in _RESERVED:
         raise EvalError("Unsupported reference", f'References to "{name}" are not supported yet.', e.line)
     return ResourceType(name)
@@ -253,7 +255,9 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
     if ns == "data":
         return ResourceType(name, "data")
     if ns == "path":
-        if name in ("module", "root"):
+        if name == "module":  # a module's own directory, from the root's (a resolver of a module says)
+            return getattr(scope.resources, "module_dir", ".")
+        if name == "root":
             return "."  # the root module's directory, relative to the working directory
         if name == "cwd":
             return os.getcwd()
@@ -265,6 +269,13 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
         if name == "applying":
             raise EvalError("Unsupported reference", "terraform.applying is not supported by strata yet.", line)
         raise EvalError("Invalid \"terraform\" attribute", TERRAFORM_ATTRIBUTE.format(name=name), line)
+    if ns == "module":
+        # the outputs of a module call's instances: only a resolver of a module instance knows them
+        call = getattr(scope.resources, "module_call", None)
+        if call is None:
+            raise EvalError("Reference to undeclared module",
+                            f'No module call named "{name}" is declared in the root module.', line)
+        return call(name, line)
     raise EvalError("Invalid reference", ns, line)
 
 

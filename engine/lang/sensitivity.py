@@ -168,6 +168,8 @@ class Sensitivity:
             return bool(names) and self.local(names[0])
         if root == "each":
             return bool(names) and names[0] == "value" and self._each_value()
+        if root == "module":
+            return bool(names) and self._module_output(names[0], names[1] if len(names) > 1 else None, whole)
         if root in _NEVER or not names:
             return False
         mode, type_ = ("data", names[0]) if root == "data" else ("managed", root)
@@ -178,6 +180,33 @@ class Sensitivity:
         if len(rest) > 1:
             return rest[1] in attrs
         return whole and bool(attrs)
+
+    child_of: Any = None
+    """``child_of(module)``: the :class:`Sensitivity` of a module this one calls (None: no module
+    output is sensitive)."""
+
+    def _module_output(self, call: str, output: str | None, whole: bool) -> bool:
+        """Is ``module.CALL.OUTPUT`` sensitive: made of what is (``module.CALL``
+        whole: any of its outputs, when ``whole``)?"""
+        calls = getattr(self.module, "calls", None)
+        c = calls.get(call) if calls else None
+        if c is None or self.child_of is None:
+            return False
+        key = ("module", call, output or "")
+        got = self._known.get(key)
+        if got is not None:
+            return bool(got)
+        self._known[key] = False  # a cycle through modules (reported elsewhere) adds nothing
+        child = self.child_of(c.module)
+        names = [output] if output is not None else (list(c.module.outputs) if whole else [])
+        found = False
+        for name in names:
+            oc = c.module.outputs.get(name)
+            if oc is not None and child.uses(oc.expr):  # terraform: "sensitive = true" marks nothing here
+                found = True
+                break
+        self._known[key] = found
+        return found
 
     def hidden(self, root: str, names: tuple[str, ...]) -> bool:
         """For a diagnostic's statements about values (:func:`engine.exprvalues.statements`)."""
@@ -327,13 +356,19 @@ def _attribute_names(e: E.Expr) -> tuple[str, ...] | None:
     return tuple(reversed(names))
 
 
-def of_module(module: Any, providers: Any) -> Sensitivity:
-    """:class:`Sensitivity` for ``module``, with its providers' schemas."""
+def of_module(module: Any, providers: Any, provider_key: Any = None) -> Sensitivity:
+    """:class:`Sensitivity` for ``module``, with its providers' schemas (``provider_key``: the
+    configuration that serves one of the module's provider keys, for a called module)."""
     def schema(mode: str, type_: str, name: str) -> frozenset[str]:
         rc = module.resources.get(resource_addr(type_, name, mode))
-        return schema_names(providers, rc.provider_key, type_, mode) if rc is not None else _NONE
+        if rc is None:
+            return _NONE
+        key = rc.provider_key if provider_key is None else provider_key(rc.provider_key)
+        return schema_names(providers, key, type_, mode)
 
-    return Sensitivity(module, schema)
+    got = Sensitivity(module, schema)
+    got.child_of = lambda m: of_module(m, providers, m.root_provider_key)
+    return got
 
 
 def schema_names(providers: Any, provider_key: str, type_: str, mode: str = "managed") -> frozenset[str]:

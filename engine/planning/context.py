@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.addrs import InstanceAddr, ResourceAddr, resource_addr
+from engine.addrs import ROOT, InstanceAddr, ModulePath, ResourceAddr, resource_addr
 from engine.config.locals import LocalValues
 from engine.config.model import LocalConfig, Module
+from engine.config.module_instances import ModuleInstance, ModuleInstances
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
 from engine.events import stream as ev
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope
-from engine.lang.sensitivity import in_state
+from engine.lang.sensitivity import Sensitivity, in_state
 from engine.lang.sensitivity import of_module as sensitivity_of
-from engine.planning.order import ref_node
+from engine.planning.module_deps import ModuleDeps
 from engine.planning.resolver import PlanResolver
 from engine.planning.targeting import Targets
 from engine.plans.plan import Plan
@@ -53,11 +54,18 @@ class PlanContext:
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()
+        self.failed_outputs: set[tuple[ModulePath, str]] = set()  # module outputs whose preconditions failed
         self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
         self.local_value = LocalValues(module, self.scope, self._local_failed)
         """``local.NAME``, evaluated once (with the resources planned so far); unknown after a
         mistake, which is added to the diagnostics."""
-        self._local_res_deps: dict[str, frozenset[ResourceAddr]] = {}
+        self._sensitivities: dict[tuple[str, ...], Sensitivity] = {(): self.sensitivity}
+        self._by_instance: dict[ModulePath, Sensitivity] = {}
+        self.instances = ModuleInstances(module, variables, self.local_value, self.resolver, self._sensitivity_of,
+                                         self._module_error, keep_all=True)
+        """Every module instance, and the scope of each."""
+        self.root = self.instances.by_path[ROOT]
+        self.module_deps = ModuleDeps(self.instances)
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -80,7 +88,22 @@ class PlanContext:
     # ------------------------------------------------------------------ scope and locals
 
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
-        return Scope(self.variables, self.local_value, self.resolver, count_index, each, sensitivity=self.sensitivity)
+        return Scope(self.variables, self.local_value, self.root, count_index, each, sensitivity=self.sensitivity)
+
+    def _sensitivity_of(self, m: Module) -> Sensitivity:
+        got = self._sensitivities.get(m.path)
+        if got is None:
+            got = self._sensitivities[m.path] = sensitivity_of(m, self.providers, m.root_provider_key)
+        return got
+
+    def _module_error(self, d: Diagnostic, needs_plan_values: bool) -> None:
+        """A mistake found evaluating a module instance's variables, locals, outputs or calls."""
+        if d in self.diags:
+            return  # the same mistake in every instance of a module: terraform says it once
+        if needs_plan_values and needs_values(d):
+            self.walk_error(d)
+        else:
+            self.diags.append(d)
 
     def _local_failed(self, lc: LocalConfig, exc: EvalError) -> None:
         """A local whose expression failed: a walk error when it needs planned values that a
@@ -91,29 +114,14 @@ class PlanContext:
         else:
             self.diags.append(d)
 
-    def local_resource_deps(self, name: str, seen: frozenset[str] = frozenset()) -> frozenset[ResourceAddr]:
-        """The resources ``local.NAME`` refers to, directly or through other locals."""
-        got = self._local_res_deps.get(name)
-        if got is not None:
-            return got
-        lc = self.module.locals.get(name)
-        out: set[ResourceAddr] = set()
-        if lc is not None and name not in seen:
-            for ref in E.references(lc.expr):
-                node = ref_node(ref)
-                if node is None:
-                    continue
-                if node.kind == "resource":
-                    out.add(node.name)
-                else:
-                    out |= self.local_resource_deps(node.name, seen | {name})
-        res = frozenset(out)
-        self._local_res_deps[name] = res
-        return res
+    def local_resource_deps(self, name: str) -> frozenset[ResourceAddr]:
+        """The resources the root's ``local.NAME`` refers to, directly or through other locals
+        (and the outputs of modules)."""
+        return self.module_deps.local(self.root, name)
 
-    def references_through_locals(self, exprs: list[E.Expr]) -> Iterator[E.Reference]:
+    def references_through_locals(self, exprs: list[E.Expr], module: Module | None = None) -> Iterator[E.Reference]:
         """The references in ``exprs`` and in the locals they use, the locals' own left out."""
-        locals_ = self.module.locals
+        locals_ = (module or self.module).locals
         stack, seen = list(exprs), set()
         while stack:
             for ref in E.references(stack.pop()):
@@ -125,25 +133,42 @@ class PlanContext:
                     seen.add(name)
                     stack.append(locals_[name].expr)
 
-    def needs_plan_values(self, exprs: list[E.Expr]) -> bool:
+    def needs_plan_values(self, exprs: list[E.Expr], module: Module | None = None) -> bool:
         """Do ``exprs`` refer to a resource or a variable, directly or through locals? Terraform
         validates with those unknown: an error in evaluating them, its plan walk finds."""
         return any(ref.root not in ("count", "each", "path", "terraform", "self", "module")
-                   for ref in self.references_through_locals(exprs))
+                   for ref in self.references_through_locals(exprs, module))
 
-    def uses_failed(self, exprs: list[E.Expr], also: set[ResourceAddr]) -> bool:
+    def uses_failed(self, exprs: list[E.Expr], also: set[ResourceAddr], mi: ModuleInstance | None = None) -> bool:
         """Do ``exprs`` (or the resources in ``also``) refer, directly or through locals, to a
-        resource that could not be planned?"""
+        resource that could not be planned (or a module output whose precondition failed)?"""
         if also & self.failed:
             return True
-        for ref in self.references_through_locals(exprs):
+        if self.failed_outputs and self._uses_failed_output(exprs, mi or self.root):
+            return True
+        mi = mi or self.root
+        for ref in self.references_through_locals(exprs, mi.config):
             name = ref.step_name(0)
             if name is None:
                 continue
-            if ref.root == "data":
-                if ref.step_name(1) and resource_addr(name, str(ref.step_name(1)), "data") in self.failed:
+            if ref.root in ("var", "module"):
+                if self.module_deps.of_ref(mi, ref) & self.failed:
                     return True
-            elif resource_addr(ref.root, name) in self.failed:
+            elif ref.root == "data":
+                if ref.step_name(1) and mi.at(resource_addr(name, str(ref.step_name(1)), "data")) in self.failed:
+                    return True
+            elif mi.at(resource_addr(ref.root, name)) in self.failed:
+                return True
+        return False
+
+    def _uses_failed_output(self, exprs: list[E.Expr], mi: ModuleInstance) -> bool:
+        for ref in self.references_through_locals(exprs, mi.config):
+            call = mi.config.calls.get(ref.step_name(0) or "") if ref.root == "module" else None
+            got = self.instances.call_instances(mi, call.name) if call is not None else None
+            if got is None:
+                continue
+            named = next((s for s in ref.steps[1:] if isinstance(s, str)), None)  # None: the whole module
+            if any(p == fp and named in (None, out) for p in got[1] for fp, out in self.failed_outputs):
                 return True
         return False
 
@@ -152,6 +177,14 @@ class PlanContext:
     def sensitive_of(self, addr: InstanceAddr) -> frozenset[str]:
         """The attributes of ``addr`` a plan must not show (schema, state and configuration)."""
         r = addr.resource
+        if r.module.steps:
+            got = self._by_instance.get(r.module)
+            if got is None:
+                m = self.module.descendant(tuple(n for n, _k in r.module.steps))
+                if m is None:
+                    return frozenset()
+                got = self._by_instance[r.module] = self._sensitivity_of(m)
+            return got.attributes(r.mode, r.type, r.name)
         return self.sensitivity.attributes(r.mode, r.type, r.name)
 
     def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:

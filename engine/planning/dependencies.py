@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, config_text
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
+from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.planning.module_deps import ModuleDeps
 from engine.planning.order import ref_node
 from engine.values import UNKNOWN
 
@@ -37,29 +39,45 @@ class InstanceDeps:
     recorded: tuple[str, ...]
 
 
-def ref_specs(rc: ResourceConfig, local_resource_deps: Callable[[str], frozenset[ResourceAddr]]
-              ) -> tuple[list[RefSpec], set[ResourceAddr]]:
-    """What ``rc``'s configuration refers to, and the resources it needs whole (through locals)."""
+def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tuple[list[RefSpec], set[ResourceAddr]]:
+    """What ``rc``'s configuration (in the module instance ``mi``) refers to, and the resources it
+    needs whole (through locals, variables, module outputs, and the ``depends_on`` of the calls on
+    the way to its module)."""
     specs: list[RefSpec] = []
-    whole: set[ResourceAddr] = set()
+    whole: set[ResourceAddr] = set(mdeps.inherited(mi))
     # count and for_each too: what they refer to must exist before any instance does (and is
     # recorded in each instance's dependencies, as terraform records it)
-    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    for e in [*expressions_of(rc), *metas]:
-        for ref in E.references(e):
-            node = ref_node(ref)
-            if node is None:
-                continue
-            if node.kind == "local":
-                whole |= local_resource_deps(node.name)
-                continue
-            target: ResourceAddr = node.name
-            ki = 2 if ref.root == "data" else 1
-            step = ref.steps[ki] if len(ref.steps) > ki else None
-            specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
+    for ref in references_of(rc):
+        if ref.root in ("local", "var", "module"):
+            whole |= mdeps.of_ref(mi, ref)
+            continue
+        node = ref_node(ref)
+        if node is None:
+            continue
+        target: ResourceAddr = mi.at(node.name)
+        ki = 2 if ref.root == "data" else 1
+        step = ref.steps[ki] if len(ref.steps) > ki else None
+        specs.append(RefSpec(target, step if isinstance(step, E.Expr) else None))
     for addr, key, _line in rc.depends_on:
-        specs.append(RefSpec(addr, key))
+        specs.append(RefSpec(mi.at(addr), key))
+    for mname in rc.depends_on_modules:
+        whole |= mdeps.whole_call(mi, mname)
     return specs, whole
+
+
+_REFS: dict[int, tuple[object, list[E.Reference]]] = {}
+
+
+def references_of(rc: ResourceConfig) -> list[E.Reference]:
+    """Every reference in ``rc``'s configuration, count and for_each included: worked out once per
+    resource block (the copies of a module's resource for each of its instances share them)."""
+    got = _REFS.get(id(rc.attributes))
+    if got is not None and got[0] is rc.attributes:
+        return got[1]
+    metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
+    refs = [ref for e in [*expressions_of(rc), *metas] for ref in E.references(e)]
+    _REFS[id(rc.attributes)] = (rc.attributes, refs)
+    return refs
 
 
 def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
@@ -89,5 +107,6 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             insts.add(InstanceAddr(s.target, k))
         else:
             res.add(s.target)
-    recorded = tuple(sorted({str(d.resource) for d in insts} | {str(r) for r in res}))
+    recorded = tuple(sorted({config_text(d.resource) for d in insts} | {config_text(r) for r in res}))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
+

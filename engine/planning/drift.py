@@ -43,9 +43,15 @@ async def plan_refresh_only(ctx: PlanContext, drift: Drift, order: list[CfgNode]
         rs = ctx.state.resources.get(r)
         ctx.resolver.values[r] = {k: inst.current.attributes for k, inst in (rs.instances.items() if rs else ())
                                   if inst.current is not None}
+    for r, rs in ctx.state.resources.items():  # in modules: as the state has them
+        mrc = ctx.module.resource_at(r) if r.module.steps else None
+        if mrc is not None:
+            ctx.resolver.kind[r] = kind_of(mrc)
+            ctx.resolver.values[r] = {k: inst.current.attributes for k, inst in rs.instances.items()
+                                      if inst.current is not None}
     # data sources are read again, as in any plan: an output may show what they read
     for node in order:
-        data = ctx.module.resources.get(node.name) if node.kind == "resource" else None
+        data = ctx.module.resources.get(node.name) if node.kind == "resource" and not node.path else None
         if data is not None and data.addr.mode == "data":
             await plan_resource(ctx, data)
     for oc in ctx.module.outputs.values():

@@ -4,13 +4,16 @@ value once the resources are planned."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from engine.config import conditions
-from engine.diagnostics import SourceRange, error
+from engine.config.module_instances import ModuleInstance
+from engine.diagnostics import SourceRange, decl_range, error, errors_of
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
 from engine.lang.evaluate import EvalError, evaluate
 from engine.planning.context import PlanContext, needs_values
-from engine.planning.order import resources_referred
+from engine.values import UNKNOWN
 
 _SENSITIVE_OUTPUT = (
     "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, "
@@ -54,7 +57,7 @@ def plan_outputs(ctx: PlanContext) -> None:
                 plan.outputs[oc.name] = plan.prior_outputs[oc.name]
             plan.kept_outputs.add(oc.name)
             continue
-        if ctx.failed and ctx.uses_failed([oc.expr], set()):
+        if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([oc.expr], set()):
             continue  # refers to what could not be planned: neither planned nor an error of its own
         if oc.preconditions:
             failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output")
@@ -81,5 +84,37 @@ def plan_outputs(ctx: PlanContext) -> None:
 def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
     """Under -target, as terraform decides: an output is planned when it refers to a targeted
     resource (through locals too) and to nothing that was left out."""
-    refs = resources_referred(ctx.module, expr, set())
+    refs = ctx.module_deps.of_expr(ctx.root, expr)
     return bool(refs) and ctx.targets is not None and all(ctx.targets.touches(r) for r in refs)
+
+
+def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
+    """A module instance's input variable: its value, and its validations."""
+    value = mi.variable(name)
+    vc = mi.config.variables[name]
+    if not vc.validations or value is UNKNOWN or mi.call is None:
+        return
+    failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
+    arg = mi.call.arguments.get(name)
+    # as terraform's: at the argument that gave the value, before anything is planned with it
+    where = arg.range if arg is not None else mi.call.range.header()
+    for d, c in zip(failed, vc.validations, strict=False):
+        if d.summary == conditions.SUMMARIES["validation"]:
+            rule = decl_range(c.block) if c.block is not None else str(c.range)
+            d = dataclasses.replace(d, subject=where, context=f'module "{mi.call.name}"',
+                                    detail=f"{d.detail}\n\nThis was checked by the validation rule at {rule}.")
+        if d not in ctx.diags:
+            ctx.diags.append(d)
+
+
+def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
+    """A module instance's output: its preconditions, and its value."""
+    oc = mi.config.outputs[name]
+    if oc.preconditions:
+        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output")
+        for d in failed:
+            if d not in ctx.diags:
+                ctx.walk_error(d)
+        if errors_of(failed):  # as terraform's: not planned, nor is what refers to it
+            ctx.failed_outputs.add((mi.path, name))
+    mi.output(name, final=True)

@@ -27,8 +27,19 @@ from engine.graph.limits import Limits
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
-from engine.planning.order import config_graph, config_order, destroy_targets, with_dependencies
-from engine.planning.outputs import check_sensitive_uses, plan_outputs
+from engine.planning.order import (
+    CfgNode,
+    config_graph,
+    config_order,
+    destroy_targets,
+    with_dependencies,
+)
+from engine.planning.outputs import (
+    check_module_output,
+    check_sensitive_uses,
+    check_variable,
+    plan_outputs,
+)
 from engine.planning.refresh import Refresher
 from engine.planning.removals import check_prevent_destroy, plan_destroy, plan_orphans
 from engine.planning.resources import plan_resource
@@ -103,11 +114,7 @@ class Planner:
             order = config_order(graph, ctx.diags)
             ctx.raise_if_errors()
             for node in order:
-                if node.kind == "resource":
-                    if ctx.targets is None or ctx.targets.touches(node.name):
-                        await plan_resource(ctx, self.module.resources[node.name])
-                elif ctx.included_locals is None or node.name in ctx.included_locals:
-                    ctx.local_value(node.name, 0)
+                await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
         check_prevent_destroy(ctx)
@@ -118,6 +125,34 @@ class Planner:
             if c.action != Action.NOOP:
                 ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
         return plan
+
+    async def _visit(self, node: CfgNode) -> None:
+        """Plan ``node`` in every instance of its module."""
+        ctx = self.ctx
+        if not node.path:  # the root's: one instance
+            if node.kind == "resource":
+                if ctx.targets is None or ctx.targets.touches(node.name):
+                    await plan_resource(ctx, self.module.resources[node.name])
+            elif node.kind == "call":
+                ctx.instances.call_instances(ctx.root, node.name)
+            elif ctx.included_locals is None or node.name in ctx.included_locals:
+                ctx.local_value(node.name, 0)
+            return
+        for mi in list(ctx.instances.of_config(node.path)):
+            if node.kind == "resource":
+                addr = mi.at(node.name)
+                if ctx.targets is None or ctx.targets.touches(addr):
+                    rc = self.module.resource_at(addr)
+                    assert rc is not None
+                    await plan_resource(ctx, rc, mi)
+            elif node.kind == "call":
+                ctx.instances.call_instances(mi, node.name)
+            elif node.kind == "local":
+                mi.local_value(node.name, 0)
+            elif node.kind == "var":
+                check_variable(ctx, mi, node.name)
+            elif node.kind == "output":
+                check_module_output(ctx, mi, node.name)
 
     def _record_for_apply(self) -> None:
         """What apply needs of what planning learned: how each resource expands and what each

@@ -68,7 +68,7 @@ class Refresher:
         for addr, deposed, obj, prov in list(self.state.objects()):
             if addr.resource.mode != "managed" or (self.only is not None and not self.only(addr)):
                 continue
-            rc = self.module.resources.get(addr.resource)
+            rc = self.module.resource_at(addr.resource)
             pname = rc.provider_key if rc is not None else provider_key_from_state(prov)
             if not self.providers.known(pname):
                 self.diags.append(error("Provider not available",

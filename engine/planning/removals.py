@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from engine.diagnostics import error
 from engine.planning.context import PlanContext
-from engine.plans.plan import Action, ResourceInstanceChange, orphan_reason
+from engine.plans.plan import Action, Reason, ResourceInstanceChange, orphan_reason
 
 
 def plan_orphans(ctx: PlanContext) -> None:
@@ -16,7 +16,12 @@ def plan_orphans(ctx: PlanContext) -> None:
     for addr, deposed, obj, prov in list(ctx.state.objects()):
         if ctx.targets is not None and not ctx.targets.covers(addr):
             continue  # not targeted: left as it is (data sources too)
-        rc = ctx.module.resources.get(addr.resource)
+        rc = ctx.module.resource_at(addr.resource)
+        # its module is configured but not this instance of it: "because module.m[1] is not in configuration"
+        no_module = rc is not None and bool(addr.resource.module.steps) and \
+            ctx.instances.get(addr.resource.module) is None
+        if no_module:
+            rc = None
         if addr.resource.mode == "data":
             if rc is None or addr.key not in ctx.resolver.values.get(addr.resource, {}):
                 ctx.plan.forget.append(addr)
@@ -29,6 +34,8 @@ def plan_orphans(ctx: PlanContext) -> None:
             if ctx.errored(addr):
                 continue
         reason = None if deposed else orphan_reason(rc is not None, kind != "single", addr.key, kind)
+        if not deposed and no_module:
+            reason = Reason.DELETE_NO_MODULE
         ctx.plan.changes.append(ResourceInstanceChange(
             addr, Action.DELETE, prov, obj.attributes, None, reason, deposed,
             create_before_destroy=obj.create_before_destroy or deposed is not None,
@@ -56,7 +63,7 @@ def check_prevent_destroy(ctx: PlanContext) -> None:
     for c in ctx.plan.changes:
         if c.action != Action.DELETE and not c.is_replace:
             continue
-        rc = ctx.module.resources.get(c.addr.resource)
+        rc = ctx.module.resource_at(c.addr.resource)
         if rc is None or not rc.lifecycle.prevent_destroy:
             continue
         ctx.walk_error(error(

@@ -15,13 +15,14 @@ from engine.addrs import InstanceAddr, InstanceKey
 from engine.config import conditions
 from engine.config.instance import evaluate_instance_config
 from engine.config.model import ResourceConfig
+from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of, self_reference_error, self_references
 from engine.diagnostics import Diagnostic, errors_of
 from engine.lang.evaluate import Scope
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext, needs_values
 from engine.planning.data_sources import plan_data
-from engine.planning.dependencies import instance_deps, ref_specs
+from engine.planning.dependencies import instance_deps, ref_specs, references_of
 from engine.planning.expansion import Instances, expand, kind_of
 from engine.planning.instance import InstanceToPlan, ResourceTarget, plan_instance
 from engine.plans.plan import Action, ResourceInstanceChange
@@ -29,24 +30,28 @@ from engine.provider.protocol import ValidateResourceConfigRequest
 from engine.values import UNKNOWN
 
 
-async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
-    """Plan every (targeted) instance of ``rc``, adding the changes to the context's plan and the
-    planned values to its resolver."""
+async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance | None = None) -> None:
+    """Plan every (targeted) instance of ``rc`` (its address in the module instance ``mi``; the
+    root when None), adding the changes to the context's plan and the planned values to its
+    resolver."""
+    mi = mi or ctx.root
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    if ctx.failed and ctx.uses_failed([*expressions_of(rc), *metas], {a for a, _k, _l in rc.depends_on}):
+    if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([*expressions_of(rc), *metas], {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
         # as terraform's plan walk: what depends on a resource that could not be planned is not
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
         return
     expanded = None
-    if not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
-        found = expand(rc, ctx.scope)
+    mentions_itself = _mentions_itself(rc)
+    if not mentions_itself or not _refers_to_itself(ctx, rc, self_references(rc, metas), str(rc.addr)):
+        found = expand(rc, mi.scope)
         if isinstance(found, Instances):
             expanded = found
         else:
             _expansion_error(ctx, rc, found)
     untargeted: list[InstanceKey] = []
-    if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources:
+    if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources \
+            and not ctx.targets.in_modules(rc.addr):
         # only some instances targeted: the others are not planned, and are seen as they are
         chosen = ctx.targets.instances
         untargeted = [k for k, _sc in expanded.instances if InstanceAddr(rc.addr, k) not in chosen]
@@ -63,7 +68,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
     schema = ctx.providers.schema(pname, rc.addr.type, rc.addr.mode)
     assert schema is not None
     target = ResourceTarget(rc, schema, ctx.providers.seam(pname), ctx.providers.state_address(pname))
-    specs, whole = ref_specs(rc, ctx.local_resource_deps)
+    specs, whole = ref_specs(rc, mi, ctx.module_deps)
     rs = ctx.state.resources.get(rc.addr)
     prior_instances = rs.instances if rs is not None else {}
     for key in untargeted:  # an output over the whole resource sees them, as terraform's does
@@ -76,7 +81,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
     for key, scope in expanded.instances:
         addr = rc.addr.instance(key)
         # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
-        if _refers_to_itself(ctx, rc, self_references(rc, exprs, key), str(addr)):
+        if mentions_itself and _refers_to_itself(ctx, rc, self_references(rc, exprs, key), str(addr)):
             ctx.failed.add(rc.addr)
             values[key] = UNKNOWN
             continue
@@ -85,7 +90,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
         for d in cdiags:
             # the expression on the line the error names (all of them when none is there)
             failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
-            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed):
+            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed, mi.config):
                 ctx.walk_errors.append(d)
         if not cdiags:
             # the provider's verdict is about this instance: "with ADDR", as terraform says
@@ -124,6 +129,17 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
                     addr, Action.DELETE, target.provider_addr, dobj.attributes, None, None, dk,
                     create_before_destroy=True, prior_dependencies=dobj.dependencies,
                     sensitive=ctx.sensitive_of(addr) | recorded_names(dobj)))
+
+
+def _mentions_itself(rc: ResourceConfig) -> bool:
+    """Does any reference in ``rc``'s configuration name its own resource? Worked out once per
+    resource block: a module's resource is planned once per instance of the module."""
+    a = rc.addr
+    for ref in references_of(rc):
+        if (ref.root == "data" and a.mode == "data" and ref.step_name(0) == a.type and ref.step_name(1) == a.name) \
+                or (a.mode == "managed" and ref.root == a.type and ref.step_name(0) == a.name):
+            return True
+    return False
 
 
 def _refers_to_itself(ctx: PlanContext, rc: ResourceConfig, lines: list[int], addr: str) -> bool:

@@ -11,23 +11,45 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.addrs import InstanceAddr, ResourceAddr, parse_instance_addr
+from engine.addrs import (
+    InstanceAddr,
+    ModulePath,
+    ResourceAddr,
+    config_text,
+    module_contains,
+    parse_target,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Targets:
+    """What a plan may touch: every instance of ``resources``, the single ``instances``, every
+    resource in the module instances ``modules`` (a step without a key: every instance of its
+    call), and every instance of the resources ``configs`` names (as the state's dependencies
+    do: module paths without keys; what a target depends on, found in the configuration)."""
+
     resources: frozenset[ResourceAddr]  # every instance of these
     instances: frozenset[InstanceAddr] = frozenset()  # and these single instances
+    modules: frozenset[ModulePath] = frozenset()
+    configs: frozenset[str] = frozenset()
 
     def covers(self, addr: InstanceAddr) -> bool:
-        return addr.resource in self.resources or addr in self.instances
+        return addr.resource in self.resources or addr in self.instances or self.in_modules(addr.resource)
 
     def touches(self, r: ResourceAddr) -> bool:
-        return r in self.resources or any(i.resource == r for i in self.instances)
+        return r in self.resources or any(i.resource == r for i in self.instances) or self.in_modules(r)
 
-    def with_resources(self, more: set[ResourceAddr] | frozenset[ResourceAddr]) -> Targets:
+    def in_modules(self, r: ResourceAddr) -> bool:
+        """Is every instance of ``r`` targeted, by a module target or as a dependency in a module?"""
+        if self.configs and config_text(r) in self.configs:
+            return True
+        return any(module_contains(m, r.module) for m in self.modules)
+
+    def with_resources(self, more: set[ResourceAddr] | frozenset[ResourceAddr],
+                       configs: frozenset[str] = frozenset()) -> Targets:
         whole = self.resources | more
-        return Targets(whole, frozenset(i for i in self.instances if i.resource not in whole))
+        return Targets(whole, frozenset(i for i in self.instances if i.resource not in whole), self.modules,
+                       self.configs | configs)
 
 
 def parse_targets(texts: tuple[str, ...] | list[str]) -> Targets | None:
@@ -37,10 +59,13 @@ def parse_targets(texts: tuple[str, ...] | list[str]) -> Targets | None:
         return None
     whole: set[ResourceAddr] = set()
     single: set[InstanceAddr] = set()
+    modules: set[ModulePath] = set()
     for text in texts:
-        addr = parse_instance_addr(text)
-        if "[" in text:
+        addr = parse_target(text)
+        if isinstance(addr, ModulePath):
+            modules.add(addr)
+        elif addr.key is not None or text.rstrip().endswith("]"):
             single.add(addr)
         else:
             whole.add(addr.resource)
-    return Targets(frozenset(whole), frozenset(single)).with_resources(set())
+    return Targets(frozenset(whole), frozenset(single), frozenset(modules)).with_resources(set())

@@ -49,6 +49,7 @@ class Reason:
     DELETE_COUNT_INDEX = "delete_because_count_index"
     DELETE_EACH_KEY = "delete_because_each_key"
     DELETE_WRONG_REPETITION = "delete_because_wrong_repetition"
+    DELETE_NO_MODULE = "delete_because_no_module"
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ _REASON_TEXT = {
     "delete_because_count_index": "because index {key} is out of range for count",
     "delete_because_each_key": "because key {key} is not in for_each map",
     "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
+    "delete_because_no_module": "because {mod} is not in configuration",
 }
 
 
@@ -120,7 +121,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
         # terraform names the resource within its module here (addr.Resource.Resource)
         local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
-        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, key=ev.resource_json(addr)["resource_key"]
+        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, mod=r.module, key=ev.resource_json(addr)["resource_key"]
                                                               if not isinstance(addr.key, str) else
                                                               orjson.dumps(addr.key).decode()) + ")")
     sym = _SYMBOL[c.action]

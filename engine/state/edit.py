@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.addrs import InstanceAddr, parse_instance_addr, split_module_path
+from engine.addrs import (
+    InstanceAddr,
+    ModulePath,
+    module_contains,
+    parse_instance_addr,
+    parse_target,
+    resource_addr,
+    split_module_path,
+)
 from engine.diagnostics import DiagnosticsError, error
 from engine.state.model import ResourceState, State
 
@@ -25,12 +33,28 @@ def _parse(text: str, what: str) -> tuple[InstanceAddr, bool]:
     return addr, "[" in rest
 
 
+def _module_only(text: str) -> ModulePath | None:
+    """The module ``text`` names when it names a whole module (``module.a``, ``module.a[0]``)."""
+    try:
+        got = parse_target(text)
+    except ValueError:
+        return None
+    return got if isinstance(got, ModulePath) else None
+
+
 def remove(state: State, texts: list[str]) -> list[InstanceAddr]:
-    """Forget every instance the addresses name (all of a resource's for ``TYPE.NAME``), deposed
-    objects included. As terraform's, an address that matches nothing is an error only when none
-    of them matches anything."""
+    """Forget every instance the addresses name (all of a resource's for ``TYPE.NAME``; every one
+    in a module and the modules under it for ``module.NAME``), deposed objects included. As
+    terraform's, an address that matches nothing is an error only when none of them matches
+    anything."""
     found: dict[InstanceAddr, None] = {}  # an ordered set: one address may be named twice
     for text in texts:
+        module = _module_only(text)
+        if module is not None:
+            for r, held in state.resources.items():
+                if module_contains(module, r.module):
+                    found.update(dict.fromkeys(InstanceAddr(r, k) for k in held.instances))
+            continue
         addr, single = _parse(text, "target")
         rs = state.resources.get(addr.resource)
         keys = [] if rs is None else [addr.key] if single else list(rs.instances)
@@ -51,7 +75,12 @@ def remove(state: State, texts: list[str]) -> list[InstanceAddr]:
 
 def move(state: State, src_text: str, dst_text: str) -> None:
     """Record what ``src_text`` names under ``dst_text``: a whole resource under another name, or
-    one instance under another address (another key, or another resource of the same type)."""
+    one instance under another address (another key, or another resource of the same type), or
+    a whole module instance, with the modules under it, under another module address."""
+    src_module, dst_module = _module_only(src_text), _module_only(dst_text)
+    if src_module is not None or dst_module is not None:
+        _move_module(state, src_text, dst_text, src_module, dst_module)
+        return
     src, src_single = _parse(src_text, "source")
     dst, dst_single = _parse(dst_text, "target")
     if (src.resource.type, src.resource.mode) != (dst.resource.type, dst.resource.mode):
@@ -88,6 +117,27 @@ def move(state: State, src_text: str, dst_text: str) -> None:
     if target is None:
         target = state.resources[dst.resource] = ResourceState(dst.resource, rs.provider)
     target.instances[dst.key] = inst
+
+
+def _move_module(state: State, src_text: str, dst_text: str, src: ModulePath | None,
+                 dst: ModulePath | None) -> None:
+    if src is None or dst is None:
+        raise DiagnosticsError([error("Invalid state move request",
+                                      f"Cannot move {src_text} to {dst_text}: a module moves only to a module "
+                                      "address, and a resource only to a resource address.")])
+    n = len(src.steps)
+    moving = [r for r in state.resources if r.module.steps[:n] == src.steps]
+    if not moving:
+        raise DiagnosticsError([error("Invalid source address",
+                                      f"Cannot move {src_text}: does not match anything in the current state.")])
+    if any(r.module.steps[:len(dst.steps)] == dst.steps for r in state.resources):
+        raise DiagnosticsError([error("Invalid target address",
+                                      f"Cannot move to {dst_text}: there is already a module instance at that "
+                                      "address in the current state.")])
+    for r in moving:
+        rs = state.resources.pop(r)
+        to = resource_addr(r.type, r.name, r.mode, ModulePath(dst.steps + r.module.steps[n:]))
+        state.resources[to] = ResourceState(to, rs.provider, rs.instances)
 
 
 def set_tainted(state: State, text: str, tainted: bool) -> InstanceAddr:

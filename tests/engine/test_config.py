@@ -265,9 +265,14 @@ def test_count_and_for_each_together(tmp_path):
 # --------------------------------------------------------------------------- unsupported constructs
 
 
-def test_module_block_is_unsupported(tmp_path):
+def test_module_with_a_missing_local_source_is_a_diagnostic(tmp_path):
     got = diags(tmp_path, {"main.tf": '\nmodule "m" {\n  source = "./m"\n}\n'})
-    assert got == [('Unsupported block type "module"', "main.tf:2")]
+    assert got == [("Unreadable module directory", "main.tf:2")]
+
+
+def test_module_with_a_registry_source_is_not_installed(tmp_path):
+    got = diags(tmp_path, {"main.tf": '\nmodule "m" {\n  source = "hashicorp/consul/aws"\n}\n'})
+    assert got == [("Module not installed", "main.tf:2")]
 
 
 def test_provisioner_block_is_unsupported(tmp_path):

@@ -16,15 +16,17 @@ from typing import Any
 
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import ROOT, InstanceAddr, ResourceAddr
 from engine.backend.operations import Options, Planned, apply_planned, make_plan
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
 from engine.config.module import load_module
+from engine.config.module_instances import ModuleInstances
 from engine.diagnostics import Diagnostic, DiagnosticsError
 from engine.lang.evaluate import Scope
 from engine.planning.dependencies import instance_deps, ref_specs
 from engine.planning.expansion import Instances, expand
+from engine.planning.module_deps import ModuleDeps
 from engine.planning.order import config_graph, config_order
 from engine.plans.plan import Action, Reason, ResourceInstanceChange, whole_resource_value
 from engine.values import UNKNOWN, ListVal, equal, to_json
@@ -594,7 +596,10 @@ async def test_an_instance_depends_on_the_instance_its_key_names_and_records_the
         }
         """
     rc = _resource(tmp_path, config, "b")
-    specs, whole = ref_specs(rc, lambda name: frozenset())
+    module = load_module(str(tmp_path))
+    instances = ModuleInstances(module, {}, lambda name, line: None, _NoResources(), lambda m: None,
+                                lambda d, needs: None, keep_all=True)
+    specs, whole = ref_specs(rc, instances.by_path[ROOT], ModuleDeps(instances))
     deps = instance_deps(specs, whole, _scope_of(1, None), lambda r: "count")
     assert deps.instances == frozenset({inst("a", 1)}) and deps.resources == frozenset()
     assert deps.recorded == ("terraform_data.a",)

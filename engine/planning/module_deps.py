@@ -1,0 +1,156 @@
+"""Which resources a value of a module instance comes from: a local value, an input variable (through
+the argument its call gives it, in the calling instance), a module call's outputs, and what a
+module call's ``depends_on`` makes everything in it wait for.
+
+A resource that refers to ``module.m.ids`` waits for the resources behind that output in
+``module.m``'s instance, not for the whole module; one that refers to ``var.x`` in a module waits
+for what the caller's argument for ``x`` refers to. Each answer is a set of whole resources (full
+addresses), worked out once per module instance and name.
+"""
+
+from __future__ import annotations
+
+from engine.addrs import ResourceAddr
+from engine.config.module_instances import ModuleInstance, ModuleInstances
+from engine.lang import expr as E
+from engine.planning.order import ref_node
+
+
+class ModuleDeps:
+    def __init__(self, instances: ModuleInstances) -> None:
+        self.instances = instances
+        self._memo: dict[tuple[object, ...], frozenset[ResourceAddr]] = {}
+
+    def _cached(self, key: tuple[object, ...], work: list[E.Expr], mi: ModuleInstance,
+                more: frozenset[ResourceAddr] = frozenset()) -> frozenset[ResourceAddr]:
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        self._memo[key] = frozenset()  # a cycle through values is reported elsewhere
+        out = set(more)
+        for e in work:
+            out |= self.of_expr(mi, e)
+        got = frozenset(out)
+        self._memo[key] = got
+        return got
+
+    def of_expr(self, mi: ModuleInstance, e: E.Expr) -> set[ResourceAddr]:
+        """Every resource (whole) ``e``, in ``mi``, refers to, through locals, variables and the
+        outputs of called modules."""
+        out: set[ResourceAddr] = set()
+        for ref in E.references(e):
+            out |= self.of_ref(mi, ref)
+        return out
+
+    def of_ref(self, mi: ModuleInstance, ref: E.Reference) -> frozenset[ResourceAddr] | set[ResourceAddr]:
+        name = ref.step_name(0)
+        if name is None:
+            return set()
+        if ref.root == "local":
+            return self.local(mi, name)
+        if ref.root == "var":
+            return self.variable(mi, name)
+        if ref.root == "module":
+            return self.module_ref(mi, ref)
+        node = ref_node(ref)
+        if node is not None and node.kind == "resource":
+            return {mi.at(node.name)}
+        return set()
+
+    def local(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
+        lc = mi.config.locals.get(name)
+        if lc is None:
+            return frozenset()
+        return self._cached((mi.path, "local", name), [lc.expr], mi)
+
+    def variable(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
+        if mi.parent is None or mi.call is None:
+            return frozenset()
+        arg = mi.call.arguments.get(name)
+        if arg is None:
+            return frozenset()
+        key = (mi.path, "var", name)
+        if key not in self._memo:
+            self._memo[key] = frozenset(self.of_expr(mi.parent, arg.expr))
+        return self._memo[key]
+
+    def output(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
+        oc = mi.config.outputs.get(name)
+        if oc is None:
+            return frozenset()
+        key = (mi.path, "output", name)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        more = {mi.at(a) for a, _k, _l in oc.depends_on}
+        for mname in oc.depends_on_modules:
+            more |= self.whole_call(mi, mname)
+        exprs = [oc.expr, *(x for c in oc.preconditions for x in (c.condition, c.error_message))]
+        return self._cached(key, exprs, mi, frozenset(more))
+
+    def module_ref(self, mi: ModuleInstance, ref: E.Reference) -> set[ResourceAddr]:
+        """``module.NAME...``: the outputs it names, of the instances it names (all when the key
+        is not a constant)."""
+        call = mi.config.calls.get(ref.step_name(0) or "")
+        if call is None:
+            return set()
+        got = self.instances.call_instances(mi, call.name)
+        if got is None:
+            return set()
+        _kind, paths = got
+        rest = ref.steps[1:]
+        if call.count is not None or call.for_each is not None:
+            if rest and isinstance(rest[0], E.Literal):
+                k = rest[0].value
+                if isinstance(k, float) and k.is_integer():
+                    k = int(k)
+                paths = tuple(p for p in paths if p.steps[-1][1] == k)
+                rest = rest[1:]
+            elif rest and not isinstance(rest[0], str):
+                rest = rest[1:]
+        names = [rest[0]] if rest and isinstance(rest[0], str) else list(call.module.outputs)
+        out: set[ResourceAddr] = set()
+        for p in paths:
+            child = self.instances.by_path[p]
+            for n in names:
+                out |= self.output(child, n)
+        return out
+
+    def whole_call(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
+        """Every resource of every instance of the call ``name`` in ``mi``, modules under it too
+        (``depends_on = [module.NAME]``); once per call (each instance of a dependent asks)."""
+        key = (mi.path, "call", name)
+        memo = self._memo.get(key)
+        if memo is not None:
+            return memo
+        got = self.instances.call_instances(mi, name) if name in mi.config.calls else None
+        if got is None:
+            return frozenset()
+        out: set[ResourceAddr] = set()
+        stack = [self.instances.by_path[p] for p in got[1]]
+        while stack:
+            child = stack.pop()
+            out |= {child.at(a) for a in child.config.resources}
+            for cn in child.config.calls:
+                sub = self.instances.call_instances(child, cn)
+                if sub is not None:
+                    stack.extend(self.instances.by_path[p] for p in sub[1])
+        self._memo[key] = frozenset(out)
+        return self._memo[key]
+
+    def inherited(self, mi: ModuleInstance) -> frozenset[ResourceAddr]:
+        """What everything in ``mi`` waits for because a call on its way from the root has
+        ``depends_on``."""
+        if mi.parent is None or mi.call is None:
+            return frozenset()
+        key = (mi.path, "inherited")
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        out = set(self.inherited(mi.parent))
+        out |= {mi.parent.at(a) for a, _k, _l in mi.call.depends_on}
+        for mname in mi.call.depends_on_modules:
+            out |= self.whole_call(mi.parent, mname)
+        got = frozenset(out)
+        self._memo[key] = got
+        return got
