@@ -20,7 +20,7 @@ from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
-from engine.lang.functions.timestamps import CLOCK, evaluation_clock
+from engine.lang.functions.timestamps import CLOCK, evaluation_clock, parse_plan_timestamp
 from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.plans.plan import Plan
@@ -76,7 +76,9 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     instances = _module_instances(p, resolver, local_value, sensitivity)
     try:
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
-        with evaluation_clock(CLOCK.get().plan_time, applying=True):
+        # plantimestamp() is the plan's time, also when a saved plan is applied later
+        plan_time = parse_plan_timestamp(p.plan.timestamp) or CLOCK.get().plan_time
+        with evaluation_clock(plan_time, applying=True):
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)

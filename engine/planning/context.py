@@ -19,6 +19,7 @@ from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors
 from engine.events import stream as ev
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope
+from engine.lang.functions.timestamps import plan_timestamp
 from engine.lang.sensitivity import Sensitivity, in_state
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.module_deps import ModuleDeps
@@ -50,7 +51,7 @@ class PlanContext:
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)
-        self.plan = Plan(variables=variables)
+        self.plan = Plan(variables=variables, timestamp=plan_timestamp())
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()

@@ -189,6 +189,10 @@ class Plan:
     """For each local value, the resources it refers to, through other locals too. A local that
     refers to none has one value for the whole apply; the others are evaluated again as
     resources are applied."""
+    timestamp: str = ""
+    """When the plan was made (RFC 3339, UTC, to the second; empty in a plan file older than this
+    field): what ``plantimestamp()`` gives while planning and again when the plan is applied, and
+    ``show -json``'s ``timestamp``."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a

@@ -270,6 +270,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "expansions": [[_resource(r), e.kind, list(e.keys)] for r, e in plan.expansions.items()],
         "local_dependencies": {n: sorted(_resource(r) for r in deps) for n, deps in plan.local_dependencies.items()},
         "config_digest": plan.config_digest,
+        "timestamp": plan.timestamp,
     }
 
 
@@ -297,6 +298,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         local_dependencies=MappingProxyType({_str(n): frozenset(_resource_back(r) for r in _list(deps))
                                              for n, deps in _dict(j["local_dependencies"]).items()}),
         config_digest=_str(j["config_digest"]),
+        timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
     )
 
 

@@ -171,8 +171,10 @@ def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *
         relevant = relevant_attributes(module)
         if relevant:
             doc["relevant_attributes"] = relevant
-    stamp = timestamp or datetime.now(UTC)
-    doc["timestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if timestamp is not None:
+        doc["timestamp"] = timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    else:  # the plan's own time, as terraform's
+        doc["timestamp"] = plan.timestamp or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc["applyable"] = plan.has_changes()
     doc["complete"] = not plan.targeted
     doc["errored"] = False

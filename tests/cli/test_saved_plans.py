@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import orjson
 import pytest
 
 from tests.conftest import Workdir, requires_terraform
@@ -299,3 +300,23 @@ def test_a_saved_plan_applies_over_a_journal_a_crash_left(workdir: Workdir) -> N
     assert "1 destroyed" in applied.stdout
     assert not journal.exists()
     assert [r["name"] for r in workdir.state()["resources"]] == ["a"]
+
+
+def test_plantimestamp_is_the_plans_time_when_the_saved_plan_is_applied_later(workdir: Workdir) -> None:
+    workdir.write("""
+    resource "terraform_data" "a" { input = plantimestamp() }
+    output "t" { value = plantimestamp() }
+    """)
+    workdir.strata("plan", "-out=tfplan", check=True)
+    # the plan made at another time: rewrite its recorded time (and the values planned from it), as an
+    # apply long after the plan would see it
+    doc = orjson.loads((workdir.path / "tfplan").read_bytes())
+    planned = doc["plan"]["timestamp"] if "plan" in doc else doc["timestamp"]
+    assert planned.endswith("Z")
+    earlier = "2001-02-03T04:05:06Z"
+    (workdir.path / "tfplan").write_bytes(orjson.dumps(doc).replace(planned.encode(), earlier.encode()))
+    shown = orjson.loads(workdir.strata("show", "-json", "tfplan", check=True).stdout)
+    assert shown["timestamp"] == earlier
+    workdir.strata("apply", "tfplan", check=True)
+    assert workdir.strata("output", "-raw", "t", check=True).stdout == earlier
+    assert workdir.state()["resources"][0]["instances"][0]["attributes"]["input"]["value"] == earlier

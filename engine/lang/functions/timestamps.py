@@ -242,3 +242,18 @@ SIGNATURES: dict[str, Callable[..., Any]] = {
     "timecmp(timestamp_a, timestamp_b)": timecmp,
     "timestamp()": timestamp,
 }
+
+
+def plan_timestamp() -> str:
+    """The evaluation clock's plan time as a plan records it (``2026-11-26T11:13:39Z``)."""
+    return CLOCK.get().plan_time.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_plan_timestamp(text: str) -> datetime | None:
+    """A plan's recorded time back (None for none)."""
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
