@@ -11,8 +11,9 @@ inside a layer, modules import each other without cycles.
     events                            events as data (terraform's UI shapes), their sinks, and the
                                       process that writes a large run's -json lines
     graph                             a domain-free DAG, the concurrent walker, concurrency limits
-    provider                          the one provider seam: the protocol's requests and responses,
-                                      the promises the core checks, a framework, the registry
+    provider, plugin                  the one provider seam: the protocol's requests and responses,
+                                      the promises the core checks, a framework, the registry;
+                                      Terraform provider plugins driven over tfplugin5/6 (gRPC)
     config                            a module loaded from its files, input variables, conditions,
                                       an instance's configuration evaluated against its schema, the
                                       provider blocks checked and the providers configured

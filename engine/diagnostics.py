@@ -141,6 +141,9 @@ class Diagnostic:
     expr_values: tuple[tuple[str, str], ...] = ()
     """terraform's statements about the values of the references in the expression that failed,
     sorted: ``("local.l", "is tuple with 2 elements")``."""
+    attribute: tuple[str | int, ...] = ()
+    """The attribute path inside the object a provider's diagnostic is about (tfplugin's
+    ``Diagnostic.attribute``): ``("tags", "env")``, ``("rule", 0, "port")``; empty when none."""
 
     def block(self) -> str | None:
         """The top-level block the diagnostic is in, as terraform names it: its ``context``, or
