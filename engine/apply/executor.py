@@ -156,8 +156,9 @@ class Applier:
     async def _on_signals(self) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
-                if self.result.interrupted:
-                    raise KeyboardInterrupt  # the second one: stop now, cancelling what is in flight
+                if self.result.interrupted:  # the second one: stop now, cancelling what is in flight
+                    self.providers.stop()  # plugins are told (StopProvider), as terraform tells them
+                    raise KeyboardInterrupt
                 with contextlib.suppress(OSError, ValueError):
                     sys.stderr.write(INTERRUPT_TEXT)
                     sys.stderr.flush()

@@ -91,6 +91,13 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
     return out
 
 
+def evaluate_blocks(blocks: tuple[Block, ...], schema: dict[str, BlockSchema], scope: Scope,
+                    rng: SourceRange, diags: list[Diagnostic]) -> dict[str, Any]:
+    """Nested blocks as values of their ``schema`` (a provider block's, too): objects, or lists,
+    sets or maps of them; a block type the schema does not declare is an error in ``diags``."""
+    return _blocks(blocks, schema, scope, rng, None, diags)
+
+
 def block_counts(value: dict[str, Any], schema: ResourceSchema) -> dict[str, int]:
     """How many nested blocks of each type an object has (checked to be unchanged by apply)."""
     counts = {}

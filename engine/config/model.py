@@ -106,6 +106,9 @@ class ProviderConfig:
     attributes: dict[str, Attribute]
     range: SourceRange
     limits: Limits | None = None  # from a nested ``strata { ... }`` block
+    blocks: tuple[Block, ...] = ()
+    """The nested blocks the provider's schema declares (aws ``endpoints {}``), checked against
+    it when the provider is configured."""
 
     @property
     def key(self) -> str:

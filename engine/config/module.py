@@ -241,14 +241,13 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                           f"{module.providers[key].range}.", b.range)]
         attrs = {k: v for k, v in b.attributes.items() if k != "alias"}
         limits = None
+        nested = []
         for nb in b.blocks:
             if nb.type == "strata":
                 limits = _provider_limits(key, nb, diags)
-            else:
-                diags.append(error("Unsupported block type",
-                                   f'Blocks of type "{nb.type}" are not expected in a provider block '
-                                   '(only "strata" for concurrency settings).', nb.range))
-        module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits)
+            else:  # the provider's schema says which it takes (configure_providers)
+                nested.append(nb)
+        module.providers[key] = ProviderConfig(b.labels[0], alias, attrs, b.range, limits, tuple(nested))
     elif b.type == "terraform":
         # required_providers is accepted: strata's providers are built in or installed
         rv = b.attributes.get("required_version")

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.addrs import ResourceAddr
 from engine.config.constants import _NoResources
+from engine.config.instance import evaluate_blocks
 from engine.config.locals import LocalValues
 from engine.config.model import Module
 from engine.diagnostics import Diagnostic, SourceRange, error
@@ -93,6 +94,10 @@ async def configure_providers(module: Module, providers: Providers, variables: d
                     config[name] = evaluate(attr.expr, Scope(variables, local_value, _NoResources()))
                 except EvalError as exc:
                     diags.append(exc.error(SourceRange(attr.range.filename, exc.line)))
+            if pc.blocks or (pschema is not None and pschema.blocks):
+                declared = pschema.blocks if pschema is not None else {}
+                config.update(evaluate_blocks(pc.blocks, declared,
+                                              Scope(variables, local_value, _NoResources()), pc.range, diags))
             for name, a in allowed.items():
                 if a.required and name not in pc.attributes:
                     diags.append(error("Missing required argument",

@@ -13,7 +13,7 @@ from engine.diagnostics import Diagnostic, error
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext
 from engine.planning.dependencies import InstanceDeps
-from engine.plans.plan import Action, ResourceInstanceChange, select_action
+from engine.plans.plan import Action, ResourceInstanceChange, changed_paths, select_action
 from engine.provider.contracts import check_planned_state
 from engine.provider.protocol import (
     AttributePath,
@@ -70,6 +70,10 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInsta
     plan_prior = None if tainted else prior
     prior_private = prior_obj.private if prior_obj is not None and not tainted else b""
     planned, requires_replace, private = await _call_plan(ctx, inst, plan_prior, config, prior_private)
+    if requires_replace:  # kept as terraform keeps them: only where the value changes (SDK
+        # providers name "id" in every answer; it forces nothing while it stays the same)
+        requires_replace = (changed_paths(prior, planned, requires_replace)
+                            if prior is not None and planned is not None else ())
     action, reason = select_action(prior, planned, tainted=tainted, requires_replace=requires_replace,
                                    create_before_destroy=cbd, replace_requested=addr in ctx.replace)
     if action in Action.REPLACES and plan_prior is not None:

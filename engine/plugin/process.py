@@ -199,7 +199,7 @@ class PluginProcess:
         self.exit_code = proc.wait()
         err.join(2)
         self._exited.set()
-        if not self._closing:
+        if not self._closing and _forward_logs():  # the failing call's diagnostic tells the user
             log.warning("plugin exited", provider=self.name, pid=proc.pid, status=self.exit_code)
 
     @staticmethod

@@ -1,4 +1,7 @@
-"""Finding providers: built-ins and third-party packages, via the ``strata.providers`` entry points.
+"""Finding providers: installed Terraform provider plugins (``.terraform/providers``), built-ins,
+and third-party packages, via the ``strata.providers`` entry points.
+
+An installed plugin serves its provider's source even where strata has the provider built in.
 
 A package declares ``[project.entry-points."strata.providers"] NAME = "module:Class"``
 and ``pip install`` is all a user does. The class is instantiated once per
@@ -69,6 +72,12 @@ class _EntryPoint:
         return factory()
 
 
+def _plugins() -> Any:
+    """``engine.plugin``, loaded by name as every provider implementation is: the plugin client is
+    one more provider, and it builds on this layer (protocol, seam), not under it."""
+    return importlib.import_module("engine.plugin")
+
+
 def register(name: str, factory: Callable[[], Any]) -> None:
     """Register a provider programmatically (tests, embedding)."""
     factories()[name] = factory
@@ -82,16 +91,44 @@ class Providers:
         self._seams: dict[str, ProviderSeam] = {}
         self._schemas: dict[str, ResourceSchema] = {}
         self._dynamic: dict[str, dict[str, Any]] = {}
+        self._plugins: dict[str, bool] = {}
 
     def get(self, name: str) -> Provider:
         inst = self.instances.get(name)
         if inst is None:
             base = name.split(".")[0]
+            if self._plugin(base):  # an installed plugin serves its source, built in or not
+                plugin: Provider = _plugins().installed_provider(base, name)
+                self.instances[name] = plugin
+                return plugin
             factory = factories().get(base)
             if factory is None:
                 raise KeyError(name)
             inst = self.instances[name] = factory()
         return inst
+
+    def _plugin(self, base: str) -> bool:
+        """Whether a plugin is installed for local name ``base`` (its implied source); looked up once."""
+        found = self._plugins.get(base)
+        if found is None:
+            found = self._plugins[base] = (base != "terraform"
+                                           and _plugins().installed_plugin(_plugins().implied_source(base)) is not None)
+        return found
+
+    def stop(self) -> None:
+        """StopProvider to every plugin in use (an interrupt's second Ctrl-C): each is asked to
+        cancel what it is doing. In-process providers have nothing to stop."""
+        for inst in list(self.instances.values()):
+            stop_now = getattr(inst, "stop_now", None)
+            if stop_now is not None:
+                stop_now(2.0)
+
+    def close(self) -> None:
+        """End the plugin processes of this run (also done at interpreter exit)."""
+        for inst in list(self.instances.values()):
+            close = getattr(inst, "close", None)
+            if close is not None:
+                close()
 
     def seam(self, name: str) -> ProviderSeam:
         """The provider configuration ``name`` as the core calls it: through the one seam."""
@@ -101,7 +138,8 @@ class Providers:
         return s
 
     def known(self, name: str) -> bool:
-        return name in self.instances or name.split(".")[0] in factories()
+        base = name.split(".")[0]
+        return name in self.instances or base in factories() or self._plugin(base) is not None
 
     def schema(self, name: str, type_name: str, mode: str = "managed") -> ResourceSchema | None:
         """The schema of a resource type (``mode="data"`` for a data source); None if unknown."""
