@@ -22,7 +22,7 @@ N = 2
 
 def expected(value: str) -> Counts:
     params = tuple((f"/strata/p{i}", f"{value}-{i}") for i in range(N))
-    queues = tuple((f"strata-q{i}", (("parameter", f"/strata/p{i}"), ("value", f"{value}-{i}"))) for i in range(N))
+    queues = tuple((f"strata-q{i}", (("parameter", f"/strata/p{i}"), ("stage", value))) for i in range(N))
     return Counts(queues, params)
 
 
