@@ -10,7 +10,9 @@
 - terraform-provider-example 0.1.0 (protocol 6) is built here: ``tests/plugins/example_provider``
   written with the PyPI framework ``tf``, which is installed into its own virtual environment
   (``CACHE_DIR/example-venv``); the mirror holds a wrapper script that runs it with that
-  environment's interpreter, and a copy of the provider's source next to it.
+  environment's interpreter, and a copy of the provider's source next to it. Its source address
+  is ``hashicorp/example``, the one a local name ``example`` implies, so that a strata which
+  maps only implied sources to installed plugins drives it too.
 
 The cache is a terraform filesystem mirror (``CACHE_DIR/mirror``): null unpacked
 (``HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/``) and aws packed (``HOST/NAMESPACE/TYPE/
@@ -64,7 +66,7 @@ EXAMPLE_SOURCE = Path(__file__).resolve().parent / "example_provider" / "provide
 
 
 def example_path(mirror: Path) -> Path:
-    return (mirror / HOST / "strata" / "example" / EXAMPLE_VERSION / ARCH
+    return (mirror / HOST / "hashicorp" / "example" / EXAMPLE_VERSION / ARCH
             / f"terraform-provider-example_v{EXAMPLE_VERSION}")
 
 

@@ -17,7 +17,7 @@ import pytest
 from tests.plugins.fetch import Fetched
 
 pytestmark = pytest.mark.anyio
-SOURCE = "registry.terraform.io/strata/example"
+SOURCE = "registry.terraform.io/hashicorp/example"
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ from tf.schema import Attribute, Schema
 from tf.types import List, Number, String, TfType, Unknown
 from tf.utils import Diagnostics
 
-FULL_NAME = "registry.terraform.io/strata/example"
+FULL_NAME = "registry.terraform.io/hashicorp/example"
 
 
 class Passthrough(TfType):
