@@ -18,7 +18,8 @@ module each lives in::
     │   └── JournalDamagedError          state/journal: damage before the journal's end
     ├── CycleError                       the graph has cycles; names every node in each
     ├── ProviderError                    a provider call failed (address, provider, path)
-    │   └── ProviderCallFailed           provider/seam: a provider raised instead of answering
+    │   ├── ProviderCallFailed           provider/seam: a provider raised instead of answering
+    │   └── PluginStartError             plugin/process: a plugin did not start or shake hands
     ├── StateWriteError                  state/store: the journal could not be written
     ├── LockMisuseError                  state/lock: the lock used out of its lifecycle (a bug)
     ├── UnlockError                      state/lock: force-unlock refused (wrong ID, no lock)
@@ -27,7 +28,8 @@ module each lives in::
     │                                    diagnostic by the framework
     └── internal signals, each caught and turned into a diagnostic where it is raised:
         FunctionError (FunctionArityError), ConversionError (lang/convert), EvalError
-        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal)
+        (lang/scope), InvalidField (state/codec), _SyntaxFail (lang/hcl), _Bad (state/journal),
+        _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic)
 """
 
 from __future__ import annotations

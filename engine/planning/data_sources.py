@@ -30,7 +30,7 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
     if not pending and is_wholly_known(config):
         resp = await inst.resource.provider.read_data_source(
             ReadDataSourceRequest(rc.addr.type, config), address=str(addr), subject=rc.range,
-            failure=_READ_DATA_FAILED)
+            failure=_READ_DATA_FAILED, body=rc)
         if resp.diagnostics:
             ctx.diags.extend(resp.diagnostics)
         if resp.state is None:

@@ -91,7 +91,7 @@ async def _call_plan(ctx: PlanContext, inst: InstanceToPlan, prior: dict[str, An
     proposed = proposed_new_state(schema, prior, config)
     resp = await inst.resource.provider.plan_resource_change(
         PlanResourceChangeRequest(rc.addr.type, prior, proposed, config, prior_private),
-        address=str(addr), subject=rc.range, failure=_PLAN_FAILED)
+        address=str(addr), subject=rc.range, failure=_PLAN_FAILED, body=rc)
     found: list[Diagnostic] = list(resp.diagnostics)
     problem = check_planned_state(schema, config, prior, resp.planned_state)
     if problem and tolerated(resp.legacy_type_system, "an invalid plan", rc.provider_key, str(addr),

@@ -91,7 +91,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig) -> None:
             # the provider's verdict is about this instance: "with ADDR", as terraform says
             cdiags = list((await target.provider.validate_resource_config(
                 ValidateResourceConfigRequest(rc.addr.type, config), data=rc.addr.mode == "data",
-                address=str(addr), subject=rc.range)).diagnostics)
+                address=str(addr), subject=rc.range, body=rc)).diagnostics)
         if cdiags:
             ctx.diags.extend(_unseen(cdiags, ctx.diags))
             if errors_of(cdiags):

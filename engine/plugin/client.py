@@ -32,6 +32,8 @@ import grpc
 import sniffio
 
 from engine.diagnostics import Diagnostic, ProviderError, error
+from engine.lang.convert import ConversionError
+from engine.lang.convert import convert as convert_value
 from engine.plugin import msgpack_values as mv
 from engine.plugin.process import PluginProcess
 from engine.plugin.schema import PluginSchema, convert
@@ -97,6 +99,15 @@ def _waker() -> Callable[[Callable[[], None]], object]:
 
         return trio.lowlevel.current_trio_token().run_sync_soon
     return asyncio.get_running_loop().call_soon_threadsafe
+
+
+def _safely(wake: Callable[[Callable[[], None]], object], fn: Callable[[], None]) -> None:
+    """``wake(fn)`` from a grpcio thread; nothing when the loop has ended meanwhile (a call
+    cancelled as the run stopped): there is no one left to wake."""
+    try:
+        wake(fn)
+    except Exception:  # trio's RunFinishedError, asyncio's "Event loop is closed"
+        pass
 
 
 class _Rpc:
@@ -180,7 +191,7 @@ class PluginProvider:
         fut = rpc.method.future(req)
         done = anyio.Event()
         wake = _waker()
-        fut.add_done_callback(lambda _f: wake(done.set))
+        fut.add_done_callback(lambda _f: _safely(wake, done.set))
         try:
             await done.wait()
         except BaseException:
@@ -393,11 +404,12 @@ class PluginProvider:
             return self._rpc_failure("Stop", exc).detail
 
 
-class _CallFailed(Exception):
-    """A call failed at the transport; ``diagnostic`` says so in terraform's words."""
+class _CallFailed(ProviderError):
+    """A call failed at the transport; ``diagnostic`` says so in terraform's words (caught in
+    the call's method and returned as its response's diagnostic)."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
-        super().__init__(diagnostic.detail)
+        super().__init__(diagnostic.summary, detail=diagnostic.detail)
         self.diagnostic = diagnostic
 
 
@@ -413,9 +425,19 @@ def _path(p: Any) -> AttributePath:
 
 
 def _complete(config: dict[str, Any], ty: Any) -> dict[str, Any]:
-    """A provider block's arguments as an object of the provider's schema: unset ones null."""
+    """A provider block's arguments as an object of the provider's schema: unset ones null, each
+    converted to its attribute's type (``region = 5`` is the string "5", as terraform sends it)."""
     attrs = ty[1] if isinstance(ty, (list, tuple)) and len(ty) > 1 else {}
-    return {k: config.get(k) for k in attrs}
+    out = {}
+    for k, t in attrs.items():
+        v = config.get(k)
+        if v is not None and t != "dynamic":
+            try:
+                v = convert_value(v, t)
+            except ConversionError:
+                pass  # left as written: the plugin's validation says what is wrong with it
+        out[k] = v
+    return out
 
 
 def _deprecations(s: PluginSchema, mode: str, type_name: str, config: Any) -> tuple[Diagnostic, ...]:

@@ -101,6 +101,35 @@ def _replace_paths(answer: tuple[str | AttributePath, ...]) -> tuple[AttributePa
     return tuple((p,) if isinstance(p, str) else tuple(p) for p in answer)
 
 
+def in_config_body(body: Any, path: AttributePath) -> SourceRange | None:
+    """Where ``path`` is written in a configuration block (terraform's ``InConfigBody``): the
+    attribute it leads to, else the deepest nested block it reaches, else None. ``body`` has
+    ``attributes`` (name → an attribute with a ``range``) and ``blocks`` (each with ``type``,
+    ``labels``, ``range``, ``attributes`` and ``blocks``)."""
+    found: SourceRange | None = None
+    attrs, blocks = body.attributes, body.blocks
+    i = 0
+    while i < len(path):
+        step = path[i]
+        if not isinstance(step, str):
+            return found
+        a = attrs.get(step)
+        if a is not None:
+            return a.range  # type: ignore[no-any-return]
+        of_type = [b for b in blocks if b.type == step]
+        after = path[i + 1] if i + 1 < len(path) else None
+        if isinstance(after, int) and 0 <= after < len(of_type):
+            b, i = of_type[after], i + 2
+        elif isinstance(after, str) and any(b.labels[:1] == (after,) for b in of_type):
+            b, i = next(b for b in of_type if b.labels[:1] == (after,)), i + 2
+        elif len(of_type) == 1:
+            b, i = of_type[0], i + 1
+        else:
+            return found
+        found, attrs, blocks = b.range, b.attributes, b.blocks
+    return found
+
+
 def tolerated(legacy: bool, what: str, provider: str, address: str, problem: str) -> bool:
     """Is a broken promise about planned or applied values (``problem``) tolerated? Only from a
     provider on the legacy type system, as terraform tolerates it: logged as a warning, in
@@ -154,14 +183,18 @@ class ProviderSeam:
         return err.diagnostic()
 
     @staticmethod
-    def _addressed(diags: tuple[Diagnostic, ...], address: str, subject: SourceRange | None
-                   ) -> tuple[Diagnostic, ...]:
+    def _addressed(diags: tuple[Diagnostic, ...], address: str, subject: SourceRange | None,
+                   body: Any = None) -> tuple[Diagnostic, ...]:
         """``diags`` with ``address`` and ``subject`` where they have none (every other field,
-        ``retryable`` included, kept)."""
+        ``retryable`` included, kept); a diagnostic about an attribute path is placed at that
+        attribute (or nested block) in ``body``, the configuration block, where it is written."""
         if not address:
             return diags
         return tuple(d if d.address and (d.subject or not subject) else
-                     replace(d, address=d.address or address, subject=d.subject or subject) for d in diags)
+                     replace(d, address=d.address or address,
+                             subject=d.subject or (body is not None and d.attribute
+                                                   and in_config_body(body, d.attribute)) or subject)
+                     for d in diags)
 
     async def configure(self, config: dict[str, Any], *, subject: SourceRange | None = None,
                         failure: Failure = Failure("Failed to configure provider", "{provider}: {type}: {message}")
@@ -173,11 +206,12 @@ class ProviderSeam:
 
     async def validate_resource_config(
             self, req: ValidateResourceConfigRequest, *, data: bool = False, address: str = "",
-            subject: SourceRange | None = None,
+            subject: SourceRange | None = None, body: Any = None,
             failure: Failure = Failure("Provider failed to validate the configuration",
                                        'Provider "{provider}": {type}: {message}')
     ) -> ValidateResourceConfigResponse:
-        """ValidateResourceConfig, or (``data``) ValidateDataResourceConfig."""
+        """ValidateResourceConfig, or (``data``) ValidateDataResourceConfig. ``body``: the
+        resource's configuration block, where a diagnostic about an attribute is placed."""
         call = self.provider.validate_data_resource_config if data else self.provider.validate_resource_config
         try:
             resp = await call(req)
@@ -186,12 +220,12 @@ class ProviderSeam:
                              subject, failure)
             return ValidateResourceConfigResponse((d,))
         if resp.diagnostics:
-            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
+            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject, body))
         return resp
 
     async def plan_resource_change(self, req: PlanResourceChangeRequest, *, address: str = "",
-                                   subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
-                                   ) -> PlanResourceChangeResponse:
+                                   subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR,
+                                   body: Any = None) -> PlanResourceChangeResponse:
         """PlanResourceChange. (Its ``requires_replace`` is left as the provider wrote it, names or
         paths: the planner reads it with :func:`replace_paths`.)"""
         # hot path (a plan and a final plan per operation): the call inline, no closure; the same
@@ -202,7 +236,7 @@ class ProviderSeam:
             d = self._failed("PlanResourceChange", exc, address, subject, failure)
             return PlanResourceChangeResponse(None, (), (d,))
         if resp.diagnostics:
-            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
+            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject, body))
         return resp
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest, *, address: str = "",
@@ -232,15 +266,15 @@ class ProviderSeam:
         return resp
 
     async def read_data_source(self, req: ReadDataSourceRequest, *, address: str = "",
-                               subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
-                               ) -> ReadDataSourceResponse:
+                               subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR,
+                               body: Any = None) -> ReadDataSourceResponse:
         try:
             resp = await self.provider.read_data_source(req)
         except Exception as exc:  # the seam: a provider's exception is mapped here, once
             d = self._failed("ReadDataSource", exc, address, subject, failure)
             return ReadDataSourceResponse(None, (d,))
         if resp.diagnostics:
-            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject))
+            resp = replace(resp, diagnostics=self._addressed(tuple(resp.diagnostics), address, subject, body))
         return resp
 
     async def import_resource_state(self, req: ImportResourceStateRequest, *, address: str = "",

@@ -181,3 +181,27 @@ def test_a_panic_is_kept_for_the_crash_report(tmp_path: Path) -> None:
     assert "panic: runtime error" in str(info.value) and "goroutine 12" in str(info.value)
     assert "starting" not in str(info.value)
     p.close()
+
+
+async def test_concurrent_calls_each_get_their_own_answer(null: PluginProvider) -> None:
+    import anyio
+
+    await null.configure({})
+    answers: dict[int, object] = {}
+
+    async def plan(i: int) -> None:
+        cfg = {"id": None, "triggers": MapVal({"i": str(i)})}
+        r = await null.plan_resource_change(PlanResourceChangeRequest("null_resource", None, cfg, cfg))
+        answers[i] = r.planned_state["triggers"] if r.planned_state else None
+
+    async with anyio.create_task_group() as tg:
+        for i in range(40):
+            tg.start_soon(plan, i)
+    assert answers == {i: {"i": str(i)} for i in range(40)}
+
+
+def test_provider_config_values_take_the_schemas_types() -> None:
+    from engine.plugin.client import _complete
+
+    assert _complete({"region": 5}, ["object", {"region": "string", "retries": "number"}]) == {
+        "region": "5", "retries": None}

@@ -59,3 +59,14 @@ def test_deprecated_attributes_are_recorded_by_path() -> None:
 def test_server_capabilities_are_read() -> None:
     resp = pb6.GetProviderSchema.Response(server_capabilities=pb6.ServerCapabilities(plan_destroy=True))
     assert convert(resp).capabilities.plan_destroy
+
+
+def test_setting_a_deprecated_attribute_is_terraforms_warning() -> None:
+    from engine.plugin.client import _deprecations
+
+    block = pb5.Schema.Block(attributes=[_attr(pb5, "old", optional=True, deprecated=True),
+                                         _attr(pb5, "new", optional=True)])
+    s = convert(pb5.GetProviderSchema.Response(resource_schemas={"x": pb5.Schema(block=block)}))
+    assert _deprecations(s, "managed", "x", {"old": None, "new": "v"}) == ()
+    (w,) = _deprecations(s, "managed", "x", {"old": "v", "new": None})
+    assert w.severity == "warning" and w.summary == "Deprecated attribute" and w.attribute == ("old",)
