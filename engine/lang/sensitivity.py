@@ -232,23 +232,23 @@ class Sensitivity:
                 return
         if isinstance(e, (E.GetAttr, E.Index, E.Var)):
             node: E.Expr = e
-            while isinstance(node, E.GetAttr) or (isinstance(node, E.Index) and isinstance(node.key, E.Literal)):
+            keys: list[E.Expr] = []  # computed index keys: an instance key (p[count.index].name) or an element's
+            while isinstance(node, (E.GetAttr, E.Index)):
+                if isinstance(node, E.Index) and not isinstance(node.key, E.Literal):
+                    keys.append(node.key)
                 node = node.obj
-            if isinstance(node, E.Var):
-                root, names = path_of(e)
-                if root in aliases:
-                    root, names = aliases[root][0], aliases[root][1] + names
-                elif root in bound:
-                    return
-                if self.reference(root, names):
-                    yield e
-                return
-            if isinstance(node, (E.GetAttr, E.Index)):
-                yield from self.sources(node.obj, bound, aliases)
-                if isinstance(node, E.Index):
-                    yield from self.sources(node.key, bound, aliases)
-            else:
+            for key in keys:  # a sensitive key marks what it selects
+                yield from self.sources(key, bound, aliases)
+            if not isinstance(node, E.Var):  # a traversal of a computed value: (expr)[k].name
                 yield from self.sources(node, bound, aliases)
+                return
+            root, names = path_of(e)  # the attribute names past the keys, as with literal ones
+            if root in aliases:
+                root, names = aliases[root][0], aliases[root][1] + names
+            elif root in bound:
+                return
+            if self.reference(root, names):
+                yield e
             return
         if isinstance(e, E.Splat):
             target = self._static(e.obj, bound, aliases)

@@ -87,6 +87,17 @@ def test_what_an_expression_uses(tmp_path: Path) -> None:
     assert [type(x).__name__ for x in s.sources(E.Binary(1, "+", v, v))] == ["GetAttr", "GetAttr"]
 
 
+def test_a_computed_instance_key_selects_the_attribute_past_it(tmp_path: Path) -> None:
+    s = _sensitivity(tmp_path, schema=frozenset({"secret"}))
+    count_index = E.GetAttr(1, E.Var(1, "count"), "index")
+    instance = E.Index(1, E.GetAttr(1, E.Var(1, "terraform_data"), "a"), count_index)
+    assert not s.uses(E.GetAttr(1, instance, "id"))  # a[count.index].id: id is not sensitive
+    assert s.uses(E.GetAttr(1, instance, "secret"))
+    assert s.uses(instance)  # the whole instance holds a sensitive attribute
+    by_secret = E.Index(1, E.GetAttr(1, E.Var(1, "terraform_data"), "a"), E.GetAttr(1, E.Var(1, "var"), "s"))
+    assert s.uses(E.GetAttr(1, by_secret, "id"))  # a sensitive key marks what it selects
+
+
 def test_a_module_without_sensitive_values_is_quick_to_answer() -> None:
     module = SimpleNamespace(variables={}, locals={}, resources={})
     s = Sensitivity(module, lambda m, t, n: frozenset())
