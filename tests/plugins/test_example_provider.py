@@ -13,8 +13,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Workdir, requires_terraform
 from tests.plugins.conftest import init_from_mirror, requires_plugin_client
 from tests.plugins.lifecycle import Observed, drive, ok
@@ -147,8 +145,6 @@ def test_each_tool_plans_no_changes_on_the_others_example_state(tmp_path: Path, 
 
 
 @requires_plugin_client
-@pytest.mark.xfail(strict=True, reason="strata maps only implied sources (hashicorp/NAME) to installed plugins; "
-                                       "required_providers sources are the installer's work (strata init)")
 def test_strata_drives_a_plugin_of_another_namespace(tmp_path: Path, example_mirror: Path) -> None:
     built = example_mirror / "registry.terraform.io" / "hashicorp" / "example" / "0.1.0" / "linux_amd64"
     mirror = tmp_path / "mirror"
