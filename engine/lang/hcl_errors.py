@@ -431,12 +431,12 @@ def _unterminated_string(text: str, filename: str, base: int) -> list[Diagnostic
             while j < n:
                 d = text[j]
                 if d == "\\":
-                    if depth == 0 and j + 1 < n and text[j + 1] not in 'ntr"\\uU':
+                    bad = _bad_escape(text, j) if depth == 0 and j + 1 < n else None
+                    if bad is not None:
                         line_start = text.rfind("\n", 0, j)
                         where = SourceRange(filename, line + base - 1, j - line_start, j)
-                        return [error("Invalid escape sequence",
-                                      f'The symbol "{text[j + 1]}" is not a valid escape sequence selector.',
-                                      where, context=enclosing_block(filename, line + base - 1))]
+                        return [error("Invalid escape sequence", bad, where,
+                                      context=enclosing_block(filename, line + base - 1))]
                     j += 2
                     continue
                 if depth == 0 and (d == '"' or d == "\n"):
@@ -534,3 +534,22 @@ def _directive_mismatch(text: str, filename: str, base: int) -> Diagnostic | Non
                      f"The {top} directive at {top_at} is missing its corresponding {_ENDS[top]} directive.",
                      SourceRange(filename, line + base - 1, col, pos), context=enclosing_block(filename, line + base - 1))
     return None
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _bad_escape(text: str, j: int) -> str | None:
+    """What is wrong with the escape sequence at ``text[j]`` (a backslash), in hcl's words; None
+    when it is one hcl reads (``\\n``, ``\\u`` and four hex digits, ``\\U`` and eight, ...)."""
+    sel = text[j + 1]
+    if sel in 'ntr"\\':
+        return None
+    if sel in "uU":
+        want = 4 if sel == "u" else 8
+        digits = text[j + 2:j + 2 + want]
+        if len(digits) == want and all(c in _HEX for c in digits):
+            return None
+        return (f"The \\{sel} escape sequence must be followed by "
+                f"{'four' if want == 4 else 'eight'} hexadecimal digits.")
+    return f'The symbol "{sel}" is not a valid escape sequence selector.'
