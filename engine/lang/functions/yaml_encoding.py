@@ -9,19 +9,30 @@ string), mappings as objects, sequences as tuples, one document only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
-
-import yaml
 
 from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import _known, _string_arg
 from engine.lang.number import parse_number, to_string
 from engine.values import UNKNOWN, is_wholly_known, type_name
 
-_Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
+
+class _LazyYaml:
+    """PyYAML, imported on first use: every command loads the function table, and PyYAML's import
+    is ~20 ms of a start that yamlencode/yamldecode rarely need."""
+
+    def __getattr__(self, name: str) -> Any:
+        import yaml as real
+
+        globals()["yaml"] = real
+        return getattr(real, name)
+
+
+yaml: Any = _LazyYaml()
 _STR = "tag:yaml.org,2002:str"
 _PLAIN = "tag:strata,plain"
 
@@ -49,7 +60,7 @@ def yamlencode(value: Any) -> Any:
     if not is_wholly_known(value):
         return UNKNOWN
     root = _node(value)
-    text: str = yaml.serialize(root, Dumper=_Dumper, allow_unicode=True)
+    text: str = yaml.serialize(root, Dumper=getattr(yaml, "CDumper", yaml.Dumper), allow_unicode=True)
     if isinstance(root, yaml.ScalarNode) and root.style is None:
         text += "...\n"  # go-yaml ends a document that is one plain scalar explicitly
     return text
@@ -65,11 +76,15 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\
 _DATE = re.compile(r"\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?\Z")
 
 
-class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML has no type hints
-    """Resolves no plain scalar itself (they come out as strings): :func:`_scalar` does, as go-cty-yaml."""
+@functools.cache
+def _loader_class() -> Any:
+    class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML has no type hints
+        """Resolves no plain scalar itself (they come out as strings): :func:`_scalar` does, as go-cty-yaml."""
 
-    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class attribute
-    DEFAULT_SCALAR_TAG = _PLAIN  # a plain scalar with no tag given: to be resolved by _scalar
+        yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class attribute
+        DEFAULT_SCALAR_TAG = _PLAIN  # a plain scalar with no tag given: to be resolved by _scalar
+
+    return _Loader
 
 
 def _scalar(node: Any) -> Any:
@@ -184,7 +199,7 @@ def yamldecode(src: Any) -> Any:
         return UNKNOWN
     text = _string_arg(src)
     try:
-        loader = _Loader(text)
+        loader = _loader_class()(text)
         try:
             node = loader.get_single_node()
         finally:
