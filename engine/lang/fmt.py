@@ -1,0 +1,526 @@
+"""terraform's canonical layout of a configuration file (``terraform fmt``), byte for byte.
+
+The source is parsed with tree-sitter's HCL grammar and flattened into the token sequence hclwrite
+formats: every byte of the file belongs to exactly one token (template literals, heredoc bodies and
+comments keep theirs), and formatting only changes the spaces *between* tokens. The passes are
+hclwrite's: indentation by bracket count per line, spaces between tokens by their kinds, then the
+vertical alignment of ``=`` in runs of single-line attributes and of trailing comments. Before that,
+terraform's own clean-ups: ``"${x}"`` becomes ``x``, a variable's legacy ``type = "string"`` becomes
+``string`` and a bare ``list`` ``list(any)``, and block labels are quoted.
+
+Invariant: ``format_source`` changes whitespace only, except for those clean-ups; a file it
+refuses (a syntax error) is reported as a :class:`SyntaxProblem` and never rewritten.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+# Token kinds, named after hclsyntax's.
+IDENT, NUMBER, NEWLINE, COMMENT = "Ident", "NumberLit", "Newline", "Comment"
+OQUOTE, CQUOTE, QUOTEDLIT, STRINGLIT = "OQuote", "CQuote", "QuotedLit", "StringLit"
+OHEREDOC, CHEREDOC = "OHeredoc", "CHeredoc"
+INTERP, CONTROL, SEQEND = "TemplateInterp", "TemplateControl", "TemplateSeqEnd"
+OBRACE, CBRACE, OBRACK, CBRACK, OPAREN, CPAREN = "OBrace", "CBrace", "OBrack", "CBrack", "OParen", "CParen"
+DOT, COMMA, ELLIPSIS, EQUAL, COLON, QUESTION, MINUS, STAR = (
+    "Dot", "Comma", "Ellipsis", "Equal", "Colon", "Question", "Minus", "Star")
+NIL = "Nil"
+
+_PUNCT = {
+    "{": OBRACE, "}": CBRACE, "[": OBRACK, "]": CBRACK, "(": OPAREN, ")": CPAREN, ".": DOT, ",": COMMA,
+    "...": ELLIPSIS, "ellipsis": ELLIPSIS, "=": EQUAL, ":": COLON, "?": QUESTION, "-": MINUS, "*": STAR,
+    "+": "Plus", "/": "Slash", "%": "Percent", "==": "EqualOp", "!=": "NotEqual", ">": "GreaterThan",
+    ">=": "GreaterThanEq", "<": "LessThan", "<=": "LessThanEq", "&&": "And", "||": "Or", "!": "Bang",
+    "=>": "FatArrow",
+}
+_NEGATION_BEFORE = frozenset({
+    NIL, OPAREN, OBRACE, OBRACK, EQUAL, COLON, COMMA, QUESTION, "Plus", STAR, "Slash", "Percent", MINUS,
+    "EqualOp", "NotEqual", "GreaterThan", "GreaterThanEq", "LessThan", "LessThanEq", "And", "Or", "Bang"})
+_OPENERS = frozenset({OBRACE, OBRACK, OPAREN, CONTROL, INTERP})
+_CLOSERS = frozenset({CBRACE, CBRACK, CPAREN, SEQEND})
+
+
+class Token:
+    """One token: its kind, its bytes (text) and the spaces the formatter puts before it."""
+
+    __slots__ = ("kind", "text", "spaces", "start", "end")
+
+    def __init__(self, kind: str, text: str, start: int = -1, end: int = -1) -> None:
+        self.kind, self.text, self.spaces, self.start, self.end = kind, text, 0, start, end
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind}, {self.text!r}, {self.spaces})"
+
+
+_NIL_TOKEN = Token(NIL, "")
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    """Where the file stops being HCL (1-based line and column), and what was found there."""
+
+    line: int
+    column: int
+    summary: str
+    detail: str
+
+
+@functools.cache
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_hcl
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
+
+
+def format_source(text: str) -> str:
+    """``text`` laid out as ``terraform fmt`` lays it out. Raises :class:`FormatError` on a syntax error."""
+    src = text.encode()
+    tree = _parser().parse(src)
+    problem = syntax_problem(tree.root_node, src)
+    if problem is not None:
+        raise FormatError(problem)
+    tokens = _Tokenizer(src).run(tree.root_node)
+    _cleanup(tree.root_node, src, tokens)
+    _format(tokens)
+    out = "".join(" " * t.spaces + t.text for t in tokens)
+    return out if not out or out.endswith("\n") else out + "\n"
+
+
+class FormatError(Exception):
+    def __init__(self, problem: SyntaxProblem) -> None:
+        super().__init__(f"{problem.line}:{problem.column}: {problem.summary}")
+        self.problem = problem
+
+
+def syntax_problem(root: Any, src: bytes) -> SyntaxProblem | None:
+    """The first place tree-sitter could not parse, or None."""
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            row, col = node.start_point
+            return SyntaxProblem(row + 1, col + 1, "Invalid syntax", f"A {node.type!r} is missing here.")
+        if node.type == "ERROR":
+            row, col = node.start_point
+            return SyntaxProblem(row + 1, col + 1, "Invalid syntax",
+                                 "This character or token is not valid here.")
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.type == "ERROR"]))
+    row, col = root.start_point
+    return SyntaxProblem(row + 1, col + 1, "Invalid syntax", "The file could not be parsed.")
+
+
+class _Tokenizer:
+    """Flattens the tree into hclwrite's token sequence, by byte offsets: the text between two
+    leaves is whitespace (newlines become tokens) in code, and literal text inside a template."""
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self.out: list[Token] = []
+        self.modes: list[str] = []  # "quoted" | "heredoc" | "code" (inside ${ } or %{ })
+        self.pos = 0
+        self.node_tokens: dict[tuple[int, int], tuple[int, int]] = {}
+        self.heredoc_open = False
+
+    def text(self, a: int, b: int) -> str:
+        return self.src[a:b].decode()
+
+    def run(self, root: Any) -> list[Token]:
+        self._walk(root)
+        self._gap(len(self.src))
+        return self.out
+
+    def _walk(self, node: Any) -> None:
+        if node.type == "legacy_index":  # `.0`: the digits are no leaf of their own
+            self._gap(node.start_byte)
+            self.pos = node.end_byte
+            text = self.text(node.start_byte, node.end_byte)
+            self.out.extend((Token(DOT, ".", node.start_byte, node.start_byte + 1),
+                             Token(NUMBER, text[1:].strip(), node.start_byte + 1, node.end_byte)))
+            return
+        if node.child_count == 0 or node.type in ("comment",):
+            self._leaf(node)
+            return
+        first = len(self.out)
+        for child in node.children:
+            self._walk(child)
+        self.node_tokens[(node.start_byte, node.end_byte)] = (first, len(self.out))
+
+    def _in_literal(self) -> bool:
+        return bool(self.modes) and self.modes[-1] in ("quoted", "heredoc")
+
+    def _gap(self, end: int) -> None:
+        if end <= self.pos:
+            return
+        gap = self.text(self.pos, end)
+        begin, self.pos = self.pos, end
+        if self.heredoc_open:  # the newline ending a heredoc's opening line belongs to the opener
+            nl = gap.find("\n") + 1
+            self.out[-1].text += gap[:nl]
+            self.out[-1].end = begin + len(gap[:nl].encode())
+            self.heredoc_open = False
+            gap, begin = gap[nl:], begin + len(gap[:nl].encode())
+            if not gap:
+                return
+        if self._in_literal():
+            self.out.append(Token(QUOTEDLIT if self.modes[-1] == "quoted" else STRINGLIT, gap, begin, end))
+            return
+        skip = False
+        for i, ch in enumerate(gap):
+            if skip:
+                skip = False
+                continue
+            newline = "\r\n" if ch == "\r" and gap[i + 1:i + 2] == "\n" else "\n" if ch == "\n" else ""
+            if newline:
+                skip = len(newline) == 2
+                last = self.out[-1] if self.out else None
+                if last is not None and last.kind == COMMENT and not last.text.endswith("\n") \
+                        and not last.text.startswith("/*"):
+                    last.text += newline
+                else:
+                    self.out.append(Token(NEWLINE, newline))
+            # other whitespace is dropped: the formatter decides the spaces
+
+    def _leaf(self, node: Any) -> None:
+        kind = node.type
+        if self._in_literal() and kind not in (
+                "template_interpolation_start", "template_directive_start", "quoted_template_end",
+                "heredoc_identifier"):
+            return  # part of the literal text, taken from the gap
+        if self._in_literal() and kind == "heredoc_identifier" and self.modes[-1] != "heredoc":
+            return
+        self._gap(node.start_byte)
+        text = self.text(node.start_byte, node.end_byte)
+        self.pos = node.end_byte
+        out = self.out
+        n_before = len(out)
+        if kind == "comment":
+            out.append(Token(COMMENT, text.rstrip("\r\n") if not text.startswith("/*") else text))
+        elif kind == "quoted_template_start":
+            out.append(Token(OQUOTE, text))
+            self.modes.append("quoted")
+        elif kind == "quoted_template_end":
+            out.append(Token(CQUOTE, text))
+            self.modes.pop()
+        elif kind == "template_interpolation_start":
+            out.append(Token(INTERP, text))
+            self.modes.append("code")
+        elif kind == "template_directive_start":
+            out.append(Token(CONTROL, text))
+            self.modes.append("code")
+        elif kind in ("template_interpolation_end", "template_directive_end"):
+            out.append(Token(SEQEND, text))
+            self.modes.pop()
+        elif kind == "strip_marker":
+            if out and out[-1].kind in (INTERP, CONTROL) and out[-1].text in ("${", "%{"):
+                out[-1].text += text
+            else:
+                out.append(Token("Strip", text))  # joined to the closing brace below
+        elif kind in ("<<", "<<-"):
+            out.append(Token(OHEREDOC, text))
+        elif kind == "heredoc_identifier":
+            if self.modes and self.modes[-1] == "heredoc":
+                out.append(Token(CHEREDOC, text))
+                self.modes.pop()
+            else:
+                out[-1].text += text
+                self.heredoc_open = True
+                self.modes.append("heredoc")
+        elif kind == "[*]":
+            out.extend((Token(OBRACK, "["), Token(STAR, "*"), Token(CBRACK, "]")))
+        elif kind == ".*":
+            out.extend((Token(DOT, "."), Token(STAR, "*")))
+        elif kind == "numeric_lit":
+            out.append(Token(NUMBER, text))
+        elif kind in _PUNCT:
+            out.append(Token(_PUNCT[kind], text))
+        else:
+            out.append(Token(IDENT, text))
+        if len(out) > n_before:
+            out[n_before].start = node.start_byte
+        out[-1].end = node.end_byte
+        if len(out) >= 2 and out[-1].kind == SEQEND and out[-2].kind == "Strip":
+            strip = out.pop(-2)
+            out[-1].text = strip.text + out[-1].text
+            out[-1].start = strip.start
+
+
+# -- terraform's clean-ups (command/fmt.go: formatBody) ---------------------------------------------
+
+def _cleanup(root: Any, src: bytes, tokens: list[Token]) -> None:
+    """Rewrites, in place, the token ranges of the expressions terraform's fmt simplifies. Ranges
+    are replaced from the end of the file backwards so that earlier ranges stay valid."""
+    edits: list[tuple[int, int, list[Token]]] = []
+    index = _TokenIndex(tokens)
+    _cleanup_body(root, [], index, edits)
+    for start, end, new in sorted(edits, key=lambda e: -e[0]):
+        tokens[start:end] = new
+
+
+class _TokenIndex:
+    """Token positions by the byte offsets of the source they came from."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
+        for i, t in enumerate(tokens):
+            self.starts.setdefault(t.start, i)
+            self.ends[t.end] = i + 1
+
+    def span(self, node: Any) -> tuple[int, int] | None:
+        a, b = self.starts.get(node.start_byte), self.ends.get(node.end_byte)
+        return None if a is None or b is None else (a, b)
+
+
+def _cleanup_body(node: Any, blocks: list[str], index: _TokenIndex, edits: list[tuple[int, int, list[Token]]]) -> None:
+    for child in node.children:
+        if child.type == "body":
+            _cleanup_body(child, blocks, index, edits)
+        elif child.type == "attribute":
+            name = child.children[0]
+            expr = child.children[-1]
+            span = index.span(expr)
+            if span is None:
+                continue
+            toks = index.tokens[span[0]:span[1]]
+            is_type = blocks == ["variable"] and name.text == b"type"
+            new = _type_expr(toks) if is_type else _value_expr(toks)
+            if new is not toks:
+                edits.append((span[0], span[1], new))
+        elif child.type == "block":
+            kind = child.children[0].text.decode()
+            for label in child.children[1:]:
+                if label.type == "identifier":
+                    span = index.span(label)
+                    if span is not None:
+                        edits.append((span[0], span[1], [Token(OQUOTE, '"'), Token(QUOTEDLIT, label.text.decode()),
+                                                         Token(CQUOTE, '"')]))
+            _cleanup_body(child, [*blocks, kind], index, edits)
+
+
+def _value_expr(toks: list[Token]) -> list[Token]:
+    if len(toks) < 5:
+        return toks
+    if (toks[0].kind, toks[1].kind, toks[-2].kind, toks[-1].kind) != (OQUOTE, INTERP, SEQEND, CQUOTE):
+        return toks
+    if toks[1].text != "${" or toks[-2].text != "}":
+        return toks
+    inside = toks[2:-2]
+    quotes = 0
+    for t in inside:
+        if t.kind == OQUOTE:
+            quotes += 1
+        elif t.kind == CQUOTE:
+            quotes -= 1
+        elif quotes > 0:
+            continue
+        elif t.kind in (INTERP, CONTROL, SEQEND, QUOTEDLIT):
+            return toks
+    while inside and inside[0].kind == NEWLINE:
+        inside = inside[1:]
+    while inside and inside[-1].kind == NEWLINE:
+        inside = inside[:-1]
+    multi = any(t.kind == NEWLINE for t in inside)
+    if multi and not (inside[0].kind == OPAREN and inside[-1].kind == CPAREN):
+        return [Token(OPAREN, "("), *inside, Token(CPAREN, ")")]
+    return inside
+
+
+def _type_expr(toks: list[Token]) -> list[Token]:
+    if len(toks) == 1 and toks[0].kind == IDENT and toks[0].text in ("list", "map", "set"):
+        return [toks[0], Token(OPAREN, "("), Token(IDENT, "any"), Token(CPAREN, ")")]
+    if len(toks) == 3 and (toks[0].kind, toks[1].kind, toks[2].kind) == (OQUOTE, QUOTEDLIT, CQUOTE):
+        word = toks[1].text
+        if word == "string":
+            return [Token(IDENT, "string")]
+        if word in ("list", "map"):
+            return [Token(IDENT, word), Token(OPAREN, "("), Token(IDENT, "string"), Token(CPAREN, ")")]
+    return toks
+
+
+# -- hclwrite's passes (hclwrite/format.go) ---------------------------------------------------------
+
+class _Line:
+    __slots__ = ("lead", "assign", "comment")
+
+    def __init__(self, lead: list[Token]) -> None:
+        self.lead = lead
+        self.assign: list[Token] | None = None
+        self.comment: list[Token] | None = None
+
+
+def _is_newline(t: Token) -> bool:
+    return t.kind == NEWLINE or (t.kind == COMMENT and t.text.endswith("\n"))
+
+
+def _bracket(t: Token) -> int:
+    return 1 if t.kind in _OPENERS else -1 if t.kind in _CLOSERS else 0
+
+
+def _columns(ts: list[Token] | None) -> int:
+    if not ts:
+        return 0
+    return sum(t.spaces + _width(t.text) for t in ts)
+
+
+def _width(text: str) -> int:
+    """Grapheme clusters, approximated as code points that are not combining marks."""
+    if text.isascii():
+        return len(text)
+    return sum(1 for ch in text if not unicodedata.combining(ch))
+
+
+def _lines(tokens: list[Token]) -> list[_Line]:
+    lines: list[_Line] = []
+    start = 0
+    for i, t in enumerate(tokens):
+        if _is_newline(t):
+            lines.append(_Line(tokens[start:i + 1]))
+            start = i + 1
+    lines.append(_Line(tokens[start:]))
+    for line in lines:
+        if not line.lead:
+            continue
+        # a heredoc's body is inside one line's tokens here: its lines keep their bytes
+        if len(line.lead) > 1 and line.lead[-1].kind == COMMENT:
+            line.comment = line.lead[-1:]
+            line.lead = line.lead[:-1]
+        for i, t in enumerate(line.lead):
+            if i > 0 and t.kind == EQUAL:
+                if sum(_bracket(x) for x in line.lead[i:]) == 0:
+                    line.assign = line.lead[i:]
+                    line.lead = line.lead[:i]
+                break
+    return lines
+
+
+def _format(tokens: list[Token]) -> None:
+    lines = _lines(tokens)
+    _indent(lines)
+    _spaces(lines)
+    _cells(lines)
+
+
+def _indent(lines: list[_Line]) -> None:
+    indents: list[int] = []
+    for line in lines:
+        if not line.lead:
+            continue
+        if line.lead[0].kind == NEWLINE:
+            line.lead[0].spaces = 0
+            continue
+        net = 0
+        for t in line.lead:
+            net += _bracket(t)
+            if t.kind == OHEREDOC:
+                break
+        for t in line.assign or ():
+            net += _bracket(t)
+        if net > 0:
+            line.lead[0].spaces = 2 * len(indents)
+            indents.append(net)
+            continue
+        closed = -net
+        while closed > 0 and indents:
+            if closed > indents[-1]:
+                closed -= indents.pop()
+            elif closed < indents[-1]:
+                indents[-1] -= closed
+                closed = 0
+            else:
+                indents.pop()
+                closed = 0
+        line.lead[0].spaces = 2 * len(indents)
+
+
+def _spaces(lines: list[_Line]) -> None:
+    for line in lines:
+        for cell, first in ((line.lead, False), (line.assign, True)):
+            if not cell:
+                continue
+            if first:
+                cell[0].spaces = 1
+            for i, t in enumerate(cell):
+                before = cell[i - 1] if i > 0 else _NIL_TOKEN
+                after = cell[i + 1] if i + 1 < len(cell) else _NIL_TOKEN
+                after.spaces = 1 if _space_after(t, before, after) else 0
+    _NIL_TOKEN.spaces = 0
+
+
+def _cells(lines: list[_Line]) -> None:
+    chain: list[_Line] = []
+
+    def close_assign() -> None:
+        widest = max(_columns(c.lead) for c in chain)
+        for c in chain:
+            assert c.assign is not None
+            c.assign[0].spaces = widest - _columns(c.lead) + 1
+        chain.clear()
+
+    for line in lines:
+        if line.assign is None:
+            if chain:
+                close_assign()
+        else:
+            chain.append(line)
+    if chain:
+        close_assign()
+
+    def close_comment() -> None:
+        widest = max(_columns(c.lead) + _columns(c.assign) for c in chain)
+        for c in chain:
+            assert c.comment is not None
+            c.comment[0].spaces = widest - _columns(c.lead) - _columns(c.assign) + 1
+        chain.clear()
+
+    for line in lines:
+        if line.comment is None:
+            if chain:
+                close_comment()
+        else:
+            chain.append(line)
+    if chain:
+        close_comment()
+
+
+def _space_after(subject: Token, before: Token, after: Token) -> bool:  # noqa: PLR0911 (hclwrite's rules, in its order)
+    s, a = subject.kind, after.kind
+    if a in (NEWLINE, NIL):
+        return False
+    if s == IDENT and a == OPAREN:
+        return False
+    if s == DOT or a == DOT:
+        return False
+    if a in (COMMA, ELLIPSIS):
+        return False
+    if s == COMMA:
+        return True
+    if s in (QUOTEDLIT, STRINGLIT, OQUOTE, OHEREDOC) or a in (QUOTEDLIT, STRINGLIT, CQUOTE, CHEREDOC):
+        return False
+    if s == "Bang":
+        return False
+    if s == IDENT and subject.text == "in" and before.kind == IDENT:
+        return True
+    if a == OBRACK and (s in (IDENT, NUMBER) or _bracket(subject) < 0):
+        return False
+    if s == MINUS:
+        return before.kind not in _NEGATION_BEFORE
+    if s == OBRACE or a == CBRACE:
+        return not (s == OBRACE and a == CBRACE)
+    if s in (INTERP, CONTROL) and a == OBRACE:
+        return True
+    if s == CBRACE and a == SEQEND:
+        return True
+    if s == SEQEND and a == INTERP:
+        return False
+    if _bracket(subject) > 0:
+        return False
+    if _bracket(after) < 0:
+        return False
+    return True

@@ -1,0 +1,48 @@
+"""``terraform fmt``'s layout, byte for byte: every file of the corpus in fmt_corpus/ formats to its
+``.golden`` file, recorded from terraform 1.11 (and checked against the binary when it is present)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.lang.fmt import FormatError, format_source
+from tests.conftest import requires_terraform
+
+CORPUS = Path(__file__).parent / "fmt_corpus"
+FILES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".tf", ".tfvars"))
+
+
+def read(path: Path) -> str:
+    return path.read_bytes().decode()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_format_matches_terraform_recorded(path: Path) -> None:
+    assert format_source(read(path)) == read(path.with_name(path.name + ".golden"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_format_is_idempotent(path: Path) -> None:
+    golden = read(path.with_name(path.name + ".golden"))
+    assert format_source(golden) == golden
+
+
+@requires_terraform
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_recorded_output_is_terraforms(path: Path) -> None:
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
+    tf = shutil.which("terraform")
+    assert tf is not None
+    proc = subprocess.run([tf, "fmt", "-"], input=path.read_bytes(), capture_output=True, env=env, check=True)
+    assert proc.stdout.decode() == read(path.with_name(path.name + ".golden"))
+
+
+def test_syntax_error_is_refused_with_its_line() -> None:
+    with pytest.raises(FormatError) as exc:
+        format_source('locals {\n  a = 1\n  b = (2\n}\n')
+    assert exc.value.problem.line >= 3
