@@ -38,6 +38,9 @@ Other commands:
   import        Associate an existing object with a resource: import ADDR ID
   force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
   report        Report on a recorded apply: report EVENTS.jsonl [-png=FILE] [-html=FILE]
+  fmt           Rewrite configuration files in terraform's canonical layout: fmt [-check] [-diff]
+                [-recursive] [-write=false] [-list=false] [DIR|FILE|-]
+  console       Evaluate expressions (one a line on stdin) against the configuration and state
   version       Show the current strata version
   init          Nothing to do (providers are built in); accepted for terraform's scripts
 
@@ -76,7 +79,8 @@ Options (terraform's spelling; --flag value also works):
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing", "refresh-only", "force"}
+               "dry-run", "allow-missing", "refresh-only", "force", "check", "diff", "recursive", "write",
+               "list"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out", "png", "html"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events"}
@@ -87,7 +91,7 @@ class UsageError(StrataError):
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
-                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "report"})
+                             "init", "output", "taint", "untaint", "refresh", "force-unlock", "report", "fmt", "console"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -117,6 +121,11 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "lock": _LOCKING,
     "lock-timeout": _LOCKING,
     "force": frozenset({"force-unlock"}),
+    "check": frozenset({"fmt"}),
+    "diff": frozenset({"fmt"}),
+    "recursive": frozenset({"fmt"}),
+    "write": frozenset({"fmt"}),
+    "list": frozenset({"fmt"}),
 }
 
 

@@ -96,23 +96,54 @@ class FormatError(Exception):
         self.problem = problem
 
 
+_UNCLOSED = ("Unclosed configuration block",
+             "There is no closing brace for this block before the end of the file. This may be caused by "
+             "incorrect brace nesting elsewhere in this file.")
+_INVALID = ("Invalid expression", "Expected the start of an expression, but found an invalid expression token.")
+
+
 def syntax_problem(root: Any, src: bytes) -> SyntaxProblem | None:
-    """The first place tree-sitter could not parse, or None."""
+    """The first place tree-sitter could not parse, or None: a block without its closing brace is
+    reported at its opening line, as terraform does; otherwise the first token the parser had to
+    invent or skip."""
     if not root.has_error:
         return None
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    node = _first_error(root)
+    leaves = list(_leaves(node))
+    opens = [leaf for leaf in leaves if leaf.type == "{" and leaf.end_byte > leaf.start_byte]
+    closes = [leaf for leaf in leaves if leaf.type == "}" and leaf.end_byte > leaf.start_byte]
+    invented = [leaf for leaf in leaves if leaf.end_byte == leaf.start_byte or leaf.type == "ERROR"]
+    if node.is_missing and node.type == "}" or (not invented and len(opens) > len(closes)):
+        at = opens[len(closes)] if opens and not node.is_missing else node
         if node.is_missing:
-            row, col = node.start_point
-            return SyntaxProblem(row + 1, col + 1, "Invalid syntax", f"A {node.type!r} is missing here.")
-        if node.type == "ERROR":
-            row, col = node.start_point
-            return SyntaxProblem(row + 1, col + 1, "Invalid syntax",
-                                 "This character or token is not valid here.")
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing or c.type == "ERROR"]))
-    row, col = root.start_point
-    return SyntaxProblem(row + 1, col + 1, "Invalid syntax", "The file could not be parsed.")
+            block = node.parent
+            while block is not None and block.type not in ("block", "object"):
+                block = block.parent
+            at = block or node
+        row, col = at.start_point
+        return SyntaxProblem(row + 1, col + 1, *_UNCLOSED)
+    at = invented[0] if invented else node
+    row, col = at.start_point
+    return SyntaxProblem(row + 1, col + 1, *_INVALID)
+
+
+def _first_error(node: Any) -> Any:
+    while True:
+        if node.is_missing:
+            return node
+        inner = [c for c in node.children if c.has_error or c.is_missing]
+        if not inner:
+            return node
+        node = inner[0]
+        if node.type == "ERROR" and not any(c.has_error or c.is_missing for c in node.children):
+            return node
+
+
+def _leaves(node: Any) -> Any:
+    if node.child_count == 0:
+        yield node
+    for c in node.children:
+        yield from _leaves(c)
 
 
 class _Tokenizer:

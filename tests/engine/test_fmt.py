@@ -46,3 +46,9 @@ def test_syntax_error_is_refused_with_its_line() -> None:
     with pytest.raises(FormatError) as exc:
         format_source('locals {\n  a = 1\n  b = (2\n}\n')
     assert exc.value.problem.line >= 3
+
+
+def test_unclosed_block_is_reported_at_its_opening_line() -> None:
+    with pytest.raises(FormatError) as exc:
+        format_source('locals {\n  a = 1\n}\n\nresource "x" "y" {\n  b = 2\n')
+    assert (exc.value.problem.summary, exc.value.problem.line) == ("Unclosed configuration block", 5)
