@@ -43,7 +43,7 @@ def cmd_fmt(a: Args, out: Output) -> int:
         if show_diff and result != src:
             _write(_diff("<stdin>", src, result))
         elif not check:
-            _write(result)
+            _write(printed(result))
         return 3 if check and result != src else 0
     for target in targets:
         if not os.path.exists(target):
@@ -71,6 +71,12 @@ def cmd_fmt(a: Args, out: Output) -> int:
         out.diagnostics(diags)
         return 2
     return 3 if check and changed else 0
+
+
+def printed(formatted: str) -> str:
+    """What ``fmt -`` writes for a formatted text: terraform ends it with a newline (a file it
+    rewrites gets none added)."""
+    return formatted if formatted.endswith("\n") else formatted + "\n"
 
 
 def _files(directory: str, recursive: bool) -> list[str]:

@@ -86,8 +86,7 @@ def format_source(text: str) -> str:
     tokens = _Tokenizer(src).run(tree.root_node)
     _cleanup(tree.root_node, src, tokens)
     _format(tokens)
-    out = "".join(" " * t.spaces + t.text for t in tokens)
-    return out if not out or out.endswith("\n") else out + "\n"
+    return "".join(" " * t.spaces + t.text for t in tokens)
 
 
 class FormatError(Exception):
@@ -339,8 +338,6 @@ def _value_expr(toks: list[Token]) -> list[Token]:
     if len(toks) < 5:
         return toks
     if (toks[0].kind, toks[1].kind, toks[-2].kind, toks[-1].kind) != (OQUOTE, INTERP, SEQEND, CQUOTE):
-        return toks
-    if toks[1].text != "${" or toks[-2].text != "}":
         return toks
     inside = toks[2:-2]
     quotes = 0

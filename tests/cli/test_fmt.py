@@ -85,3 +85,10 @@ def test_fmt_same_listing_diff_and_status_as_terraform(workdir: Workdir, tmp_pat
     env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
     theirs = subprocess.run(["terraform", "fmt", "-check", "-diff"], cwd=twin, env=env, capture_output=True, text=True)
     assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout)
+
+
+def test_fmt_stdin_output_ends_with_newline_but_files_get_none(workdir: Workdir) -> None:
+    assert workdir.strata("fmt", "-", input="a=1").stdout == "a = 1\n"
+    (workdir.path / "n.tf").write_text("a=1")
+    workdir.strata("fmt", check=True)
+    assert (workdir.path / "n.tf").read_text() == "a = 1"

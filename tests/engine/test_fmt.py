@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.cli.fmt_command import printed
 from engine.lang.fmt import FormatError, format_source
 from tests.conftest import requires_terraform
 
@@ -23,13 +24,19 @@ def read(path: Path) -> str:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_format_matches_terraform_recorded(path: Path) -> None:
-    assert format_source(read(path)) == read(path.with_name(path.name + ".golden"))
+    # the goldens are what `terraform fmt -` printed, which ends the text with a newline
+    assert printed(format_source(read(path))) == read(path.with_name(path.name + ".golden"))
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_format_is_idempotent(path: Path) -> None:
     golden = read(path.with_name(path.name + ".golden"))
     assert format_source(golden) == golden
+
+
+def test_file_without_final_newline_gets_none() -> None:
+    assert format_source("a=1") == "a = 1"
+    assert format_source("") == ""
 
 
 @requires_terraform
