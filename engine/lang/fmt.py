@@ -84,6 +84,9 @@ def format_source(text: str) -> str:
     if problem is not None:
         raise FormatError(problem)
     tokens = _Tokenizer(src).run(tree.root_node)
+    problem = _broken_argument(tree.root_node, src, _TokenIndex(tokens))
+    if problem is not None:
+        raise FormatError(problem)
     _cleanup(tree.root_node, src, tokens)
     _format(tokens)
     return "".join(" " * t.spaces + t.text for t in tokens)
@@ -124,6 +127,27 @@ def syntax_problem(root: Any, src: bytes) -> SyntaxProblem | None:
     at = invented[0] if invented else node
     row, col = at.start_point
     return SyntaxProblem(row + 1, col + 1, *_INVALID)
+
+
+def _broken_argument(node: Any, src: bytes, index: _TokenIndex) -> SyntaxProblem | None:
+    """An argument whose expression goes on to the next line outside any bracket: tree-sitter's
+    grammar reads ``a = x &&`` NEWLINE ``y`` as one expression, HCL ends the argument at the newline."""
+    for child in node.children:
+        if child.type in ("body", "block"):
+            found = _broken_argument(child, src, index)
+            if found is not None:
+                return found
+        elif child.type == "attribute":
+            span = index.span(child.children[-1])
+            if span is None:
+                continue
+            depth = 0
+            for t in index.tokens[span[0]:span[1]]:
+                depth += _bracket(t)
+                if depth == 0 and _is_newline(t) and t.start >= 0:
+                    line = src.count(b"\n", 0, t.start) + 1
+                    return SyntaxProblem(line, 1, *_INVALID)
+    return None
 
 
 def _first_error(node: Any) -> Any:
@@ -213,7 +237,8 @@ class _Tokenizer:
                         and not last.text.startswith("/*"):
                     last.text += newline
                 else:
-                    self.out.append(Token(NEWLINE, newline))
+                    at = begin + len(gap[:i].encode())
+                    self.out.append(Token(NEWLINE, newline, at, at + len(newline)))
             # other whitespace is dropped: the formatter decides the spaces
 
     def _leaf(self, node: Any) -> None:
@@ -230,7 +255,7 @@ class _Tokenizer:
         out = self.out
         n_before = len(out)
         if kind == "comment":
-            out.append(Token(COMMENT, text.rstrip("\r\n") if not text.startswith("/*") else text))
+            out.append(Token(COMMENT, text))
         elif kind == "quoted_template_start":
             out.append(Token(OQUOTE, text))
             self.modes.append("quoted")

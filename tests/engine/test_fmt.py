@@ -59,3 +59,10 @@ def test_unclosed_block_is_reported_at_its_opening_line() -> None:
     with pytest.raises(FormatError) as exc:
         format_source('locals {\n  a = 1\n}\n\nresource "x" "y" {\n  b = 2\n')
     assert (exc.value.problem.summary, exc.value.problem.line) == ("Unclosed configuration block", 5)
+
+
+def test_argument_continued_after_operator_is_refused() -> None:
+    # tree-sitter's grammar accepts it; HCL ends an argument at a newline outside brackets
+    with pytest.raises(FormatError) as exc:
+        format_source("locals {\n  a = var.x &&\n      var.y\n}\n")
+    assert (exc.value.problem.summary, exc.value.problem.line) == ("Invalid expression", 2)
