@@ -2,7 +2,8 @@
 configuration (variables, locals, functions) and what the state holds for its resources, printed
 as ``terraform console`` prints them.
 
-As terraform's with input that is not a terminal, each line is evaluated in turn, the first error
+On a terminal it prompts (``> ``) and prints each value; ``exit`` or end of input ends it. As
+terraform's with input that is not a terminal, each line is evaluated in turn, the first error
 ends the command (exit 1) with its diagnostic, and the value of the last line is printed. A
 resource the state does not hold is unknown (``(known after apply)``); a value that uses anything
 sensitive prints as ``(sensitive value)``.
@@ -46,6 +47,8 @@ async def cmd_console(a: Args, out: Output) -> int:
         raise DiagnosticsError(errors_of(diags))
     state, providers = load_state(a)
     session = ConsoleSession(module, state, variables, sensitivity_of(module, providers))
+    if sys.stdin.isatty():
+        return _interactive(session, out)
     last = ""
     for line in sys.stdin.read().splitlines():
         if not line.strip():
@@ -60,6 +63,24 @@ async def cmd_console(a: Args, out: Output) -> int:
     if last:
         sys.stdout.write(last + "\n")
     return 0
+
+
+def _interactive(session: ConsoleSession, out: Output) -> int:
+    """A terminal: a prompt, each value printed, a mistake reported and the session going on."""
+    while True:
+        try:
+            line = input("> ")
+        except EOFError:
+            sys.stdout.write("\n")
+            return 0
+        if line.strip() == "exit":
+            return 0
+        if not line.strip():
+            continue
+        try:
+            sys.stdout.write(session.evaluate(line) + "\n\n")
+        except DiagnosticsError as exc:
+            out.diagnostics(exc.diagnostics)
 
 
 class ConsoleSession:
