@@ -49,6 +49,9 @@ def cmd_fmt(a: Args, out: Output) -> int:
         if not os.path.exists(target):
             diags.append(error(f"No file or directory at {target}"))
             continue
+        if not os.path.isdir(target) and not target.endswith(_SUFFIXES):
+            diags.append(error("Only .tf, .tfvars, and .tftest.hcl files can be processed with strata fmt"))
+            continue
         for path in _files(target, recursive) if os.path.isdir(target) else [target]:
             with open(path, "rb") as f:
                 src = f.read().decode("utf-8", errors="replace")

@@ -92,3 +92,14 @@ def test_fmt_stdin_output_ends_with_newline_but_files_get_none(workdir: Workdir)
     (workdir.path / "n.tf").write_text("a=1")
     workdir.strata("fmt", check=True)
     assert (workdir.path / "n.tf").read_text() == "a = 1"
+
+
+def test_fmt_refuses_other_files_and_skips_hidden_ones(workdir: Workdir) -> None:
+    workdir.write("a=1\n", "notes.txt")
+    r = workdir.strata("fmt", "-no-color", "notes.txt")
+    assert r.returncode == 2
+    assert "Only .tf, .tfvars, and .tftest.hcl files can be processed" in r.stderr
+    (workdir.path / ".terraform").mkdir()
+    workdir.write("a=1\n", ".terraform/x.tf")
+    workdir.write("a=1\n", ".hidden.tf")
+    assert workdir.strata("fmt", "-check", "-recursive").returncode == 0
