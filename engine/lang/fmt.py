@@ -83,13 +83,20 @@ def format_source(text: str) -> str:
     problem = syntax_problem(tree.root_node, src)
     if problem is not None:
         raise FormatError(problem)
-    tokens = _Tokenizer(src).run(tree.root_node)
+    tokenizer = _Tokenizer(src)
+    tokens = tokenizer.run(tree.root_node)
+    if tokenizer.problem is not None:
+        raise FormatError(tokenizer.problem)
     problem = _broken_argument(tree.root_node, src, _TokenIndex(tokens))
     if problem is not None:
         raise FormatError(problem)
     _cleanup(tree.root_node, src, tokens)
     _format(tokens)
-    return "".join(" " * t.spaces + t.text for t in tokens)
+    # the spaces after the last line are hclwrite's end-of-file token's, which no pass touches
+    tail = len(src) - len(src.rstrip(b" \t"))
+    last_end = max((t.end for t in tokens), default=0)
+    kept = " " * tail if tail and len(src) - tail >= last_end else ""
+    return "".join(" " * t.spaces + t.text for t in tokens) + kept
 
 
 class FormatError(Exception):
@@ -180,6 +187,14 @@ class _Tokenizer:
         self.pos = 0
         self.node_tokens: dict[tuple[int, int], tuple[int, int]] = {}
         self.heredoc_open = False
+        self.problem: SyntaxProblem | None = None
+        """The first mistake tree-sitter's grammar lets through (HCL's scanner refuses it)."""
+
+    def _refuse(self, at: int, summary: str, detail: str) -> None:
+        if self.problem is None:
+            line = self.src.count(b"\n", 0, at) + 1
+            column = at - (self.src.rfind(b"\n", 0, at) + 1) + 1
+            self.problem = SyntaxProblem(line, column, summary, detail)
 
     def text(self, a: int, b: int) -> str:
         return self.src[a:b].decode()
@@ -197,6 +212,8 @@ class _Tokenizer:
             self.out.extend((Token(DOT, ".", node.start_byte, node.start_byte + 1),
                              Token(NUMBER, text[1:].strip(), node.start_byte + 1, node.end_byte)))
             return
+        if node.child_count == 0 and node.type in ("config_file", "body"):
+            return  # an empty file (whitespace at most)
         if node.child_count == 0 or node.type in ("comment",):
             self._leaf(node)
             return
@@ -215,6 +232,8 @@ class _Tokenizer:
         begin, self.pos = self.pos, end
         if self.heredoc_open:  # the newline ending a heredoc's opening line belongs to the opener
             nl = gap.find("\n") + 1
+            if gap[:nl].rstrip("\r\n"):  # anything after the marker on its line
+                self._refuse(begin, *_INVALID)
             self.out[-1].text += gap[:nl]
             self.out[-1].end = begin + len(gap[:nl].encode())
             self.heredoc_open = False
@@ -224,12 +243,21 @@ class _Tokenizer:
         if self._in_literal():
             self.out.append(Token(QUOTEDLIT if self.modes[-1] == "quoted" else STRINGLIT, gap, begin, end))
             return
+        if self.out and self.out[-1].kind == CHEREDOC:  # spaces after a heredoc's end marker are its own
+            marker = self.out[-1]
+            rest = gap.lstrip(" \t")
+            marker.text += gap[:len(gap) - len(rest)]
+            begin += len(gap) - len(rest)
+            gap = rest
         skip = False
         for i, ch in enumerate(gap):
             if skip:
                 skip = False
                 continue
             newline = "\r\n" if ch == "\r" and gap[i + 1:i + 2] == "\n" else "\n" if ch == "\n" else ""
+            if ch == "\r" and not newline:
+                self._refuse(begin + len(gap[:i].encode()), "Invalid character",
+                             "This character is not used within the language.")
             if newline:
                 skip = len(newline) == 2
                 last = self.out[-1] if self.out else None
