@@ -40,9 +40,12 @@ def cmd_fmt(a: Args, out: Output) -> int:
             out.diagnostics([problem])
             return 2
         assert result is not None
-        if show_diff and result != src:
-            _write(_diff("<stdin>", src, result))
-        elif not check:
+        if check:  # terraform's -check on standard input prints nothing, -diff or not
+            pass
+        elif show_diff:
+            if result != src:
+                _write(_diff("<stdin>", src, result))
+        else:
             _write(printed(result))
         return 3 if check and result != src else 0
     for target in targets:

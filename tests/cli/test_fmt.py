@@ -103,3 +103,10 @@ def test_fmt_refuses_other_files_and_skips_hidden_ones(workdir: Workdir) -> None
     workdir.write("a=1\n", ".terraform/x.tf")
     workdir.write("a=1\n", ".hidden.tf")
     assert workdir.strata("fmt", "-check", "-recursive").returncode == 0
+
+
+def test_fmt_stdin_check_prints_nothing_and_diff_prints_only_the_diff(workdir: Workdir) -> None:
+    r = workdir.strata("fmt", "-check", "-diff", "-", input="a=1\n")
+    assert (r.returncode, r.stdout) == (3, "")
+    r = workdir.strata("fmt", "-diff", "-", input="a=1\n")
+    assert (r.returncode, r.stdout) == (0, "--- old/<stdin>\n+++ new/<stdin>\n@@ -1 +1 @@\n-a=1\n+a = 1\n")
