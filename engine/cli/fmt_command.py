@@ -110,6 +110,24 @@ def _format(filename: str, src: str) -> tuple[str | None, Diagnostic | None]:
 
 
 def _diff(path: str, old: str, new: str) -> str:
+    """A unified diff as terraform prints it: terraform runs the system's ``diff -u`` (whose choice
+    among equally short diffs differs from difflib's), so this does too, and falls back on
+    difflib where there is no ``diff``."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    tool = shutil.which("diff")
+    if tool is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = os.path.join(tmp, "old"), os.path.join(tmp, "new")
+            for name, text in ((a, old), (b, new)):
+                with open(name, "wb") as f:
+                    f.write(text.encode())
+            proc = subprocess.run([tool, f"--label=old/{path}", f"--label=new/{path}", "-u", a, b],
+                                  capture_output=True, check=False)
+            if proc.returncode in (0, 1):
+                return proc.stdout.decode()
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                  f"old/{path}", f"new/{path}", lineterm="\n")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

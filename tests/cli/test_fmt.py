@@ -110,3 +110,19 @@ def test_fmt_stdin_check_prints_nothing_and_diff_prints_only_the_diff(workdir: W
     assert (r.returncode, r.stdout) == (3, "")
     r = workdir.strata("fmt", "-diff", "-", input="a=1\n")
     assert (r.returncode, r.stdout) == (0, "--- old/<stdin>\n+++ new/<stdin>\n@@ -1 +1 @@\n-a=1\n+a = 1\n")
+
+
+@requires_terraform
+def test_fmt_diff_of_the_whole_corpus_is_terraforms(workdir: Workdir, tmp_path: Path) -> None:
+    corpus = Path(__file__).parents[1] / "engine" / "fmt_corpus"
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for p in corpus.iterdir():
+        if p.suffix in (".tf", ".tfvars"):
+            shutil.copy(p, workdir.path / p.name)
+            shutil.copy(p, twin / p.name)
+    ours = workdir.strata("fmt", "-check", "-diff")
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
+    theirs = subprocess.run(["terraform", "fmt", "-check", "-diff"], cwd=twin, env=env, capture_output=True,
+                            text=True)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout)
