@@ -87,10 +87,11 @@ def format_source(text: str) -> str:
     tokens = tokenizer.run(tree.root_node)
     if tokenizer.problem is not None:
         raise FormatError(tokenizer.problem)
-    problem = _broken_argument(tree.root_node, src, _TokenIndex(tokens))
+    index = _TokenIndex(tokens)
+    problem = _broken_argument(tree.root_node, src, index)
     if problem is not None:
         raise FormatError(problem)
-    _cleanup(tree.root_node, src, tokens)
+    _cleanup(tree.root_node, index)
     _format(tokens)
     # the spaces after the last line are hclwrite's end-of-file token's, which no pass touches
     tail = len(src) - len(src.rstrip(b" \t"))
@@ -335,11 +336,11 @@ class _Tokenizer:
 
 # -- terraform's clean-ups (command/fmt.go: formatBody) ---------------------------------------------
 
-def _cleanup(root: Any, src: bytes, tokens: list[Token]) -> None:
+def _cleanup(root: Any, index: _TokenIndex) -> None:
     """Rewrites, in place, the token ranges of the expressions terraform's fmt simplifies. Ranges
     are replaced from the end of the file backwards so that earlier ranges stay valid."""
     edits: list[tuple[int, int, list[Token]]] = []
-    index = _TokenIndex(tokens)
+    tokens = index.tokens
     _cleanup_body(root, [], index, edits)
     for start, end, new in sorted(edits, key=lambda e: -e[0]):
         tokens[start:end] = new
