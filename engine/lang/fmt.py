@@ -15,47 +15,35 @@ refuses (a syntax error) is reported as a :class:`SyntaxProblem` and never rewri
 from __future__ import annotations
 
 import functools
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-# Token kinds, named after hclsyntax's.
-IDENT, NUMBER, NEWLINE, COMMENT = "Ident", "NumberLit", "Newline", "Comment"
-OQUOTE, CQUOTE, QUOTEDLIT, STRINGLIT = "OQuote", "CQuote", "QuotedLit", "StringLit"
-OHEREDOC, CHEREDOC = "OHeredoc", "CHeredoc"
-INTERP, CONTROL, SEQEND = "TemplateInterp", "TemplateControl", "TemplateSeqEnd"
-OBRACE, CBRACE, OBRACK, CBRACK, OPAREN, CPAREN = "OBrace", "CBrace", "OBrack", "CBrack", "OParen", "CParen"
-DOT, COMMA, ELLIPSIS, EQUAL, COLON, QUESTION, MINUS, STAR = (
-    "Dot", "Comma", "Ellipsis", "Equal", "Colon", "Question", "Minus", "Star")
-NIL = "Nil"
-
-_PUNCT = {
-    "{": OBRACE, "}": CBRACE, "[": OBRACK, "]": CBRACK, "(": OPAREN, ")": CPAREN, ".": DOT, ",": COMMA,
-    "...": ELLIPSIS, "ellipsis": ELLIPSIS, "=": EQUAL, ":": COLON, "?": QUESTION, "-": MINUS, "*": STAR,
-    "+": "Plus", "/": "Slash", "%": "Percent", "==": "EqualOp", "!=": "NotEqual", ">": "GreaterThan",
-    ">=": "GreaterThanEq", "<": "LessThan", "<=": "LessThanEq", "&&": "And", "||": "Or", "!": "Bang",
-    "=>": "FatArrow",
-}
-_NEGATION_BEFORE = frozenset({
-    NIL, OPAREN, OBRACE, OBRACK, EQUAL, COLON, COMMA, QUESTION, "Plus", STAR, "Slash", "Percent", MINUS,
-    "EqualOp", "NotEqual", "GreaterThan", "GreaterThanEq", "LessThan", "LessThanEq", "And", "Or", "Bang"})
-_OPENERS = frozenset({OBRACE, OBRACK, OPAREN, CONTROL, INTERP})
-_CLOSERS = frozenset({CBRACE, CBRACK, CPAREN, SEQEND})
-
-
-class Token:
-    """One token: its kind, its bytes (text) and the spaces the formatter puts before it."""
-
-    __slots__ = ("kind", "text", "spaces", "start", "end")
-
-    def __init__(self, kind: str, text: str, start: int = -1, end: int = -1) -> None:
-        self.kind, self.text, self.spaces, self.start, self.end = kind, text, 0, start, end
-
-    def __repr__(self) -> str:
-        return f"Token({self.kind}, {self.text!r}, {self.spaces})"
-
-
-_NIL_TOKEN = Token(NIL, "")
+from engine.lang.fmt_layout import (
+    CBRACK,
+    CHEREDOC,
+    COMMENT,
+    CONTROL,
+    CPAREN,
+    CQUOTE,
+    DOT,
+    IDENT,
+    INTERP,
+    NEWLINE,
+    NUMBER,
+    OBRACK,
+    OHEREDOC,
+    OPAREN,
+    OQUOTE,
+    PUNCTUATION,
+    QUOTEDLIT,
+    SEQEND,
+    STAR,
+    STRINGLIT,
+    Token,
+    bracket_change,
+    ends_line,
+    layout,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +80,7 @@ def format_source(text: str) -> str:
     if problem is not None:
         raise FormatError(problem)
     _cleanup(tree.root_node, index)
-    _format(tokens)
+    layout(tokens)
     # the spaces after the last line are hclwrite's end-of-file token's, which no pass touches
     tail = len(src) - len(src.rstrip(b" \t"))
     last_end = max((t.end for t in tokens), default=0)
@@ -151,8 +139,8 @@ def _broken_argument(node: Any, src: bytes, index: _TokenIndex) -> SyntaxProblem
                 continue
             depth = 0
             for t in index.tokens[span[0]:span[1]]:
-                depth += _bracket(t)
-                if depth == 0 and _is_newline(t) and t.start >= 0:
+                depth += bracket_change(t)
+                if depth == 0 and ends_line(t) and t.start >= 0:
                     line = src.count(b"\n", 0, t.start) + 1
                     return SyntaxProblem(line, 1, *_INVALID)
     return None
@@ -321,8 +309,8 @@ class _Tokenizer:
             out.extend((Token(DOT, "."), Token(STAR, "*")))
         elif kind == "numeric_lit":
             out.append(Token(NUMBER, text))
-        elif kind in _PUNCT:
-            out.append(Token(_PUNCT[kind], text))
+        elif kind in PUNCTUATION:
+            out.append(Token(PUNCTUATION[kind], text))
         else:
             out.append(Token(IDENT, text))
         if len(out) > n_before:
@@ -425,184 +413,3 @@ def _type_expr(toks: list[Token]) -> list[Token]:
             return [Token(IDENT, word), Token(OPAREN, "("), Token(IDENT, "string"), Token(CPAREN, ")")]
     return toks
 
-
-# -- hclwrite's passes (hclwrite/format.go) ---------------------------------------------------------
-
-class _Line:
-    __slots__ = ("lead", "assign", "comment")
-
-    def __init__(self, lead: list[Token]) -> None:
-        self.lead = lead
-        self.assign: list[Token] | None = None
-        self.comment: list[Token] | None = None
-
-
-def _is_newline(t: Token) -> bool:
-    return t.kind == NEWLINE or (t.kind == COMMENT and t.text.endswith("\n"))
-
-
-def _bracket(t: Token) -> int:
-    return 1 if t.kind in _OPENERS else -1 if t.kind in _CLOSERS else 0
-
-
-def _columns(ts: list[Token] | None) -> int:
-    if not ts:
-        return 0
-    return sum(t.spaces + _width(t.text) for t in ts)
-
-
-def _width(text: str) -> int:
-    """Grapheme clusters, approximated as code points that are not combining marks."""
-    if text.isascii():
-        return len(text)
-    return sum(1 for ch in text if not unicodedata.combining(ch))
-
-
-def _lines(tokens: list[Token]) -> list[_Line]:
-    lines: list[_Line] = []
-    start = 0
-    for i, t in enumerate(tokens):
-        if _is_newline(t):
-            lines.append(_Line(tokens[start:i + 1]))
-            start = i + 1
-    lines.append(_Line(tokens[start:]))
-    for line in lines:
-        if not line.lead:
-            continue
-        # a heredoc's body is inside one line's tokens here: its lines keep their bytes
-        if len(line.lead) > 1 and line.lead[-1].kind == COMMENT:
-            line.comment = line.lead[-1:]
-            line.lead = line.lead[:-1]
-        for i, t in enumerate(line.lead):
-            if i > 0 and t.kind == EQUAL:
-                if sum(_bracket(x) for x in line.lead[i:]) == 0:
-                    line.assign = line.lead[i:]
-                    line.lead = line.lead[:i]
-                break
-    return lines
-
-
-def _format(tokens: list[Token]) -> None:
-    lines = _lines(tokens)
-    _indent(lines)
-    _spaces(lines)
-    _cells(lines)
-
-
-def _indent(lines: list[_Line]) -> None:
-    indents: list[int] = []
-    for line in lines:
-        if not line.lead:
-            continue
-        if line.lead[0].kind == NEWLINE:
-            line.lead[0].spaces = 0
-            continue
-        net = 0
-        for t in line.lead:
-            net += _bracket(t)
-            if t.kind == OHEREDOC:
-                break
-        for t in line.assign or ():
-            net += _bracket(t)
-        if net > 0:
-            line.lead[0].spaces = 2 * len(indents)
-            indents.append(net)
-            continue
-        closed = -net
-        while closed > 0 and indents:
-            if closed > indents[-1]:
-                closed -= indents.pop()
-            elif closed < indents[-1]:
-                indents[-1] -= closed
-                closed = 0
-            else:
-                indents.pop()
-                closed = 0
-        line.lead[0].spaces = 2 * len(indents)
-
-
-def _spaces(lines: list[_Line]) -> None:
-    for line in lines:
-        for cell, first in ((line.lead, False), (line.assign, True)):
-            if not cell:
-                continue
-            if first:
-                cell[0].spaces = 1
-            for i, t in enumerate(cell):
-                before = cell[i - 1] if i > 0 else _NIL_TOKEN
-                after = cell[i + 1] if i + 1 < len(cell) else _NIL_TOKEN
-                after.spaces = 1 if _space_after(t, before, after) else 0
-    _NIL_TOKEN.spaces = 0
-
-
-def _cells(lines: list[_Line]) -> None:
-    chain: list[_Line] = []
-
-    def close_assign() -> None:
-        widest = max(_columns(c.lead) for c in chain)
-        for c in chain:
-            assert c.assign is not None
-            c.assign[0].spaces = widest - _columns(c.lead) + 1
-        chain.clear()
-
-    for line in lines:
-        if line.assign is None:
-            if chain:
-                close_assign()
-        else:
-            chain.append(line)
-    if chain:
-        close_assign()
-
-    def close_comment() -> None:
-        widest = max(_columns(c.lead) + _columns(c.assign) for c in chain)
-        for c in chain:
-            assert c.comment is not None
-            c.comment[0].spaces = widest - _columns(c.lead) - _columns(c.assign) + 1
-        chain.clear()
-
-    for line in lines:
-        if line.comment is None:
-            if chain:
-                close_comment()
-        else:
-            chain.append(line)
-    if chain:
-        close_comment()
-
-
-def _space_after(subject: Token, before: Token, after: Token) -> bool:  # noqa: PLR0911 (hclwrite's rules, in its order)
-    s, a = subject.kind, after.kind
-    if a in (NEWLINE, NIL):
-        return False
-    if s == IDENT and a == OPAREN:
-        return False
-    if s == DOT or a == DOT:
-        return False
-    if a in (COMMA, ELLIPSIS):
-        return False
-    if s == COMMA:
-        return True
-    if s in (QUOTEDLIT, STRINGLIT, OQUOTE, OHEREDOC) or a in (QUOTEDLIT, STRINGLIT, CQUOTE, CHEREDOC):
-        return False
-    if s == "Bang":
-        return False
-    if s == IDENT and subject.text == "in" and before.kind == IDENT:
-        return True
-    if a == OBRACK and (s in (IDENT, NUMBER) or _bracket(subject) < 0):
-        return False
-    if s == MINUS:
-        return before.kind not in _NEGATION_BEFORE
-    if s == OBRACE or a == CBRACE:
-        return not (s == OBRACE and a == CBRACE)
-    if s in (INTERP, CONTROL) and a == OBRACE:
-        return True
-    if s == CBRACE and a == SEQEND:
-        return True
-    if s == SEQEND and a == INTERP:
-        return False
-    if _bracket(subject) > 0:
-        return False
-    if _bracket(after) < 0:
-        return False
-    return True
