@@ -2,8 +2,8 @@
 
 The source is parsed with tree-sitter's HCL grammar and flattened into the token sequence hclwrite
 formats: every byte of the file belongs to exactly one token (template literals, heredoc bodies and
-comments keep theirs), and formatting only changes the spaces *between* tokens. The passes are
-hclwrite's: indentation by bracket count per line, spaces between tokens by their kinds, then the
+comments keep theirs), and formatting only changes the spaces *between* tokens. The passes
+(engine.lang.fmt_layout) are hclwrite's: indentation by bracket count per line, spaces between tokens by their kinds, then the
 vertical alignment of ``=`` in runs of single-line attributes and of trailing comments. Before that,
 terraform's own clean-ups: ``"${x}"`` becomes ``x``, a variable's legacy ``type = "string"`` becomes
 ``string`` and a bare ``list`` ``list(any)``, and block labels are quoted.
