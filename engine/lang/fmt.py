@@ -125,24 +125,37 @@ def syntax_problem(root: Any, src: bytes) -> SyntaxProblem | None:
     return SyntaxProblem(row + 1, col + 1, *_INVALID)
 
 
-def _broken_argument(node: Any, src: bytes, index: _TokenIndex) -> SyntaxProblem | None:
+def _body_items(root: Any) -> Any:
+    """Every attribute and block of the file, nested ones too, in order, each with the types of
+    the blocks it is in (an explicit stack: blocks may nest thousands deep)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, blocks = stack.pop()
+        if node.type == "attribute":
+            yield node, blocks
+            continue
+        inner = blocks
+        if node.type == "block":
+            yield node, blocks
+            inner = (*blocks, node.children[0].text.decode())
+        stack.extend((c, inner) for c in reversed(node.children) if c.type in ("body", "block", "attribute"))
+
+
+def _broken_argument(root: Any, src: bytes, index: _TokenIndex) -> SyntaxProblem | None:
     """An argument whose expression goes on to the next line outside any bracket: tree-sitter's
     grammar reads ``a = x &&`` NEWLINE ``y`` as one expression, HCL ends the argument at the newline."""
-    for child in node.children:
-        if child.type in ("body", "block"):
-            found = _broken_argument(child, src, index)
-            if found is not None:
-                return found
-        elif child.type == "attribute":
-            span = index.span(child.children[-1])
-            if span is None:
-                continue
-            depth = 0
-            for t in index.tokens[span[0]:span[1]]:
-                depth += bracket_change(t)
-                if depth == 0 and ends_line(t) and t.start >= 0:
-                    line = src.count(b"\n", 0, t.start) + 1
-                    return SyntaxProblem(line, 1, *_INVALID)
+    for node, _ in _body_items(root):
+        if node.type != "attribute":
+            continue
+        span = index.span(node.children[-1])
+        if span is None:
+            continue
+        depth = 0
+        for t in index.tokens[span[0]:span[1]]:
+            depth += bracket_change(t)
+            if depth == 0 and ends_line(t) and t.start >= 0:
+                line = src.count(b"\n", 0, t.start) + 1
+                return SyntaxProblem(line, 1, *_INVALID)
     return None
 
 
@@ -158,11 +171,13 @@ def _first_error(node: Any) -> Any:
             return node
 
 
-def _leaves(node: Any) -> Any:
-    if node.child_count == 0:
-        yield node
-    for c in node.children:
-        yield from _leaves(c)
+def _leaves(root: Any) -> Any:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0:
+            yield node
+        stack.extend(reversed(node.children))
 
 
 class _Tokenizer:
@@ -174,7 +189,6 @@ class _Tokenizer:
         self.out: list[Token] = []
         self.modes: list[str] = []  # "quoted" | "heredoc" | "code" (inside ${ } or %{ })
         self.pos = 0
-        self.node_tokens: dict[tuple[int, int], tuple[int, int]] = {}
         self.heredoc_open = False
         self.problem: SyntaxProblem | None = None
         """The first mistake tree-sitter's grammar lets through (HCL's scanner refuses it)."""
@@ -193,23 +207,25 @@ class _Tokenizer:
         self._gap(len(self.src))
         return self.out
 
-    def _walk(self, node: Any) -> None:
-        if node.type == "legacy_index":  # `.0`: the digits are no leaf of their own
-            self._gap(node.start_byte)
-            self.pos = node.end_byte
-            text = self.text(node.start_byte, node.end_byte)
-            self.out.extend((Token(DOT, ".", node.start_byte, node.start_byte + 1),
-                             Token(NUMBER, text[1:].strip(), node.start_byte + 1, node.end_byte)))
-            return
-        if node.child_count == 0 and node.type in ("config_file", "body"):
-            return  # an empty file (whitespace at most)
-        if node.child_count == 0 or node.type in ("comment",):
-            self._leaf(node)
-            return
-        first = len(self.out)
-        for child in node.children:
-            self._walk(child)
-        self.node_tokens[(node.start_byte, node.end_byte)] = (first, len(self.out))
+    def _walk(self, root: Any) -> None:
+        # with an explicit stack: configurations nest expressions thousands deep
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "legacy_index":  # `.0`: the digits are no leaf of their own
+                self._gap(node.start_byte)
+                self.pos = node.end_byte
+                text = self.text(node.start_byte, node.end_byte)
+                self.out.extend((Token(DOT, ".", node.start_byte, node.start_byte + 1),
+                                 Token(NUMBER, text[1:].strip(), node.start_byte + 1, node.end_byte)))
+            elif node.child_count == 0:
+                if kind not in ("config_file", "body"):  # those: an empty file (whitespace at most)
+                    self._leaf(node)
+            elif kind == "comment":
+                self._leaf(node)
+            else:
+                stack.extend(reversed(node.children))
 
     def _in_literal(self) -> bool:
         return bool(self.modes) and self.modes[-1] in ("quoted", "heredoc")
@@ -329,7 +345,7 @@ def _cleanup(root: Any, index: _TokenIndex) -> None:
     are replaced from the end of the file backwards so that earlier ranges stay valid."""
     edits: list[tuple[int, int, list[Token]]] = []
     tokens = index.tokens
-    _cleanup_body(root, [], index, edits)
+    _cleanup_body(root, index, edits)
     for start, end, new in sorted(edits, key=lambda e: -e[0]):
         tokens[start:end] = new
 
@@ -350,30 +366,24 @@ class _TokenIndex:
         return None if a is None or b is None else (a, b)
 
 
-def _cleanup_body(node: Any, blocks: list[str], index: _TokenIndex, edits: list[tuple[int, int, list[Token]]]) -> None:
-    for child in node.children:
-        if child.type == "body":
-            _cleanup_body(child, blocks, index, edits)
-        elif child.type == "attribute":
-            name = child.children[0]
-            expr = child.children[-1]
-            span = index.span(expr)
+def _cleanup_body(root: Any, index: _TokenIndex, edits: list[tuple[int, int, list[Token]]]) -> None:
+    for node, blocks in _body_items(root):
+        if node.type == "attribute":
+            span = index.span(node.children[-1])
             if span is None:
                 continue
             toks = index.tokens[span[0]:span[1]]
-            is_type = blocks == ["variable"] and name.text == b"type"
+            is_type = blocks == ("variable",) and node.children[0].text == b"type"
             new = _type_expr(toks) if is_type else _value_expr(toks)
             if new is not toks:
                 edits.append((span[0], span[1], new))
-        elif child.type == "block":
-            kind = child.children[0].text.decode()
-            for label in child.children[1:]:
-                if label.type == "identifier":
-                    span = index.span(label)
-                    if span is not None:
-                        edits.append((span[0], span[1], [Token(OQUOTE, '"'), Token(QUOTEDLIT, label.text.decode()),
-                                                         Token(CQUOTE, '"')]))
-            _cleanup_body(child, [*blocks, kind], index, edits)
+            continue
+        for label in node.children[1:]:
+            if label.type == "identifier":
+                span = index.span(label)
+                if span is not None:
+                    edits.append((span[0], span[1], [Token(OQUOTE, '"'), Token(QUOTEDLIT, label.text.decode()),
+                                                     Token(CQUOTE, '"')]))
 
 
 def _value_expr(toks: list[Token]) -> list[Token]:

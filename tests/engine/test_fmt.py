@@ -66,3 +66,11 @@ def test_argument_continued_after_operator_is_refused() -> None:
     with pytest.raises(FormatError) as exc:
         format_source("locals {\n  a = var.x &&\n      var.y\n}\n")
     assert (exc.value.problem.summary, exc.value.problem.line) == ("Invalid expression", 2)
+
+
+def test_deep_nesting_formats_without_recursion_limits() -> None:
+    deep = "a = " + "[" * 5000 + "1" + "]" * 5000 + "\n"
+    assert format_source(deep) == deep
+    blocks = "".join(f"b{i} {{\n" for i in range(1500)) + "}\n" * 1500
+    out = format_source(blocks)
+    assert out.splitlines()[1499] == " " * 2998 + "b1499 {"
