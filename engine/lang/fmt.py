@@ -233,6 +233,11 @@ class _Tokenizer:
     def _gap(self, end: int) -> None:
         if end <= self.pos:
             return
+        if not self.modes and not self.heredoc_open and self.src[self.pos:end].isspace() \
+                and b"\n" not in self.src[self.pos:end] and b"\r" not in self.src[self.pos:end] \
+                and not (self.out and self.out[-1].kind == CHEREDOC):
+            self.pos = end  # spaces between two tokens of a line: the formatter decides them (hot path)
+            return
         gap = self.text(self.pos, end)
         begin, self.pos = self.pos, end
         if self.heredoc_open:  # the newline ending a heredoc's opening line belongs to the opener
