@@ -18,6 +18,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from engine.diagnostics import StrataError
 from engine.lang.fmt_layout import (
     CBRACK,
     CHEREDOC,
@@ -88,7 +89,9 @@ def format_source(text: str) -> str:
     return "".join(" " * t.spaces + t.text for t in tokens) + kept
 
 
-class FormatError(Exception):
+class FormatError(StrataError):
+    """The file is not HCL: fmt reports ``problem`` as a diagnostic and leaves the file alone."""
+
     def __init__(self, problem: SyntaxProblem) -> None:
         super().__init__(f"{problem.line}:{problem.column}: {problem.summary}")
         self.problem = problem
