@@ -31,7 +31,7 @@ module each lives in::
         ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
         _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
-        TypeSpecError (config/decode)
+        TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error)
 
 Not errors, and so outside the tree: StopNow (apply/executor), a BaseException as
 KeyboardInterrupt is, raised by a second interrupt to stop an apply at once.

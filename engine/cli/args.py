@@ -38,6 +38,9 @@ Other commands:
   import        Associate an existing object with a resource: import ADDR ID
   force-unlock  Remove another operation's lock on the state: force-unlock [-force] LOCK_ID
   report        Report on a recorded apply: report EVENTS.jsonl [-png=FILE] [-html=FILE]
+  fmt           Rewrite configuration files in terraform's canonical layout: fmt [-check] [-diff]
+                [-recursive] [-write=false] [-list=false] [DIR|FILE|-]
+  console       Evaluate expressions (one a line on stdin) against the configuration and state
   version       Show the current strata version
   init          Install the providers the configuration requires (-plugin-dir=DIR, -upgrade)
   providers     Show the providers the configuration requires, and which plugin or built-in serves each
@@ -79,7 +82,8 @@ Options (terraform's spelling; --flag value also works):
 
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
-               "dry-run", "allow-missing", "refresh-only", "force", "upgrade"}
+               "dry-run", "allow-missing", "refresh-only", "force", "upgrade", "check", "diff", "recursive",
+               "write", "list"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out", "png", "html"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events", "plugin-dir"}
@@ -91,7 +95,7 @@ class UsageError(StrataError):
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
                              "init", "output", "taint", "untaint", "refresh", "force-unlock", "report",
-                             "providers"})
+                             "providers", "fmt", "console"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -123,6 +127,11 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "force": frozenset({"force-unlock"}),
     "plugin-dir": frozenset({"init"}),
     "upgrade": frozenset({"init"}),
+    "check": frozenset({"fmt"}),
+    "diff": frozenset({"fmt"}),
+    "recursive": frozenset({"fmt"}),
+    "write": frozenset({"fmt"}),
+    "list": frozenset({"fmt"}),
 }
 
 

@@ -166,6 +166,14 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.providers import cmd_providers
 
         return cmd_providers(a)
+    if cmd in ("fmt", "console"):
+        if cmd == "fmt":
+            from engine.cli.fmt_command import cmd_fmt
+
+            return cmd_fmt(a, out)
+        from engine.cli.console import cmd_console
+
+        return await cmd_console(a, out)
     if cmd == "force-unlock":
         from engine.cli.force_unlock import cmd_force_unlock
 

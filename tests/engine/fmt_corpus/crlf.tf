@@ -1,0 +1,4 @@
+locals {
+  a = 1
+  bb = "two"
+}

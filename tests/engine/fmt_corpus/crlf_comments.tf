@@ -1,0 +1,7 @@
+locals {
+  a = <<EOT
+  x
+EOT
+  # c
+  bb = 2 # t
+}

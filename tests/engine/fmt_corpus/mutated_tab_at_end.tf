@@ -1,0 +1,12 @@
+resource "null_resource" "x" {}
+resource "null_resource" "y" {
+}
+
+
+
+      resource "null_resource" "z" {
+	  triggers = {}
+      }  
+       
+
+	

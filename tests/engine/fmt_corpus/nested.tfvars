@@ -1,0 +1,8 @@
+settings = {
+  web = {
+    size = 2
+    ports = [80,443]
+  }
+  db = { size = 1, ports = [] }
+}
+enabled=true
