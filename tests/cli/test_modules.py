@@ -15,9 +15,8 @@ import orjson
 import pytest
 
 from tests.conftest import Result, Workdir, requires_terraform
+from tests.differential.compare import graph_constraints
 from tests.differential.run import parse_graph
-
-_OP_NODE = re.compile(r'^((?:module\.[\w-]+(?:\[[^\]]+\])?\.)*terraform_data\.\S+?)(?: \((destroy)(?: deposed \w+)?\))?$')
 
 
 def _events(res: Result) -> list[dict]:
@@ -26,36 +25,6 @@ def _events(res: Result) -> list[dict]:
 
 def _operations(events: list[dict]) -> Counter[tuple[str, str]]:
     return Counter((e["hook"]["resource"]["addr"], e["hook"]["action"]) for e in events if e["type"] == "apply_start")
-
-
-def _constraints(edges: list[tuple[str, str]]) -> set[tuple[tuple[str, str], tuple[str, str]]]:
-    """``(first, then)``: operation ``then`` waits, through the apply graph, for ``first``."""
-    succ: dict[str, set[str]] = {}
-    for a, b in edges:
-        succ.setdefault(a, set()).add(b)
-        succ.setdefault(b, set())
-
-    def op(node: str) -> tuple[str, str] | None:
-        m = _OP_NODE.match(node)
-        return (m.group(1), "delete" if m.group(2) else "write") if m else None
-
-    pairs = set()
-    for start in succ:
-        u = op(start)
-        if u is None:
-            continue
-        seen: set[str] = set()
-        todo = list(succ[start])
-        while todo:
-            n = todo.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            todo.extend(succ[n])
-            v = op(n)
-            if v is not None and v != u:
-                pairs.add((v, u))
-    return pairs
 
 
 def _violations(events: list[dict], edges: list[tuple[str, str]]) -> list[str]:
@@ -68,7 +37,7 @@ def _violations(events: list[dict], edges: list[tuple[str, str]]) -> list[str]:
                 started.setdefault(key, i)
             else:
                 completed[key] = i
-    return [f"{then} started before {first} completed" for first, then in sorted(_constraints(edges))
+    return [f"{then} started before {first} completed" for first, then in sorted(graph_constraints(edges))
             if first in completed and then in started and completed[first] > started[then]]
 
 

@@ -31,7 +31,9 @@ from tests.differential.generate import Case
 from tests.differential.run import Run, Step
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-OP_NODE = re.compile(r"^(terraform_data\.\S+?)(?: \((destroy)(?: deposed \w+)?\))?$")
+OP_NODE = re.compile(r'^((?:module\.[\w-]+(?:\[[^\]]+\])?\.)*terraform_data\.\S+?)(?: \((destroy)(?: deposed \w+)?\))?$')
+"""An operation's node in ``terraform graph -type=apply``: a ``terraform_data`` instance, in a module
+instance or not, and whether it is its destroy."""
 PHASES = ("v1", "v2")
 
 
