@@ -283,14 +283,22 @@ def test_full_disk_during_a_state_edit(workdir: Workdir) -> None:
 
 # ----------------------------------------------------------------------------- out of memory
 
-def test_out_of_memory_is_one_line(workdir: Workdir) -> None:
+@pytest.mark.parametrize("loop", [
+    "trio",
+    pytest.param("asyncio", marks=pytest.mark.xfail(strict=False, reason=(
+        "on asyncio, a coroutine finalized while memory is exhausted can make CPython print "
+        "'Exception ignored on building sys.unraisablehook arguments' before strata's line "
+        "(seen once in five CI runs); not fixed yet"))),
+])
+def test_out_of_memory_is_one_line(workdir: Workdir, loop: str) -> None:
     """Out of memory inside the walk (2M instances under a 1 GB address-space limit): the one line,
     not the event loop's half-unwound task groups complaining as the interpreter shuts down."""
     workdir.write(CONFIG.replace("count = 3", "count = 2000000"))
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1_000_000_000, 1_000_000_000)); "
             "from engine.cli.main import main; sys.exit(main())")
     res = subprocess.run([sys.executable, "-c", code, "apply", "-auto-approve"], cwd=workdir.path,
-                         env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=600)
+                         env=dict(os.environ, PYTHONPATH=str(REPO), STRATA_ASYNC_BACKEND=loop),
+                         capture_output=True, text=True, timeout=600)
     assert res.returncode == 1
     assert res.stderr == "strata: out of memory (is a count or for_each much larger than intended?)\n"
     assert not (workdir.path / ".terraform.tfstate.lock.info").exists()
