@@ -363,8 +363,30 @@ def _out_of_memory(exc: BaseException, deferred: _DeferredReports | None) -> boo
         if isinstance(e, BaseExceptionGroup):
             stack.extend(e.exceptions)
         stack.extend(n for n in (e.__cause__, e.__context__) if n is not None)
-    return deferred is not None and any(isinstance(getattr(r, "exc_value", None), MemoryError)
-                                        for r in deferred.pending)
+    if deferred is not None and any(isinstance(getattr(r, "exc_value", None), MemoryError)
+                                    for r in deferred.pending):
+        return True
+    return deferred is not None and _address_space_exhausted()
+
+
+def _address_space_exhausted() -> bool:
+    """Whether this process's address space reached its limit (``ulimit -v``): its peak is within
+    the reserve of the limit. When the MemoryError struck the event loop's own bookkeeping, what
+    escapes is the loop's internal error about a task it lost track of, with no MemoryError in
+    sight; the peak still tells what happened."""
+    import re
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return False
+    try:
+        with open("/proc/self/status", "rb") as f:
+            status = f.read()
+    except OSError:
+        return False
+    peak = re.search(rb"^VmPeak:\s*(\d+) kB", status, re.MULTILINE)
+    return peak is not None and int(peak.group(1)) * 1024 >= limit - 2 * _RESERVE
 
 
 def _raised(exc: BaseException, kind: type[BaseException]) -> bool:

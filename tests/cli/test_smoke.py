@@ -46,3 +46,52 @@ def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys) 
     assert cli.main(["plan"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("strata: out of memory") and "Traceback" not in err, err
+
+
+_LOOP_LOST_TRACK = """
+import resource, sys
+import engine.cli.main as cli
+
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmPeak:"):
+            return int(line.split()[1]) * 1024
+
+limit = peak() + {headroom}
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+async def loop_lost_track(argv):
+    if {exhaust}:
+        try:
+            hog = []
+            while True:
+                hog.append(bytearray(1 << 20))
+        except MemoryError:
+            del hog
+    # what escaped trio when the MemoryError struck its own bookkeeping: an internal error, no
+    # MemoryError among its causes
+    raise RuntimeError("internal error in the event loop") from KeyError("task")
+
+cli.run = loop_lost_track
+sys.argv = ["strata", "plan"]
+sys.exit(cli.main())
+"""
+
+
+@pytest.mark.parametrize("exhaust", [True, False])
+def test_an_event_loop_broken_by_exhaustion_is_still_one_line(tmp_path, exhaust: bool) -> None:  # type: ignore[no-untyped-def]
+    """When memory runs out inside the event loop's own bookkeeping, what escapes names no
+    MemoryError; the address space's peak at its limit tells it was memory. An internal error with
+    memory to spare is a defect and keeps its traceback."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    code = _LOOP_LOST_TRACK.format(headroom=256 << 20, exhaust=exhaust)
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    if exhaust:
+        assert (res.returncode, res.stderr) == (1, "strata: out of memory (is a count or for_each much larger than intended?)\n")
+    else:
+        assert res.returncode == 1 and "Traceback" in res.stderr and "internal error in the event loop" in res.stderr
