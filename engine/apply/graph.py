@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import secrets
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_text, parse_resource_addr
+from engine.apply.reach import Reach
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
@@ -164,8 +166,8 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
     # the state records a dependency in a module without its instance keys: it stands for the
     # resource in every instance of the module
     by_config: dict[str, set[ResourceAddr]] = defaultdict(set)
-    for r in (*b.cu_by_res, *b.d_by_res):
-        by_config[config_text(r)].add(r)
+    for c in plan.changes:
+        by_config[config_text(c.addr.resource)].add(c.addr.resource)
 
     def prior_of(c: ResourceInstanceChange) -> set[ResourceAddr]:
         out: set[ResourceAddr] = set()
@@ -177,6 +179,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 out.add(r)
         return out
 
+    reach = _Reaches(plan, b, prior_of)
     for c in changes:
         cu_node = b.cu.get(c.addr)
         prior_res = prior_of(c)
@@ -213,8 +216,9 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         own = b.own_d.get(id(c))
         if own is not None:
             dn, cbd = own
-            # the object being destroyed is the old one: only the dependencies recorded for it in
-            # state order its destruction (the new configuration's may point the other way)
+            # the object being destroyed is the old one: the dependencies recorded for it in state
+            # order its destruction; a replaced one's also those of the new configuration, as
+            # terraform orders them
             for r in prior_res:
                 if r == c.addr.resource:
                     continue
@@ -226,6 +230,12 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                         g.add_edge(dn, bar)
                 elif b.cu_by_res.get(r):
                     g.add_edge(b.collector(r, "dependents-destroyed-first"), dn)
+            if c.is_replace:
+                for r in _config_resources(c) - prior_res:
+                    if r != c.addr.resource and b.d_by_res.get(r):
+                        g.add_edge(b.collector(r, "dependents-destroyed"), dn)
+
+        reach.add_edges(c, cu_node, own, config_res, prior_res)
 
     # wire the collectors to the nodes that wait for them
     for (r, role), bar in list(b.barriers.items()):
@@ -241,3 +251,78 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                     g.add_edge(dn, bar)
     g.check_acyclic()
     return g, b.work
+
+
+def _config_resources(c: ResourceInstanceChange) -> set[ResourceAddr]:
+    """The resources ``c``'s configuration refers to, by instance or as a whole."""
+    out = {a.resource for a in c.depends_on}
+    out.update(c.depends_on_resources)
+    return out
+
+
+class _Reaches:
+    """The edges terraform's transitive dependencies add beyond the direct ones (:mod:`.reach`):
+    one :class:`Reach` per rule, each passing through the resources lacking, for some instance,
+    the node that would carry the order."""
+
+    def __init__(self, plan: Plan, b: _Builder, prior_of: Callable[[ResourceInstanceChange], set[ResourceAddr]]) -> None:
+        self.b = b
+        config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
+        prior: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
+        instances: dict[ResourceAddr, set[InstanceAddr]] = defaultdict(set)
+        for c in plan.changes:
+            r = c.addr.resource
+            if c.deposed is None:
+                instances[r].add(c.addr)
+            config[r] |= _config_resources(c)
+            prior[r] |= prior_of(c)
+        either = {r: frozenset(config[r] | prior[r]) for r in instances.keys() | config.keys() | prior.keys()}
+        config_deps = {r: frozenset(v) for r, v in config.items()}
+        prior_deps = {r: frozenset(v) for r, v in prior.items()}
+        n = {r: len(v) for r, v in instances.items()}
+        cu = {r: len(v) for r, v in b.cu_by_res.items()}
+        destroyed: dict[ResourceAddr, int] = defaultdict(int)
+        plain: dict[ResourceAddr, int] = defaultdict(int)
+        cbd: dict[ResourceAddr, int] = defaultdict(int)
+        for r, nodes in b.d_by_res.items():
+            for node, is_cbd in nodes:
+                if b.work[node].change.deposed is None:
+                    destroyed[r] += 1
+                    (cbd if is_cbd else plain)[r] += 1
+
+        def lacking(count: Mapping[ResourceAddr, int]) -> Callable[[ResourceAddr], bool]:
+            return lambda r: count.get(r, 0) < n.get(r, 0) or r not in n
+
+        with_cu = b.cu_by_res.keys()
+        with_plain = [r for r, k in plain.items() if k]
+        with_cbd = [r for r, k in cbd.items() if k]
+        self.applied = Reach(config_deps, lacking(cu), with_cu)  # E1
+        self.plain_destroyed = Reach(either, lacking(cu), with_plain)  # E4
+        self.cbd_destroyed = Reach(either, lacking(cbd), with_cbd)  # E4, create_before_destroy
+        self.destroyed = Reach(prior_deps, lacking(destroyed), b.d_by_res.keys())  # E2
+        self.destroyed_first = Reach(prior_deps, lacking(plain), with_cu)  # E5
+        self.applied_first = Reach(prior_deps, lacking(cu), with_cu)  # E5, create_before_destroy
+
+    def add_edges(self, c: ResourceInstanceChange, cu_node: ApplyNode | None, own: tuple[ApplyNode, bool] | None,
+                  config_res: set[ResourceAddr], prior_res: set[ResourceAddr]) -> None:
+        b, g, me = self.b, self.b.g, c.addr.resource
+        if cu_node is not None and c.deposed is None:
+            direct = _config_resources(c)
+            for r in self.applied.beyond(direct) - {me}:
+                g.add_edge(cu_node, b.barrier(r, "applied", b.cu_by_res[r]))  # type: ignore[arg-type]
+            both = direct | prior_res
+            for r in self.plain_destroyed.beyond(both) - {me}:
+                nodes = [d for d, x in b.d_by_res[r] if not x]
+                g.add_edge(cu_node, b.barrier(r, "destroyed", nodes))  # type: ignore[arg-type]
+            for r in self.cbd_destroyed.beyond(both) - {me}:
+                g.add_edge(b.collector(r, "dependents-applied"), cu_node)
+        if own is not None:
+            dn, is_cbd = own
+            for r in self.destroyed.beyond(prior_res) - {me}:
+                g.add_edge(b.collector(r, "dependents-destroyed"), dn)
+            if is_cbd:
+                for r in self.applied_first.beyond(prior_res) - {me}:
+                    g.add_edge(dn, b.barrier(r, "applied", b.cu_by_res[r]))  # type: ignore[arg-type]
+            else:
+                for r in self.destroyed_first.beyond(prior_res) - {me}:
+                    g.add_edge(b.collector(r, "dependents-destroyed-first"), dn)

@@ -38,8 +38,12 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
             targets.extend(by_addr.get(d, ()))
         for r in c.depends_on_resources:
             targets.extend(by_res.get(r, ()))
-        for s in c.prior_dependencies:
-            targets.extend(by_config.get(s, ()))
+        if _destroys_first_creating(c):
+            # the dependencies in state force only through a destroy that waits for a creation:
+            # what a consistent state records (terraform saves the flag a dependent forced); a
+            # dependent that is merely updated leaves a removed dependency as it was created
+            for s in c.prior_dependencies:
+                targets.extend(by_config.get(s, ()))
         for t in targets:
             if t not in seen and changes[t].addr.resource != c.addr.resource:
                 seen.add(t)
@@ -51,3 +55,9 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
         action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
         out[i] = dataclasses.replace(c, action=action, create_before_destroy=True)
     return out
+
+
+def _destroys_first_creating(c: ResourceInstanceChange) -> bool:
+    """Whether ``c`` destroys an object create_before_destroy: a replacement created first, or
+    an object whose recorded flag says so."""
+    return c.action == Action.CREATE_THEN_DELETE or (c.action == Action.DELETE and c.create_before_destroy)

@@ -1,4 +1,4 @@
-"""Orderings terraform's apply graph imposes that strata's walk does not. Found by the
+"""Orderings terraform's apply graph imposes, each once a deviation of strata's walk found by the
 differential harness (tests/differential), issue 20. At ``-parallelism=1`` each test
 checks one edge of terraform's graph: the first operation completes before the second
 starts."""
@@ -6,7 +6,7 @@ starts."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, assert_before, tools
+from tests.differential.scenario import Scenario, assert_before, both_tools
 
 CBD_V1 = """
 resource "terraform_data" "a" {
@@ -35,7 +35,7 @@ resource "terraform_data" "m" {
 """
 
 
-@tools("strata creates a create_before_destroy replacement before destroying a removed "
+@both_tools("strata creates a create_before_destroy replacement before destroying a removed "
        "(transitive) dependent that does not use create_before_destroy")
 def test_dependent_destroyed_before_create_before_destroy_replacement(workdir: Workdir, tool: str) -> None:
     # a is create_before_destroy by force (m, which uses it, is); b depends on a through m
@@ -60,7 +60,7 @@ resource "terraform_data" "a" {
 """
 
 
-@tools("strata does not order a change after its dependency's dependency when the "
+@both_tools("strata does not order a change after its dependency's dependency when the "
        "resource in between has no change")
 def test_waits_through_a_dependency_without_changes(workdir: Workdir, tool: str) -> None:
     # a depends on m, m on z. z and a are updated; m (it uses z's id, which an update keeps)
@@ -87,7 +87,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata destroys a create_before_destroy object's deposed original once its direct "
+@both_tools("strata destroys a create_before_destroy object's deposed original once its direct "
        "dependents are updated, without waiting for the transitive ones")
 def test_deposed_object_destroyed_after_transitive_dependents_update(workdir: Workdir, tool: str) -> None:
     # a is replaced (create first); m uses a's id, b uses m's output: both are updated,
@@ -119,7 +119,7 @@ resource "terraform_data" "m" {
 """
 
 
-@tools("strata updates an object before destroying a removed object that depends on it "
+@both_tools("strata updates an object before destroying a removed object that depends on it "
        "transitively (through another)")
 def test_update_waits_for_the_destroy_of_a_transitive_dependent(workdir: Workdir, tool: str) -> None:
     # b (removed) uses m, which uses a; a is updated: terraform destroys b first.
@@ -150,7 +150,7 @@ resource "terraform_data" "m" {
 """
 
 
-@tools("strata destroys an object (for its replacement) before a removed object that "
+@both_tools("strata destroys an object (for its replacement) before a removed object that "
        "depends on it transitively")
 def test_destroy_waits_for_the_destroy_of_a_transitive_dependent(workdir: Workdir, tool: str) -> None:
     # a is replaced (destroy first), b (removed) uses m, which uses a: terraform destroys b
@@ -179,7 +179,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata updates a dependent that now uses create_before_destroy before destroying "
+@both_tools("strata updates a dependent that now uses create_before_destroy before destroying "
        "its removed dependency; terraform destroys first")
 def test_create_before_destroy_update_waits_for_the_destroy_of_its_old_dependency(
         workdir: Workdir, tool: str) -> None:
@@ -208,7 +208,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata orders the destroys of replaced objects by the dependencies in the state only; "
+@both_tools("strata orders the destroys of replaced objects by the dependencies in the state only; "
        "terraform also by those the new configuration declares")
 def test_destroy_of_a_replaced_object_waits_for_a_new_dependent(workdir: Workdir, tool: str) -> None:
     # both are replaced (destroy first); b now depends on a: terraform destroys b before a

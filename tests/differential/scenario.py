@@ -29,6 +29,15 @@ def tools(reason: str) -> pytest.MarkDecorator:
     ])
 
 
+def both_tools(fixed: str) -> pytest.MarkDecorator:
+    """Parametrize a test over both tools, each expected to pass: a deviation ``fixed`` (its
+    former xfail reason, kept as the regression's record)."""
+    return pytest.mark.parametrize("tool", [
+        pytest.param("terraform", marks=requires_terraform),
+        pytest.param("strata"),
+    ])
+
+
 class Scenario:
     """A configuration directory applied by one tool, step after step."""
 

@@ -22,9 +22,10 @@ engine/forcedcbd.py) is re-implemented on the generated inputs:
 * a CBD object in configuration makes its configuration dependencies CBD
   (a replace becomes replace-cbd) -- the planner's rule;
 * an object whose *destroy* is CBD (replace-cbd, or an orphan recorded as CBD)
-  makes the objects it depended on in state that are destroyed (replaced or
-  orphaned) CBD too -- what a consistent state records, since the CBD that a
-  dependent forced on a dependency is saved in that dependency's state.
+  makes the objects it depended on in state, transitively, that are destroyed
+  (replaced or orphaned) CBD too -- what a consistent state records, since the
+  CBD that a dependent forced on a dependency is saved in that dependency's
+  state, and the apply graph orders by transitive dependencies as terraform's.
   (The planner implements only the first rule; plans that break the second
   make build_apply_graph raise CycleError, as the reference predicts.)
 
@@ -112,14 +113,23 @@ def force_cbd(actions: list[str], cbd: list[bool], deps: list[list[int]]) -> Non
     """Forced create_before_destroy, to a fixpoint (see the module docstring)."""
     in_config = [a in IN_CONFIG for a in actions]
     existed = [a in EXISTED for a in actions]
+    # what an object depended on in state, transitively (terraform records the closure)
+    prior: list[set[int]] = []
+    for i in range(len(actions)):
+        mine: set[int] = set()
+        if existed[i]:
+            for j in deps[i]:
+                if existed[j]:
+                    mine |= {j} | prior[j]
+        prior.append(mine)
     changed = True
     while changed:
         changed = False
         for i in range(len(actions)):
             cbd_destroy = actions[i] == "replace-cbd" or (actions[i] == "delete" and cbd[i])
-            for j in deps[i]:
-                by_config = in_config[i] and cbd[i] and in_config[j]
-                by_state = cbd_destroy and existed[j] and actions[j] in ("replace", "replace-cbd", "delete")
+            for j in sorted(set(deps[i]) | prior[i]):
+                by_config = in_config[i] and cbd[i] and in_config[j] and j in deps[i]
+                by_state = cbd_destroy and j in prior[i] and actions[j] in ("replace", "replace-cbd", "delete")
                 if (by_config or by_state) and not cbd[j]:
                     cbd[j] = True
                     if actions[j] == "replace":
