@@ -38,7 +38,13 @@ from engine.config.model import (
     ResourceConfig,
     VariableConfig,
 )
-from engine.config.module_calls import check_calls, configuration_aliases, decode_call
+from engine.config.module_calls import (
+    check_calls,
+    configuration_aliases,
+    decode_call,
+    installed_dir,
+    is_local_source,
+)
 from engine.config.references import validate_references
 from engine.config.requirements import read_required_providers
 from engine.config.versions import _check_required_version
@@ -99,7 +105,15 @@ def _load_one(root: str, directory: str, path: tuple[str, ...], diags: list[Diag
         _read_file(module, root, file, mdiags)
     diags.extend(module.with_context(errors_of(mdiags)))
     for call in list(module.calls.values()):
-        child_dir = os.path.normpath(os.path.join(directory, call.source))
+        if is_local_source(call.source):
+            child_dir = os.path.normpath(os.path.join(directory, call.source.replace("\\", "/")))
+        else:
+            installed, idiags = installed_dir(root, path, call)
+            diags.extend(idiags)
+            if installed is None:
+                del module.calls[call.name]
+                continue
+            child_dir = installed
         if not os.path.isdir(child_dir):
             diags.append(error("Unreadable module directory",
                                f"The directory {os.path.relpath(child_dir, root)} does not exist or cannot be "
