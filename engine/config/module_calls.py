@@ -144,10 +144,11 @@ def installed_dir(root: str, path: tuple[str, ...], call: ModuleCall) -> tuple[s
             except ValueError:
                 ok = False
         if not ok:
+            installed = f" ({record.version})" if record.version is not None else ""
             diags.append(error("Module version requirements have changed",
                                "The version requirements have changed since this module was installed and the "
-                               'installed version is no longer acceptable. Run "strata init" to install all '
-                               "modules required by this configuration.", where))
+                               f'installed version{installed} is no longer acceptable. Run "strata init" to '
+                               "install all modules required by this configuration.", where))
     d = record.dir if os.path.isabs(record.dir) else os.path.join(root, record.dir)
     if not os.path.isdir(d):
         return None, [error("Module not installed", f"This module's local cache directory {record.dir} could not be "

@@ -152,6 +152,17 @@ class _Installer:
     def path(self, d: str) -> str:
         return d if os.path.isabs(d) else os.path.join(self.workdir, d)
 
+    def eval_symlinks(self, d: str) -> str:
+        """terraform resolves a local module's directory through symlinks (a ``file://`` package is
+        one): the path as it is when none is on the way, else where the links lead."""
+        if os.path.isabs(d):
+            return os.path.realpath(d)
+        parts = d.split(os.sep)
+        for i in range(1, len(parts) + 1):
+            if os.path.islink(self.path(os.path.join(*parts[:i]))):
+                return os.path.realpath(self.path(d))
+        return d
+
     def walk(self, parent: ModuleRecord) -> None:
         for call in module_calls_in(self.path(parent.dir), parent.dir):
             key = f"{parent.key}.{call.name}" if parent.key else call.name
@@ -164,7 +175,7 @@ class _Installer:
         src = call.source
         prev = self.previous.get(key)
         if isinstance(src, LocalSource):
-            d = os.path.normpath(os.path.join(parent.dir, src.path))
+            d = self.eval_symlinks(os.path.normpath(os.path.join(parent.dir, src.path)))
             if not os.path.isdir(self.path(d)):
                 self.diagnostics.append(error("Unreadable module directory",
                                               f"The directory {d} does not exist or cannot be read.", call.range))
