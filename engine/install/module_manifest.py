@@ -42,11 +42,24 @@ def manifest_path(workdir: str | Path) -> Path:
     return Path(workdir) / modules_dir() / "modules.json"
 
 
+_read: dict[Path, tuple[tuple[int, int], dict[str, ModuleRecord]]] = {}
+
+
 def read_manifest(workdir: str | Path) -> dict[str, ModuleRecord]:
     """The records by key; empty when nothing was installed (or the file is unreadable, as
-    terraform treats it: every module is then not installed)."""
+    terraform treats it: every module is then not installed). Read once while the file stays
+    as it is (loading a configuration asks for it once per installed call): not to be changed."""
+    path = manifest_path(workdir)
     try:
-        data = orjson.loads(manifest_path(workdir).read_bytes())
+        st = os.stat(path)
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size)
+    got = _read.get(path)
+    if got is not None and got[0] == stamp:
+        return got[1]
+    try:
+        data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return {}
     out: dict[str, ModuleRecord] = {}
@@ -57,6 +70,7 @@ def read_manifest(workdir: str | Path) -> dict[str, ModuleRecord]:
         out[r["Key"]] = ModuleRecord(r["Key"], str(r.get("Source") or ""),
                                      version if isinstance(version, str) and version else None,
                                      os.path.normpath(r["Dir"]))
+    _read[path] = (stamp, out)
     return out
 
 

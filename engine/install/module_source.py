@@ -133,8 +133,8 @@ def parse_registry_source(raw: str) -> RegistrySource:
     if len(parts) == 4:
         host = _registry_host(parts.pop(0))
     ns, name, system = parts
-    if ns in ("github.com", "bitbucket.org"):
-        raise ValueError(f'can\'t use "{ns}" as a module registry host, because it\'s reserved for installing '
+    if host in ("github.com", "bitbucket.org"):
+        raise ValueError(f'can\'t use "{host}" as a module registry host, because it\'s reserved for installing '
                          "directly from version control repositories")
     if not _NAME.match(ns):
         raise ValueError(f'invalid namespace "{ns}": must be between one and 64 characters, including ASCII '
