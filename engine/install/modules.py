@@ -18,6 +18,7 @@ to the configuration loader, which reports it after installation.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 from collections.abc import Callable, Mapping
@@ -148,6 +149,9 @@ class _Installer:
         self.diagnostics: list[Diagnostic] = []
         self.bases: dict[str, str | FetchError] = {}
         self.versions: dict[str, list[Version] | FetchError] = {}
+        self.packages: dict[str, tuple[str, str]] = {}
+        """The package each installed module is in (its address and directory); none for the
+        root's local modules."""
 
     def path(self, d: str) -> str:
         return d if os.path.isabs(d) else os.path.join(self.workdir, d)
@@ -169,13 +173,29 @@ class _Installer:
             record = self.install(key, parent, call)
             if record is not None:
                 self.records[key] = record
-                self.walk(record)
+                if isinstance(call.source, LocalSource):
+                    if parent.key in self.packages:
+                        self.packages[key] = self.packages[parent.key]
+                else:
+                    self.packages[key] = (call.source.package, os.path.join(modules_dir(), key))
+                if record.dir:
+                    self.walk(record)
 
     def install(self, key: str, parent: ModuleRecord, call: CallSource) -> ModuleRecord | None:
         src = call.source
         prev = self.previous.get(key)
         if isinstance(src, LocalSource):
-            d = self.eval_symlinks(os.path.normpath(os.path.join(parent.dir, src.path)))
+            d = os.path.normpath(os.path.join(parent.dir, src.path))
+            package = self.packages.get(parent.key)
+            if package is not None and d != package[1] and not d.startswith(package[1] + os.sep):
+                self.say(f"- {key} in")  # and no directory, as terraform says it
+                self.diagnostics.append(error(
+                    "Local module path escapes module package",
+                    f"The given source directory for {_display(key)} would be outside of its containing package "
+                    f'"{package[0]}". Local source addresses starting with "../" must stay within the same '
+                    "package that the calling module belongs to."))
+                return ModuleRecord(key, str(src), None, "")
+            d = self.eval_symlinks(d)
             if not os.path.isdir(self.path(d)):
                 self.diagnostics.append(error("Unreadable module directory",
                                               f"The directory {d} does not exist or cannot be read.", call.range))
@@ -273,14 +293,22 @@ class _Installer:
 
     def placed(self, key: str, call: CallSource, source: str, version: str | None, target: Path,
                subdir: str) -> ModuleRecord | None:
-        d = os.path.normpath(os.path.join(target, subdir)) if subdir else str(target)
-        if not os.path.isdir(self.path(d)):
-            self.diagnostics.append(error(
-                "Unreadable module directory",
-                f"The directory {d} does not exist or cannot be read.", call.range))
-            return None
+        d = str(target)
+        if subdir:
+            found = sorted(glob.glob(glob.escape(self.path(d)) + os.sep + subdir)) if glob.has_magic(subdir) \
+                else [self.path(os.path.join(d, subdir))]
+            found = [f for f in found if os.path.isdir(f)]
+            if len(found) != 1:
+                why = "not found" if not found else "matches multiple paths"
+                self.diagnostics.append(error("Failed to expand subdir globs", f'subdir "{subdir}" {why}'))
+                return None
+            d = os.path.normpath(os.path.join(d, os.path.relpath(found[0], self.path(d))))
         self.say(f"- {key} in {d}")
         return ModuleRecord(key, source, version, d)
+
+
+def _display(key: str) -> str:
+    return ".".join(f"module.{name}" for name in key.split("."))
 
 
 def _version(text: str) -> Version | None:

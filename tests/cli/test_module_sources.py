@@ -310,6 +310,28 @@ def test_a_source_that_cannot_be_had_is_a_diagnostic_naming_module_and_source(
         assert _diagnostic(t).replace("/usr/bin/git", shutil.which("git") or "git") == _diagnostic(res)
 
 
+def test_a_package_must_hold_its_local_modules_and_its_subdirectory(tmp_path: Path) -> None:
+    r = tmp_path / "repo"
+    r.mkdir()
+    _git(r, "init", "-q", "-b", "main")
+    _write(r, {"a/main.tf": 'module "x" {\n  source = "../../elsewhere"\n}\n', "main.tf": ""})
+    _git(r, "add", "-A")
+    _git(r, "commit", "-qm", "one")
+    files = {"main.tf": f'module "g" {{\n  source = "git::file://{r}//a"\n}}\n'
+                        f'module "h" {{\n  source = "git::file://{r}//nope"\n}}\n'}
+    st, tf = _pair(tmp_path, files)
+    res = _strata(st, "init", "-no-color")
+    assert res.returncode == 1
+    assert "Error: Local module path escapes module package" in res.stderr
+    assert "module.g.module.x would be outside of its containing package" in " ".join(res.stderr.split())
+    assert 'subdir "nope" not found' in res.stderr
+    if terraform_available():
+        t = _terraform(tf, "init", "-no-color")
+        assert _module_lines(res.stdout) == _module_lines(t.stdout)
+        assert _diagnostic(res) == _diagnostic(t)
+        assert (st.path / MANIFEST).read_bytes() == (tf.path / MANIFEST).read_bytes()
+
+
 @pytest.mark.parametrize(("source", "version", "summary"), [
     ("foo bar", None, "Invalid module source address"),
     ("./x", '"1.0.0"', "Invalid registry module source address"),
