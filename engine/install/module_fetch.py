@@ -212,11 +212,21 @@ def registry_base(host: str, hosts: dict[str, dict[str, str]]) -> str:
         return base if base.endswith("/") else base + "/"
     url = f"https://{host}/.well-known/terraform.json"
     try:
-        doc = orjson.loads(_get(url))
+        body, headers = _request(url)
+    except FetchError as exc:
+        if str(exc) == "bad response code: 404":  # a host with no services at all
+            raise FetchError(f"host {host} does not provide a module registry") from None
+        raise FetchError(f"failed to request discovery document: {exc}") from None
+    content_type = headers.get("content-type", "")
+    media = content_type.split(";", 1)[0].strip().lower()
+    if not media:
+        raise FetchError(f'discovery URL has a malformed Content-Type "{content_type}"')
+    if media != "application/json":
+        raise FetchError(f'discovery URL returned an unsupported Content-Type "{media}"')
+    try:
+        doc = orjson.loads(body)
     except orjson.JSONDecodeError:
         raise FetchError(f"failed to decode discovery document from {url}") from None
-    except FetchError as exc:
-        raise FetchError(f"failed to request discovery document: {exc}") from None
     base = doc.get("modules.v1") if isinstance(doc, dict) else None
     if not isinstance(base, str):
         raise FetchError(f"host {host} does not provide a module registry")

@@ -11,6 +11,7 @@ import io
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import tarfile
 import textwrap
@@ -397,7 +398,7 @@ class Registry:
     and 2.0.0 (the git repository ``git_repo`` at v1.0.0); ``ns/zipped/prov`` 0.1.0 (a zip);
     ``/files/pkg.tar.gz`` a tarball at a URL of its own."""
 
-    def __init__(self, git_repo: Path) -> None:
+    def __init__(self, git_repo: Path, tls: tuple[Path, Path] | None = None) -> None:
         registry = self
         self.requests: list[str] = []
 
@@ -408,6 +409,8 @@ class Registry:
             def do_GET(self) -> None:
                 registry.requests.append(self.path)
                 path = self.path.split("?")[0]
+                if path == "/.well-known/terraform.json":
+                    return self.reply(200, b'{"modules.v1":"/v1/modules/"}', "application/json")
                 m = re.fullmatch(r"/v1/modules/ns/(name|zipped)/prov/versions", path)
                 if m is not None:
                     versions = ["1.0.0", "1.2.0", "2.0.0"] if m[1] == "name" else ["0.1.0"]
@@ -435,8 +438,9 @@ class Registry:
                     return self.reply(200, _tarball({k: v.replace("VERSION", "url") for k, v in _PACKAGE.items()}))
                 return self.reply(404, b"not found")
 
-            def reply(self, code: int, body: bytes) -> None:
+            def reply(self, code: int, body: bytes, content_type: str = "application/octet-stream") -> None:
                 self.send_response(code)
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -444,15 +448,18 @@ class Registry:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(str(tls[0]), str(tls[1]))
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://127.0.0.1:{self.port}"
 
     def cli_config(self, path: Path, host: str = "example.com") -> Path:
         path.write_text(f'host "{host}" {{\n  services = {{\n    "modules.v1" = "{self.url}/v1/modules/"\n  }}\n}}\n')
         return path
 
 
-@pytest.fixture
-def registry(tmp_path: Path, repo: Path) -> Iterator[Registry]:
-    reg = Registry(repo)
+def _serving(reg: Registry) -> Iterator[Registry]:
     thread = threading.Thread(target=reg.server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -461,6 +468,25 @@ def registry(tmp_path: Path, repo: Path) -> Iterator[Registry]:
         reg.server.shutdown()
         reg.server.server_close()
         thread.join()
+
+
+@pytest.fixture
+def registry(repo: Path) -> Iterator[Registry]:
+    yield from _serving(Registry(repo))
+
+
+@pytest.fixture
+def tls_registry(tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Registry]:
+    """The registry over https with a certificate for 127.0.0.1 that both tools trust
+    (``SSL_CERT_FILE``): found by service discovery, as a registry on the network is."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not on PATH")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    yield from _serving(Registry(repo, (cert, key)))
 
 
 _REGISTRY_CONFIG = {
@@ -606,4 +632,18 @@ def test_an_archive_url_is_unpacked(tmp_path: Path, registry: Registry) -> None:
     assert orjson.loads(_strata(st, "output", "-json").stdout)["all"]["value"] == ["url-x", "part", "zip-x"]
     if terraform_available():
         assert _terraform(tf, "init").returncode == 0
+        assert (st.path / MANIFEST).read_bytes() == (tf.path / MANIFEST).read_bytes()
+
+
+def test_a_registry_host_is_found_by_service_discovery(tmp_path: Path, tls_registry: Registry) -> None:
+    host = f"127.0.0.1:{tls_registry.port}"
+    text = f'module "r" {{\n  source  = "{host}/ns/name/prov"\n  version = "1.0.0"\n}}\n'
+    st, tf = _pair(tmp_path, {"main.tf": text})
+    res = _strata(st, "init", "-no-color")
+    assert res.returncode == 0, res.stderr
+    assert f"Downloading {host}/ns/name/prov 1.0.0 for r..." in res.stdout
+    assert "/.well-known/terraform.json" in tls_registry.requests
+    if terraform_available():
+        t = _terraform(tf, "init", "-no-color")
+        assert t.returncode == 0, t.stderr
         assert (st.path / MANIFEST).read_bytes() == (tf.path / MANIFEST).read_bytes()
