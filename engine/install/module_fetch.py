@@ -35,7 +35,7 @@ class FetchError(Exception):
     """A package or a registry answer that could not be had; ``str()`` says why."""
 
 
-def fetch_package(package: str, dest: Path, workdir: Path, hosts: dict[str, dict[str, str]] | None = None) -> None:
+def fetch_package(package: str, dest: Path, workdir: Path) -> None:
     """Put the package ``package`` (a remote source's package address) at ``dest`` (which must
     not exist). ``workdir``: where the ``git`` command runs (its messages name ``dest`` relative)."""
     getter, url = getter_of(package)
@@ -55,7 +55,7 @@ def fetch_package(package: str, dest: Path, workdir: Path, hosts: dict[str, dict
             _unpack(data, archive, dest)
         elif getter == "http":
             location = _terraform_get(plain)
-            fetch_package(location, dest, workdir, hosts)
+            fetch_package(location, dest, workdir)
         elif getter == "file":
             if not os.path.isdir(parts.path):
                 raise FetchError(f"source path error: stat {parts.path}: no such file or directory")
@@ -64,13 +64,9 @@ def fetch_package(package: str, dest: Path, workdir: Path, hosts: dict[str, dict
         else:
             raise FetchError(f"download not supported for scheme '{getter}'")
     except FetchError as exc:
-        raise FetchError(f"error downloading '{_redacted(url)}': {exc}") from None
+        raise FetchError(f"error downloading '{url}': {exc}") from None
     except OSError as exc:
-        raise FetchError(f"error downloading '{_redacted(url)}': {exc}") from None
-
-
-def _redacted(url: str) -> str:
-    return url
+        raise FetchError(f"error downloading '{url}': {exc}") from None
 
 
 def _git(url: str, dest: Path, workdir: Path) -> None:

@@ -281,7 +281,7 @@ class _Installer:
 
     def fetch(self, key: str, call: CallSource, package: str, target: Path) -> bool:
         try:
-            fetch_package(package, self.workdir / target, self.workdir, self.hosts)
+            fetch_package(package, self.workdir / target, self.workdir)
         except FetchError as exc:
             _clear(self.workdir / target)
             self.diagnostics.append(error(
