@@ -15,11 +15,11 @@ from engine.config.model import NO_DEFAULT, Module, ModuleCall
 from engine.diagnostics import Diagnostic, error
 from engine.install.module_manifest import read_manifest
 from engine.install.module_source import (
-    MaybeRelativePath,
     ModuleSource,
     RegistrySource,
     parse_module_source,
     parse_registry_source,
+    source_error,
 )
 from engine.install.versions import admits, parse_constraints, parse_version
 from engine.lang import expr as E
@@ -58,7 +58,7 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
             parse_constraints(version)
         except ValueError as exc:
             return [error("Invalid version constraint", str(exc), ver.range)]
-    bad = _source_error(source, version is not None)
+    bad = source_error(source, version is not None)
     if bad is not None:
         return [error(bad[0], bad[1], src.range)]
     for nb in b.blocks:
@@ -91,29 +91,6 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
                                     depends_on_modules(dep) if dep is not None else (), providers, version,
                                     src.range)
     return diags
-
-
-def _source_error(source: str, registry: bool) -> tuple[str, str] | None:
-    """terraform's summary and detail for a source address it refuses; None for a good one."""
-    if registry:
-        try:
-            parse_registry_source(source)
-        except ValueError as exc:
-            return ("Invalid registry module source address",
-                    f"Failed to parse module registry address: {exc}.\n\nstrata assumed that you intended a module "
-                    'registry source address because you also set the argument "version", which applies only to '
-                    "registry modules.")
-        return None
-    try:
-        parse_module_source(source)
-    except MaybeRelativePath as exc:
-        return ("Invalid module source address",
-                f'strata failed to determine your intended installation method for remote module package '
-                f'"{exc.addr}".\n\nIf you intended this as a path relative to the current module, use "./{exc.addr}" '
-                'instead. The "./" prefix indicates that the address is a relative filesystem path.')
-    except ValueError as exc:
-        return "Invalid module source address", f"Failed to parse module source address: {exc}."
-    return None
 
 
 def is_local_source(source: str) -> bool:

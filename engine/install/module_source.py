@@ -96,6 +96,29 @@ def parse_module_source(raw: str) -> ModuleSource:
     return parse_remote_source(raw)
 
 
+def source_error(source: str, registry: bool) -> tuple[str, str] | None:
+    """terraform's summary and detail for a source address it refuses; None for a good one."""
+    if registry:
+        try:
+            parse_registry_source(source)
+        except ValueError as exc:
+            return ("Invalid registry module source address",
+                    f"Failed to parse module registry address: {exc}.\n\nstrata assumed that you intended a module "
+                    'registry source address because you also set the argument "version", which applies only to '
+                    "registry modules.")
+        return None
+    try:
+        parse_module_source(source)
+    except MaybeRelativePath as exc:
+        return ("Invalid module source address",
+                f'strata failed to determine your intended installation method for remote module package '
+                f'"{exc.addr}".\n\nIf you intended this as a path relative to the current module, use "./{exc.addr}" '
+                'instead. The "./" prefix indicates that the address is a relative filesystem path.')
+    except ValueError as exc:
+        return "Invalid module source address", f"Failed to parse module source address: {exc}."
+    return None
+
+
 def _local(raw: str) -> LocalSource:
     clean = posixpath.normpath(raw.replace("\\", "/"))
     return LocalSource(clean if clean.startswith("../") or clean == ".." else "./" + clean)

@@ -12,8 +12,8 @@ the manifest already records, and whose directory is still there, is kept as it 
 ``upgrade`` asks for everything again.
 
 Only what installation needs is read from each module's files: its ``module`` blocks' ``source``
-and ``version``. Anything else wrong with them (a source that does not parse, bad syntax) is left
-to the configuration loader, which reports it after installation.
+and ``version``, whose mistakes are reported here (as terraform's early reading of the calls does).
+Anything else wrong with the files is left to the configuration loader, after installation.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
@@ -48,6 +48,7 @@ from engine.install.module_source import (
     RemoteSource,
     parse_module_source,
     parse_registry_source,
+    source_error,
 )
 from engine.install.versions import (
     Constraints,
@@ -58,6 +59,7 @@ from engine.install.versions import (
     parse_version,
 )
 from engine.lang import expr as E
+from engine.lang.hcl_ast import Block
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +72,10 @@ class CallSource:
     range: SourceRange  # the block's header
 
 
-def module_calls_in(directory: str, display_dir: str) -> list[CallSource]:
+def module_calls_in(directory: str, display_dir: str, diags: list[Diagnostic] | None = None) -> list[CallSource]:
     """The module calls of the module in ``directory`` whose source (and version) parse, by name;
-    file names shown relative to the working directory (``display_dir``: the module's)."""
+    file names shown relative to the working directory (``display_dir``: the module's). A source
+    or version terraform refuses goes to ``diags`` (terraform's early reading of the calls)."""
     from engine.lang.hcl import parse_hcl
     from engine.lang.hcl_json import parse_json
 
@@ -94,30 +97,33 @@ def module_calls_in(directory: str, display_dir: str) -> list[CallSource]:
         for b in blocks:
             if b.type != "module" or len(b.labels) != 1 or b.labels[0] in found:
                 continue
-            call = _call_source(b.labels[0], b.attributes, b.range.header())
+            call = _call_source(b, diags if diags is not None else [])
             if call is not None:
                 found[call.name] = call
     return [found[k] for k in sorted(found)]
 
 
-def _call_source(name: str, attrs: Mapping[str, object], rng: SourceRange) -> CallSource | None:
-    src, ver = attrs.get("source"), attrs.get("version")
+def _call_source(b: Block, diags: list[Diagnostic]) -> CallSource | None:
+    src, ver = b.attributes.get("source"), b.attributes.get("version")
     raw = _literal(src)
-    if raw is None:
-        return None
+    if raw is None or src is None:
+        return None  # a missing or computed source: the configuration loader says so
     constraints: Constraints | None = None
-    try:
-        if ver is not None:
-            text = _literal(ver)
-            if text is None:
-                return None
+    if ver is not None:
+        text = _literal(ver)
+        if text is None:
+            return None
+        try:
             constraints = parse_constraints(text)
-            source: ModuleSource = parse_registry_source(raw)
-        else:
-            source = parse_module_source(raw)
-    except ValueError:
+        except ValueError as exc:
+            diags.append(replace(error("Invalid version constraint", str(exc), ver.range), context=b.context()))
+            return None
+    bad = source_error(raw, ver is not None)
+    if bad is not None:
+        diags.append(replace(error(bad[0], bad[1], src.range), context=b.context()))
         return None
-    return CallSource(name, source, constraints, rng)
+    source = parse_registry_source(raw) if ver is not None else parse_module_source(raw)
+    return CallSource(b.labels[0], source, constraints, b.range.header())
 
 
 def _literal(attr: object) -> str | None:
@@ -168,7 +174,7 @@ class _Installer:
         return d
 
     def walk(self, parent: ModuleRecord) -> None:
-        for call in module_calls_in(self.path(parent.dir), parent.dir):
+        for call in module_calls_in(self.path(parent.dir), parent.dir, self.diagnostics):
             key = f"{parent.key}.{call.name}" if parent.key else call.name
             record = self.install(key, parent, call)
             if record is not None:

@@ -347,9 +347,12 @@ def test_invalid_sources_are_terraforms_diagnostics(tmp_path: Path, source: str,
     assert res.returncode == 1
     assert f"Error: {summary}" in res.stderr
     assert "Traceback" not in res.stderr
-    if terraform_available() and summary != "Invalid version constraint":
+    init = _strata(st, "init", "-no-color")
+    assert init.returncode == 1
+    assert _diagnostic(init) == _diagnostic(res), "init reports the call as validate does"
+    if terraform_available() and summary != "Invalid version constraint":  # terraform asks the registry too
         t = _terraform(tf, "init", "-no-color")
-        assert _diagnostic(res) == _diagnostic(t)
+        assert _diagnostic(init) == _diagnostic(t)
 
 
 # --- the module registry ---------------------------------------------------------------------------
