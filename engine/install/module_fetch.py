@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import orjson
 
-from engine.install.module_source import RegistrySource, getter_of
+from engine.install.module_source import RegistrySource, getter_of, parse_remote_source
 
 _ARCHIVES = ("tar.gz", "tgz", "tar.bz2", "tbz2", "tar.xz", "txz", "zip", "tar", "gz", "bz2", "xz")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}\Z")
@@ -55,7 +55,26 @@ def fetch_package(package: str, dest: Path, workdir: Path) -> None:
             _unpack(data, archive, dest)
         elif getter == "http":
             location = _terraform_get(plain)
-            fetch_package(location, dest, workdir)
+            try:
+                found = parse_remote_source(location)
+            except ValueError:
+                raise FetchError(f"invalid source string: {location}") from None
+            package, subdir = found.package, found.subdir
+            if not subdir:
+                fetch_package(package, dest, workdir)
+            else:  # the whole package fetched aside, and only its subdirectory kept (as go-getter does)
+                aside = dest.with_name(dest.name + ".whole")
+                shutil.rmtree(aside, ignore_errors=True)
+                try:
+                    fetch_package(package, aside, workdir)
+                    if not (aside / subdir).is_dir():
+                        raise FetchError(f"subdir {subdir!r} not found")
+                    shutil.copytree(aside / subdir, dest, symlinks=True)
+                finally:
+                    if aside.is_symlink():
+                        aside.unlink()
+                    else:
+                        shutil.rmtree(aside, ignore_errors=True)
         elif getter == "file":
             if not os.path.isdir(parts.path):
                 raise FetchError(f"source path error: stat {parts.path}: no such file or directory")
@@ -140,7 +159,8 @@ def _request(url: str, headers: dict[str, str] | None = None) -> tuple[bytes, di
 
 
 def _terraform_get(url: str) -> str:
-    """An http(s) URL that is no archive: the location its ``X-Terraform-Get`` header names."""
+    """An http(s) URL that is no archive: the location its ``X-Terraform-Get`` header names, as
+    given (go-getter resolves no relative location here, unlike the registry client)."""
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True) + [("terraform-get", "1")]
     asked = urlunsplit(parts._replace(query=urlencode(query)))
@@ -151,7 +171,7 @@ def _terraform_get(url: str) -> str:
         if m is None:
             raise FetchError("no source URL was returned")
         location = m[1].decode()
-    return _resolve(url, location)
+    return location
 
 
 def _resolve(base: str, location: str) -> str:

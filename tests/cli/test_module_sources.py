@@ -437,6 +437,12 @@ class Registry:
                     return self.reply(200, _tarball(files))
                 if path == "/files/pkg":
                     return self.reply(200, _zip({k: v.replace("VERSION", "zip") for k, v in _PACKAGE.items()}))
+                if path == "/files/redirect":  # no archive: where the package is, as go-getter asks
+                    self.send_response(200)
+                    self.send_header("X-Terraform-Get", f"{registry.url}/files/pkg.tar.gz//modules/part")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 if path == "/files/pkg.tar.gz":
                     return self.reply(200, _tarball({k: v.replace("VERSION", "url") for k, v in _PACKAGE.items()}))
                 return self.reply(404, b"not found")
@@ -624,15 +630,18 @@ def test_an_archive_url_is_unpacked(tmp_path: Path, registry: Registry) -> None:
         module "z" {{
           source = "{registry.url}/files/pkg?archive=zip"
         }}
+        module "x" {{
+          source = "{registry.url}/files/redirect"
+        }}
         output "all" {{
-          value = [module.a.o, module.b.o, module.z.o]
+          value = [module.a.o, module.b.o, module.z.o, module.x.o]
         }}
         """})
     res = _strata(st, "init", "-no-color")
     assert res.returncode == 0, res.stderr
     assert "- b in .terraform/modules/b/modules/part" in res.stdout
     assert _strata(st, "apply", "-auto-approve").returncode == 0
-    assert orjson.loads(_strata(st, "output", "-json").stdout)["all"]["value"] == ["url-x", "part", "zip-x"]
+    assert orjson.loads(_strata(st, "output", "-json").stdout)["all"]["value"] == ["url-x", "part", "zip-x", "part"]
     if terraform_available():
         assert _terraform(tf, "init").returncode == 0
         assert (st.path / MANIFEST).read_bytes() == (tf.path / MANIFEST).read_bytes()
