@@ -249,3 +249,28 @@ def service_hosts() -> dict[str, dict[str, str]]:
                 services[key] = v.value
         out[b.labels[0].lower()] = services
     return out
+
+
+def registry_token(host: str) -> str | None:
+    """The API token for a registry host, as terraform finds one: ``TF_TOKEN_HOST`` (dots written
+    ``_``, dashes ``__``) first, then a ``credentials "HOST" { token = "..." }`` block of the CLI
+    configuration."""
+    name = "TF_TOKEN_" + host.replace("-", "__").replace(".", "_")
+    for k, v in os.environ.items():
+        if k.lower() == name.lower() and v:
+            return v
+    from engine.lang import expr as E
+    from engine.lang.hcl import parse_hcl_body
+
+    path, _ = cli_config_path()
+    try:
+        with open(path, encoding="utf-8") as f:
+            _, blocks = parse_hcl_body(f.read(), path)
+    except (OSError, UnicodeDecodeError, DiagnosticsError):
+        return None
+    for b in blocks:
+        if b.type == "credentials" and len(b.labels) == 1 and b.labels[0].lower() == host and "token" in b.attributes:
+            expr = b.attributes["token"].expr
+            if isinstance(expr, E.Literal) and isinstance(expr.value, str):
+                return expr.value
+    return None

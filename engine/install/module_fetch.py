@@ -217,7 +217,11 @@ class ModuleNotFound(FetchError):
     """The registry has no such module (``versions`` answered 404)."""
 
 
-def registry_base(host: str, hosts: dict[str, dict[str, str]]) -> str:
+def _auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def registry_base(host: str, hosts: dict[str, dict[str, str]], token: str | None = None) -> str:
     """The ``modules.v1`` base URL of a registry host: the CLI configuration's ``host`` block
     for it, else its service discovery document (``https://HOST/.well-known/terraform.json``)."""
     services = hosts.get(host)
@@ -228,7 +232,7 @@ def registry_base(host: str, hosts: dict[str, dict[str, str]]) -> str:
         return base if base.endswith("/") else base + "/"
     url = f"https://{host}/.well-known/terraform.json"
     try:
-        body, headers = _request(url)
+        body, headers = _request(url, _auth(token))
     except FetchError as exc:
         if str(exc) == "bad response code: 404":  # a host with no services at all
             raise FetchError(f"host {host} does not provide a module registry") from None
@@ -250,11 +254,12 @@ def registry_base(host: str, hosts: dict[str, dict[str, str]]) -> str:
     return base if base.endswith("/") else base + "/"
 
 
-def registry_versions(source: RegistrySource, base: str) -> list[str]:
-    """The versions the registry lists for the module."""
+def registry_versions(source: RegistrySource, base: str, token: str | None = None) -> list[str]:
+    """The versions the registry lists for the module (``token``: the host's, sent as terraform
+    sends it)."""
     url = urljoin(base, f"{source.namespace}/{source.name}/{source.system}/versions")
     try:
-        body = _get(url)
+        body = _get(url, _auth(token))
     except FetchError as exc:
         if str(exc) == "bad response code: 404":
             raise ModuleNotFound(str(exc)) from None
@@ -266,11 +271,11 @@ def registry_versions(source: RegistrySource, base: str) -> list[str]:
         raise FetchError(f"invalid response from {url}: {exc}") from None
 
 
-def registry_location(source: RegistrySource, version: str, base: str) -> str:
+def registry_location(source: RegistrySource, version: str, base: str, token: str | None = None) -> str:
     """Where the registry says the module's package for ``version`` is (``X-Terraform-Get``,
     a relative location resolved against the download URL)."""
     url = urljoin(base, f"{source.namespace}/{source.name}/{source.system}/{version}/download")
-    body, headers = _request(url)
+    body, headers = _request(url, _auth(token))
     location = headers.get("x-terraform-get")
     if location is None and body.strip():
         try:

@@ -162,6 +162,11 @@ class _Installer:
     def path(self, d: str) -> str:
         return d if os.path.isabs(d) else os.path.join(self.workdir, d)
 
+    def token(self, host: str) -> str | None:
+        from engine.install.cliconfig import registry_token
+
+        return registry_token(host)
+
     def eval_symlinks(self, d: str) -> str:
         """terraform resolves a local module's directory through symlinks (a ``file://`` package is
         one): the path as it is when none is on the way, else where the links lead."""
@@ -227,7 +232,7 @@ class _Installer:
         base = self.bases.get(src.host)
         if base is None:
             try:
-                base = registry_base(src.host, self.hosts)
+                base = registry_base(src.host, self.hosts, self.token(src.host))
             except FetchError as exc:
                 base = exc
             self.bases[src.host] = base
@@ -239,7 +244,8 @@ class _Installer:
         versions = self.versions.get(src.package)
         if versions is None:
             try:
-                versions = sorted(v for v in map(_version, registry_versions(src, base)) if v is not None)
+                listed = registry_versions(src, base, self.token(src.host))
+                versions = sorted(v for v in map(_version, listed) if v is not None)
             except FetchError as exc:
                 versions = exc
             self.versions[src.package] = versions
@@ -264,7 +270,7 @@ class _Installer:
             return None
         self.say(f"Downloading {src.package} {chosen} for {key}...")
         try:
-            location = registry_location(src, str(chosen), base)
+            location = registry_location(src, str(chosen), base, self.token(src.host))
         except FetchError as exc:
             self.diagnostics.append(error("Error accessing remote module registry",
                                           f"Failed to retrieve a download URL for {src.package} {chosen} from "

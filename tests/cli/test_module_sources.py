@@ -404,6 +404,7 @@ class Registry:
     def __init__(self, git_repo: Path, tls: tuple[Path, Path] | None = None) -> None:
         registry = self
         self.requests: list[str] = []
+        self.authorization: list[tuple[str, str | None]] = []
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -411,6 +412,7 @@ class Registry:
 
             def do_GET(self) -> None:
                 registry.requests.append(self.path)
+                registry.authorization.append((self.path.split("?")[0], self.headers.get("Authorization")))
                 path = self.path.split("?")[0]
                 if path == "/.well-known/terraform.json":
                     return self.reply(200, b'{"modules.v1":"/v1/modules/"}', "application/json")
@@ -463,8 +465,11 @@ class Registry:
             self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
             self.url = f"https://127.0.0.1:{self.port}"
 
-    def cli_config(self, path: Path, host: str = "example.com") -> Path:
-        path.write_text(f'host "{host}" {{\n  services = {{\n    "modules.v1" = "{self.url}/v1/modules/"\n  }}\n}}\n')
+    def cli_config(self, path: Path, host: str = "example.com", token: str | None = None) -> Path:
+        text = f'host "{host}" {{\n  services = {{\n    "modules.v1" = "{self.url}/v1/modules/"\n  }}\n}}\n'
+        if token is not None:
+            text += f'credentials "{host}" {{\n  token = "{token}"\n}}\n'
+        path.write_text(text)
         return path
 
 
@@ -659,3 +664,24 @@ def test_a_registry_host_is_found_by_service_discovery(tmp_path: Path, tls_regis
         t = _terraform(tf, "init", "-no-color")
         assert t.returncode == 0, t.stderr
         assert (st.path / MANIFEST).read_bytes() == (tf.path / MANIFEST).read_bytes()
+
+
+@pytest.mark.parametrize("where", ["credentials block", "TF_TOKEN_ variable"])
+def test_the_registry_is_sent_the_hosts_token(tmp_path: Path, registry: Registry, where: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    if where == "credentials block":
+        config = registry.cli_config(tmp_path / "cli.tfrc", token="from-file")
+    else:
+        config = registry.cli_config(tmp_path / "cli.tfrc")
+        monkeypatch.setenv("TF_TOKEN_example_com", "from-env")
+    token = "Bearer from-file" if where == "credentials block" else "Bearer from-env"
+    text = 'module "r" {\n  source  = "example.com/ns/name/prov"\n  version = "1.0.0"\n}\n'
+    st, tf = _pair(tmp_path, {"main.tf": text})
+    assert _strata(st, "init", config=config).returncode == 0
+    ours = list(registry.authorization)
+    assert ours == [("/v1/modules/ns/name/prov/versions", token), ("/v1/modules/ns/name/prov/1.0.0/download", token),
+                    ("/v1/modules/ns/name/prov/1.0.0/pkg-1.0.0.tar.gz", None)]
+    if terraform_available():
+        registry.authorization.clear()
+        assert _terraform(tf, "init", config=config).returncode == 0
+        assert registry.authorization == ours
