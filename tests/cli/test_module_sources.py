@@ -685,3 +685,18 @@ def test_the_registry_is_sent_the_hosts_token(tmp_path: Path, registry: Registry
         registry.authorization.clear()
         assert _terraform(tf, "init", config=config).returncode == 0
         assert registry.authorization == ours
+
+
+def test_an_unreachable_registry_is_a_diagnostic_naming_the_module(tmp_path: Path) -> None:
+    config = tmp_path / "cli.tfrc"
+    config.write_text('host "example.com" {\n  services = {\n    "modules.v1" = "http://127.0.0.1:1/v1/modules/"\n'
+                      "  }\n}\n")
+    w = Workdir(tmp_path / "w")
+    _write(w.path, {"main.tf": 'module "r" {\n  source  = "example.com/ns/name/prov"\n  version = "1.0.0"\n}\n'})
+    res = _strata(w, "init", "-no-color", config=config)
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr
+    flat = " ".join(res.stderr.split())
+    assert "Error: Error accessing remote module registry" in flat
+    assert 'Failed to retrieve available versions for module "r" (main.tf:1) from example.com:' in flat
+    assert "http://127.0.0.1:1/v1/modules/ns/name/prov/versions" in flat
