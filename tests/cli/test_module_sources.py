@@ -288,6 +288,9 @@ def test_get_installs_the_modules(tmp_path: Path, repo: Path) -> None:
     assert res.stdout.splitlines() == [f"Downloading git::file://{repo} for g...", "- g in .terraform/modules/g/sub",
                                        "- g.deep in .terraform/modules/g/inner"]
     assert (w.path / MANIFEST).exists()
+    assert _strata(w, "get", "-no-color").stdout == "", "what is installed stays"
+    again = _strata(w, "get", "-update", "-no-color")
+    assert again.stdout == res.stdout, "-update fetches it again"
 
 
 @pytest.mark.parametrize(("suffix", "wording"), [
