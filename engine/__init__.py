@@ -12,7 +12,8 @@ inside a layer, modules import each other without cycles.
                                       process that writes a large run's -json lines
     graph                             a domain-free DAG, the concurrent walker, concurrency limits
     install                           provider installation as terraform's init does it: versions,
-                                      mirrors, the CLI configuration, hashes, the lock file
+                                      mirrors, the CLI configuration, hashes, the lock file; module
+                                      sources, packages and registries, .terraform/modules
     provider, plugin                  the one provider seam: the protocol's requests and responses,
                                       the promises the core checks, a framework, the registry;
                                       Terraform provider plugins driven over tfplugin5/6 (gRPC)

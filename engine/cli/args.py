@@ -42,7 +42,8 @@ Other commands:
                 [-recursive] [-write=false] [-list=false] [DIR|FILE|-]
   console       Evaluate expressions (one a line on stdin) against the configuration and state
   version       Show the current strata version
-  init          Install the providers the configuration requires (-plugin-dir=DIR, -upgrade)
+  init          Install the modules and providers the configuration requires (-plugin-dir=DIR, -upgrade)
+  get           Install the modules the configuration calls (-update)
   providers     Show the providers the configuration requires, and which plugin or built-in serves each
 
 Options (terraform's spelling; --flag value also works):
@@ -83,7 +84,7 @@ Options (terraform's spelling; --flag value also works):
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
                "dry-run", "allow-missing", "refresh-only", "force", "upgrade", "check", "diff", "recursive",
-               "write", "list"}
+               "write", "list", "update"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out", "png", "html"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events", "plugin-dir"}
@@ -95,7 +96,7 @@ class UsageError(StrataError):
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
                              "init", "output", "taint", "untaint", "refresh", "force-unlock", "report",
-                             "providers", "fmt", "console"})
+                             "providers", "fmt", "console", "get"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -127,6 +128,7 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "force": frozenset({"force-unlock"}),
     "plugin-dir": frozenset({"init"}),
     "upgrade": frozenset({"init"}),
+    "update": frozenset({"get"}),
     "check": frozenset({"fmt"}),
     "diff": frozenset({"fmt"}),
     "recursive": frozenset({"fmt"}),

@@ -33,6 +33,8 @@ def cmd_init(a: Args) -> int:
             _write(sys.stderr, "There are some problems with the CLI configuration:\n")
             _diagnostics(list(installation.warnings), plain)
         _write(sys.stdout, "Initializing the backend...\n")
+        if not _install_modules(workdir, bool(a.flags.get("upgrade")), plain):
+            return 1
         try:
             module = load_module(str(workdir))
         except DiagnosticsError as exc:
@@ -80,6 +82,38 @@ def cmd_init(a: Args) -> int:
     if outcome.hashed_locally:
         _incomplete_lock_warning(outcome.hashed_locally, plain)
     _write(sys.stdout, _SUCCESS)
+    return 0
+
+
+def _install_modules(workdir: Path, upgrade: bool, plain: bool) -> bool:
+    """The modules the configuration calls, installed as terraform's init does; False (the
+    errors reported) when some could not be."""
+    from engine.install.cliconfig import service_hosts
+    from engine.install.modules import has_module_calls, install_modules
+
+    if not has_module_calls(workdir):
+        return True
+    _write(sys.stdout, "Upgrading modules...\n" if upgrade else "Initializing modules...\n")
+    outcome = install_modules(workdir, upgrade=upgrade, hosts=service_hosts(),
+                              say=lambda line: _write(sys.stdout, line + "\n"))
+    if outcome.diagnostics:
+        _diagnostics(outcome.diagnostics, plain)
+        return False
+    return True
+
+
+def cmd_get(a: Args) -> int:
+    """``strata get [-update]``: install the modules only, as ``terraform get`` does."""
+    from engine.install.cliconfig import service_hosts
+    from engine.install.modules import install_modules
+
+    plain = bool(a.flags.get("no-color"))
+    workdir = Path(a.flags.get("chdir", "."))
+    outcome = install_modules(workdir, upgrade=bool(a.flags.get("update")), hosts=service_hosts(),
+                              say=lambda line: _write(sys.stdout, line + "\n"))
+    if outcome.diagnostics:
+        _diagnostics(outcome.diagnostics, plain)
+        return 1
     return 0
 
 

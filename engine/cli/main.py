@@ -49,12 +49,16 @@ def without_event_loop(argv: list[str]) -> int | None:
         from engine.cli.providers import cmd_providers
 
         return cmd_providers(a)
-    return _print_version_or_init(a) if a.command[0] in ("version", "init") else None
+    return _print_version_or_init(a) if a.command[0] in ("version", "init", "get") else None
 
 
 def _print_version_or_init(a: Args) -> int:
     if a.command[0] == "version":
         return _print_version(bool(a.flags.get("json")))
+    if a.command[0] == "get":
+        from engine.cli.init import cmd_get
+
+        return cmd_get(a)
     from engine.cli.init import cmd_init
 
     return cmd_init(a)
@@ -178,7 +182,7 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.force_unlock import cmd_force_unlock
 
         return cmd_force_unlock(a)
-    if cmd in ("version", "init"):  # here only with -chdir after the command
+    if cmd in ("version", "init", "get"):  # here only with -chdir after the command
         return _print_version_or_init(a)
     raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
 

@@ -115,8 +115,9 @@ class OutputConfig:
 
 @dataclass(frozen=True, slots=True)
 class ModuleCall:
-    """A ``module "NAME" { source = ... }`` block: the child ``module`` it loads (a local source),
-    its meta-arguments, and its other arguments (the child's input variables, by name).
+    """A ``module "NAME" { source = ... }`` block: the child ``module`` it loads (from a local path,
+    or from where ``init`` installed it), its meta-arguments, and its other arguments (the child's
+    input variables, by name).
     ``providers``: the child's provider key -> the caller's (``{ aws = aws.west }``)."""
 
     name: str
@@ -129,6 +130,9 @@ class ModuleCall:
     depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
     depends_on_modules: tuple[str, ...] = ()
     providers: dict[str, str] = field(default_factory=dict)
+    version: str | None = None
+    """The ``version`` constraint as written (a registry source's)."""
+    source_range: SourceRange | None = None
 
     @property
     def kind(self) -> str:

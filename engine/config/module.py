@@ -38,7 +38,13 @@ from engine.config.model import (
     ResourceConfig,
     VariableConfig,
 )
-from engine.config.module_calls import check_calls, configuration_aliases, decode_call
+from engine.config.module_calls import (
+    check_calls,
+    configuration_aliases,
+    decode_call,
+    installed_dir,
+    is_local_source,
+)
 from engine.config.references import validate_references
 from engine.config.requirements import read_required_providers
 from engine.config.versions import _check_required_version
@@ -98,8 +104,18 @@ def _load_one(root: str, directory: str, path: tuple[str, ...], diags: list[Diag
     for file in files:
         _read_file(module, root, file, mdiags)
     diags.extend(module.with_context(errors_of(mdiags)))
+    uninstalled = False  # references to a call init has yet to install are not mistakes of their own
     for call in list(module.calls.values()):
-        child_dir = os.path.normpath(os.path.join(directory, call.source))
+        if is_local_source(call.source):
+            child_dir = os.path.normpath(os.path.join(directory, call.source.replace("\\", "/")))
+        else:
+            installed, idiags = installed_dir(root, path, call)
+            diags.extend(module.with_context(idiags))
+            if installed is None:
+                del module.calls[call.name]
+                uninstalled = True
+                continue
+            child_dir = installed
         if not os.path.isdir(child_dir):
             diags.append(error("Unreadable module directory",
                                f"The directory {os.path.relpath(child_dir, root)} does not exist or cannot be "
@@ -113,7 +129,7 @@ def _load_one(root: str, directory: str, path: tuple[str, ...], diags: list[Diag
             del module.calls[call.name]
             continue
         module.calls[call.name] = replace(call, module=child)
-    if not mdiags:
+    if not mdiags and not uninstalled:
         diags.extend(module.with_context(errors_of(validate_references(module))))
     return module
 

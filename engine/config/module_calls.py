@@ -1,15 +1,27 @@
 """``module`` blocks: decoded from their block, and checked against the module they call once it is
 loaded (its input variables given, its providers passed or inherited), in terraform's words.
 
-Only local sources (``./``, ``../``) are loaded here; any other source is a module that
-``init`` would have to install, and says so.
+A local source (``./``, ``../``) is its caller's directory joined with the path; any other source
+is loaded from where ``init`` installed it (``.terraform/modules/modules.json``), and a call that
+is not installed, or not as it is now written, says so in terraform's words.
 """
 
 from __future__ import annotations
 
+import os
+
 from engine.config.decode import _depends_on, depends_on_modules
 from engine.config.model import NO_DEFAULT, Module, ModuleCall
 from engine.diagnostics import Diagnostic, error
+from engine.install.module_manifest import read_manifest
+from engine.install.module_source import (
+    ModuleSource,
+    RegistrySource,
+    parse_module_source,
+    parse_registry_source,
+    source_error,
+)
+from engine.install.versions import admits, parse_constraints, parse_version
 from engine.lang import expr as E
 from engine.lang.hcl import Block
 
@@ -36,8 +48,19 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
         return [error("Invalid value for source", "The module source address must be a literal string.",
                       src.range)]
     source = src.expr.value
-    if not source.startswith(("./", "../")):
-        return [error("Module not installed", _NOT_INSTALLED, b.range.header())]
+    ver = b.attributes.get("version")
+    version: str | None = None
+    if ver is not None:
+        if not isinstance(ver.expr, E.Literal) or not isinstance(ver.expr.value, str):
+            return [error("Invalid version constraint", "A string value is required for version.", ver.range)]
+        version = ver.expr.value
+        try:
+            parse_constraints(version)
+        except ValueError as exc:
+            return [error("Invalid version constraint", str(exc), ver.range)]
+    bad = source_error(source, version is not None)
+    if bad is not None:
+        return [error(bad[0], bad[1], src.range)]
     for nb in b.blocks:
         diags.append(error("Unsupported block type", f'Blocks of type "{nb.type}" are not expected here.',
                            nb.range))
@@ -65,8 +88,50 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
                 providers[child_key] = parent_key
     args = {k: v for k, v in b.attributes.items() if k not in _CALL_META}
     module.calls[name] = ModuleCall(name, source, b.range, Module(""), args, count, for_each, tuple(deps),
-                                    depends_on_modules(dep) if dep is not None else (), providers)
+                                    depends_on_modules(dep) if dep is not None else (), providers, version,
+                                    src.range)
     return diags
+
+
+def is_local_source(source: str) -> bool:
+    return source.startswith(("./", "../", ".\\", "..\\"))
+
+
+def installed_dir(root: str, path: tuple[str, ...], call: ModuleCall) -> tuple[str | None, list[Diagnostic]]:
+    """Where ``init`` installed the non-local module ``call`` (made at configuration path
+    ``path``): its directory (None when it cannot be used) and terraform's errors when it is not
+    installed, or not as the call is now written."""
+    key = ".".join((*path, call.name))
+    record = read_manifest(root).get(key)
+    if record is None:
+        return None, [error("Module not installed", _NOT_INSTALLED, call.range.header())]
+    diags: list[Diagnostic] = []
+    parsed: ModuleSource = (parse_registry_source(call.source) if call.version is not None
+                            else parse_module_source(call.source))
+    where = call.source_range or call.range
+    if str(parsed) != record.source:
+        diags.append(error("Module source has changed", "The source address was changed since this module was "
+                           'installed. Run "strata init" to install all modules required by this configuration.',
+                           where))
+    if call.version is not None and isinstance(parsed, RegistrySource):
+        ok = False
+        if record.version is not None:
+            try:
+                ok = admits(parse_constraints(call.version), parse_version(record.version))
+            except ValueError:
+                ok = False
+        if not ok:
+            installed = f" ({record.version})" if record.version is not None else ""
+            diags.append(error("Module version requirements have changed",
+                               "The version requirements have changed since this module was installed and the "
+                               f'installed version{installed} is no longer acceptable. Run "strata init" to '
+                               "install all modules required by this configuration.", where))
+    d = record.dir if os.path.isabs(record.dir) else os.path.join(root, record.dir)
+    if not os.path.isdir(d):
+        return None, [error("Module not installed", f"This module's local cache directory {record.dir} could not be "
+                            'read. Run "strata init" to install all modules required by this configuration.',
+                            call.range.header())]
+    return (None if diags else d), diags
 
 
 def _provider_ref(e: E.Expr) -> str | None:

@@ -219,3 +219,58 @@ def _parse_config(text: str, path: str) -> tuple[list[Method] | None, Path | Non
     if errors:
         raise DiagnosticsError(errors)
     return methods, cache
+
+
+def service_hosts() -> dict[str, dict[str, str]]:
+    """The CLI configuration's ``host "NAME" { services = { "modules.v1" = "URL" } }`` blocks: the
+    services each host offers, used instead of asking the host (service discovery). Hostnames
+    lower-cased; a file that cannot be read or parsed has none (``load_installation`` reports it)."""
+    from engine.lang import expr as E
+    from engine.lang.hcl import parse_hcl_body
+
+    path, _ = cli_config_path()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        _, blocks = parse_hcl_body(text, path)
+    except (OSError, UnicodeDecodeError, DiagnosticsError):
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for b in blocks:
+        if b.type != "host" or len(b.labels) != 1 or "services" not in b.attributes:
+            continue
+        expr = b.attributes["services"].expr
+        if not isinstance(expr, E.ObjectExpr):
+            continue
+        services: dict[str, str] = {}
+        for k, v in expr.items:
+            key = k.value if isinstance(k, E.Literal) else (k.name if isinstance(k, E.Var) else None)
+            if isinstance(key, str) and isinstance(v, E.Literal) and isinstance(v.value, str):
+                services[key] = v.value
+        out[b.labels[0].lower()] = services
+    return out
+
+
+def registry_token(host: str) -> str | None:
+    """The API token for a registry host, as terraform finds one: ``TF_TOKEN_HOST`` (dots written
+    ``_``, dashes ``__``) first, then a ``credentials "HOST" { token = "..." }`` block of the CLI
+    configuration."""
+    name = "TF_TOKEN_" + host.replace("-", "__").replace(".", "_")
+    for k, v in os.environ.items():
+        if k.lower() == name.lower() and v:
+            return v
+    from engine.lang import expr as E
+    from engine.lang.hcl import parse_hcl_body
+
+    path, _ = cli_config_path()
+    try:
+        with open(path, encoding="utf-8") as f:
+            _, blocks = parse_hcl_body(f.read(), path)
+    except (OSError, UnicodeDecodeError, DiagnosticsError):
+        return None
+    for b in blocks:
+        if b.type == "credentials" and len(b.labels) == 1 and b.labels[0].lower() == host and "token" in b.attributes:
+            expr = b.attributes["token"].expr
+            if isinstance(expr, E.Literal) and isinstance(expr.value, str):
+                return expr.value
+    return None
