@@ -20,7 +20,16 @@ from typing import Any
 
 import orjson
 
-from ..common import Column, Context, Report, Target, Workdirs, run_measured, strata_argv, strata_env
+from ..common import (
+    Column,
+    Context,
+    Report,
+    Target,
+    Workdirs,
+    run_measured,
+    strata_argv,
+    strata_env,
+)
 from ..dag import critical_chain, drawn_chain, layered_dag, sim_config
 
 NAME = "critical_path"
