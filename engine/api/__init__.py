@@ -1,5 +1,6 @@
-"""strata for programs: see :mod:`engine.api.workspace` (whole runs) and
-:mod:`engine.api.operation` (one operation step by step, as the ``strata`` command drives it).
+"""strata for programs: see :mod:`engine.api.workspace` (the workspace), :mod:`engine.api.run`
+(whole runs and their value objects) and :mod:`engine.api.operation` (one operation step by step,
+as the ``strata`` command drives it).
 The command line is a client of this package: it parses arguments, renders and asks; everything
 it runs on a state goes through a :class:`Workspace`.
 
@@ -15,26 +16,19 @@ if TYPE_CHECKING:
     from typing import Any
 
     from engine.api.operation import Operation, Planned, PlanOptions
-    from engine.api.workspace import (
-        ApplyOutcome,
-        Change,
-        Output,
-        PlanResult,
-        Run,
-        StateRead,
-        Workspace,
-    )
+    from engine.api.run import ApplyOutcome, Change, Output, PlanResult, Run
+    from engine.api.workspace import StateRead, Workspace
     from engine.events.subscribers import Lagged, Sequenced, Subscription
 
 _LAZY: dict[str, str] = {
     "Operation": "engine.api.operation",
     "PlanOptions": "engine.api.operation",
     "Planned": "engine.api.operation",
-    "ApplyOutcome": "engine.api.workspace",
-    "Change": "engine.api.workspace",
-    "Output": "engine.api.workspace",
-    "PlanResult": "engine.api.workspace",
-    "Run": "engine.api.workspace",
+    "ApplyOutcome": "engine.api.run",
+    "Change": "engine.api.run",
+    "Output": "engine.api.run",
+    "PlanResult": "engine.api.run",
+    "Run": "engine.api.run",
     "StateRead": "engine.api.workspace",
     "Workspace": "engine.api.workspace",
     "Lagged": "engine.events.subscribers",
