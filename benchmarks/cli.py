@@ -10,7 +10,7 @@ from pathlib import Path
 from .common import RESULTS, Context, Report, calibrate, have_matplotlib, machine, pyplot, warm_up
 from .scenarios import SCENARIOS
 
-DEFAULT = ["e2e", "small", "scaling", "lifecycle", "overhead", "pipelining", "scheduling", "walker", "plugins"]
+DEFAULT = ["e2e", "small", "scaling", "lifecycle", "overhead", "pipelining", "scheduling", "walker", "critical_path", "plugins"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

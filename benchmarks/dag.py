@@ -107,3 +107,39 @@ def critical_chain(dag: Dag, done_at: dict[int, float]) -> list[int]:
     chain.reverse()
     return chain
 
+
+
+@dataclass(frozen=True)
+class DrawnChain:
+    """The critical chain a ``sim`` apply of a DAG must show when each node takes exactly the
+    latency the provider draws for its create and nothing else takes time: ``chain`` (node
+    numbers, first layer first), ``end`` (ms: each node's end on that ideal schedule) and
+    ``margin`` (ms: the smallest lead, over the choices that decide the chain, of the node that
+    ended last over the next one; a run whose scheduling delays along competing paths differ by
+    less than it names the same chain)."""
+
+    chain: list[int]
+    end: list[float]
+    margin: float
+
+
+def drawn_chain(dag: Dag, seed: int, mean_ms: float, mode: str = "lognormal") -> DrawnChain:
+    """The chain for a ``sim`` provider with ``seed``, ``latency = mode`` and ``latency_ms =
+    mean_ms`` applying :func:`sim_config`'s resources: the latencies are the provider's own
+    draws (a pure function of the seed and each object's idempotency token)."""
+    from providers.sim.provider import _draw, latency_sample, object_token
+
+    lat = [latency_sample(mode, mean_ms, _draw(seed, "latency", "create",
+                                               object_token("sim_object", f"n{i}", None), 0))
+           for i in range(dag.n)]
+    end: list[float] = []
+    for i, ds in enumerate(dag.deps):
+        end.append(lat[i] + max((end[j] for j in ds), default=0.0))
+    chain = critical_chain(dag, dict(enumerate(end)))
+    ordered = sorted(end, reverse=True)
+    margin = ordered[0] - ordered[1] if len(ordered) > 1 else math.inf
+    for node in chain[1:]:
+        ends = sorted((end[j] for j in dag.deps[node]), reverse=True)
+        if len(ends) > 1:
+            margin = min(margin, ends[0] - ends[1])
+    return DrawnChain(chain, end, margin)

@@ -31,7 +31,8 @@ inside a layer, modules import each other without cycles.
     report                            the report of a recorded event log: durations, critical
                                       path, parallelism, latencies; as text, PNG and HTML
     api                               strata for programs: a workspace whose runs return value
-                                      objects and stream their events to subscribers
+                                      objects and stream their events to subscribers; the one
+                                      way the command runs an operation on a state
     cli                               the command: arguments, commands, main
 
 Providers (``providers/``) use only the names re-exported here.

@@ -22,6 +22,7 @@ ROW_KEYS = {
     "small": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "parse": {"n", "lines", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "plugins": {"case", "n"},
+    "critical_path": {"n", "seed", "margin_ms", "expected_chain", "reported_chain", "same_chain"},
 }
 
 

@@ -3,6 +3,7 @@
 from types import ModuleType
 
 from . import (
+                                                   critical_path,
                                                    e2e,
                                                    lifecycle,
                                                    overhead,
@@ -16,4 +17,4 @@ from . import (
 )
 
 SCENARIOS: dict[str, ModuleType] = {m.NAME: m for m in (e2e, small, parse, scaling, lifecycle, overhead, pipelining,
-                                                   scheduling, walker, plugins)}
+                                                   scheduling, walker, critical_path, plugins)}

@@ -13,76 +13,41 @@ Runs on trio and on asyncio (anyio)::
 
 A run never waits for its subscribers (:mod:`engine.events.subscribers`): one that falls behind
 gets a ``Lagged`` notice and can read what it missed from the run's event log.
+
+For one operation step by step under one lock (plan, look at the plan, ask, apply):
+:meth:`Workspace.operation` (:mod:`engine.api.operation`). The ``strata`` command is a client of
+this module: it runs every plan, apply, destroy, refresh, import and state edit that way, and
+reads the state with :meth:`Workspace.read_state`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-import anyio
-
-from engine.backend.operations import Options, apply_planned, make_plan, open_state
+from engine.api.operation import DEFAULT_PLAN, Emit, Operation, PlanOptions
+from engine.backend.operations import Options
 from engine.diagnostics import Diagnostic
-from engine.events import stream as ev
-from engine.events.subscribers import Callback, Subscription, deliver
 from engine.graph.limits import Limits
-from engine.provider.registry import Providers
-from engine.values import to_json
+
+if TYPE_CHECKING:
+    # engine.api.run: imported by whole runs only (the command line drives operations step by step)
+    from engine.api.run import ApplyOutcome, Output, PlanResult, Run
+    from engine.provider.registry import Providers
+    from engine.state.model import State
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
-    """One planned change: the instance's ``address``, terraform's UI ``action`` (create, update,
-    delete, replace, read, noop) and why (``reason``, when terraform gives one)."""
+class StateRead:
+    """What :meth:`Workspace.read_state` read: the ``state``, the ``providers`` that know how to
+    read its objects (their schemas: sensitive and dynamic attributes), and the ``warnings``
+    loading it found worth saying (a torn last journal record)."""
 
-    address: str
-    action: str
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PlanResult:
-    """What :meth:`Workspace.plan` found: the changes (no-ops left out) and their counts."""
-
-    changes: tuple[Change, ...]
-    add: int
-    change: int
-    remove: int
+    state: State
+    providers: Providers
     warnings: tuple[Diagnostic, ...] = ()
-
-    @property
-    def has_changes(self) -> bool:
-        return bool(self.changes)
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    value: Any
-    """The value as JSON data (what ``strata output -json`` shows)."""
-    sensitive: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ApplyOutcome:
-    """How a run ended. ``ok``: no error. ``wall``: seconds from the start of planning to the end
-    of the apply (the subscribers' drain after it not counted). ``events``: the sequence number
-    of the run's last event. ``subscriber_errors``: what subscriber callbacks raised."""
-
-    ok: bool
-    add: int
-    change: int
-    remove: int
-    failed: int
-    skipped: int
-    diagnostics: tuple[Diagnostic, ...]
-    outputs: Mapping[str, Output]
-    wall: float
-    events: int
-    subscriber_errors: tuple[BaseException, ...] = ()
 
 
 @dataclass
@@ -94,140 +59,106 @@ class Workspace:
     path: str = "."
     state: str | None = None
     variables: dict[str, str] = field(default_factory=dict)
-    """Input variables, as ``-var NAME=VALUE`` gives them."""
+    """Input variables, as ``-var NAME=VALUE`` gives them (after ``variable_args``: these win)."""
+    variable_args: list[tuple[str, str]] = field(default_factory=list)
+    """``("var", "NAME=VALUE")`` and ``("var-file", PATH)`` in command-line order, a later one
+    winning, as ``-var`` and ``-var-file`` give them (a relative path: to the working directory)."""
     parallelism: int = 10
+    """At most this many operations in flight at once (``-parallelism``), refreshes too."""
     limits: Limits = field(default_factory=Limits)
+    """Per provider and per resource type: concurrency, rates, retries (``-provider-parallelism``, ...)."""
     fsync: bool = True
+    """fsync the state's journal as objects complete (``-no-fsync``: don't; a crash may lose them)."""
     lock: bool = True
+    """Take the state's lock (``-lock=false``: don't; another operation may then write at the same time)."""
+    lock_timeout: float = 0.0
+    """Seconds to wait for another operation's lock (``-lock-timeout``); 0: fail at once."""
+    fail_fast: bool = False
+    """Stop starting operations at the first failure (``-fail-fast``); those in flight finish."""
 
-    def _options(self) -> Options:
-        return Options(chdir=self.path, state_path=self.state, var_args=[("var", f"{k}={v}") for k, v in
-                                                                           self.variables.items()],
-                       parallelism=self.parallelism, limits=self.limits, fsync=self.fsync, lock=self.lock)
+    def _options(self, plan: PlanOptions = DEFAULT_PLAN) -> Options:
+        # the one place the API's settings become the backend's
+        return Options(chdir=self.path, state_path=self.state, var_args=list(self.variable_args),
+                       variables=dict(self.variables), parallelism=self.parallelism, limits=self.limits,
+                       fsync=self.fsync, lock=self.lock, lock_timeout=self.lock_timeout,
+                       fail_fast=self.fail_fast, refresh=plan.refresh, refresh_only=plan.refresh_only,
+                       targets=plan.targets, replace=plan.replace)
 
-    async def plan(self, destroy: bool = False) -> PlanResult:
-        """Plan (refreshing first), read-only: the state is not written."""
-        opts = self._options()
-        providers = Providers()
-        async with open_state(opts, "OperationTypePlan", providers, writes=False) as store:
-            p = await make_plan(opts, lambda e: None, destroy=destroy, providers=providers, store=store)
+    def state_file(self) -> str:
+        """The state file the workspace's operations work on: :attr:`state` (relative to
+        :attr:`path`), else the current terraform workspace's under the configuration's
+        ``backend "local"``. Raises DiagnosticsError for a backend strata does not support."""
+        return self._options().state_file()
+
+    def operation(self, kind: str, *, plan: PlanOptions = DEFAULT_PLAN, writes: bool = True,
+                  on_lock_wait: Callable[[], None] | None = None) -> Operation:
+        """One operation on the state, step by step (``async with ws.operation(...) as op``): see
+        :class:`~engine.api.operation.Operation`. ``plan``: how :meth:`Operation.plan
+        <engine.api.operation.Operation.plan>` plans."""
+        return Operation(self._options(plan), plan, kind, writes=writes, on_lock_wait=on_lock_wait)
+
+    async def plan(self, options: PlanOptions = DEFAULT_PLAN, *, destroy: bool = False) -> PlanResult:
+        """Plan (refreshing first, unless ``options`` say not to), read-only: the state is not
+        written. ``destroy=True`` is ``PlanOptions(destroy=True)``."""
+        if destroy:
+            options = dataclasses.replace(options, destroy=True)
+        from engine.api.run import Change, PlanResult
+        from engine.events import stream as ev
+
+        async with self.operation("OperationTypePlan", plan=options, writes=False) as op:
+            p = await op.plan(lambda e: None)
         counts = p.plan.counts()
         changes = tuple(Change(str(c.addr), ev.json_action(c.action), c.reason)
                         for c in p.plan.changes if ev.json_action(c.action) != "noop")
         return PlanResult(changes, counts["add"], counts["change"], counts["remove"], tuple(p.warnings))
 
-    def apply(self, *, destroy: bool = False, events_log: str | None = None, drain: float = 1.0) -> Run:
-        """A run that plans and applies (``destroy``: destroys everything) when awaited
-        (:meth:`Run.result`); ``events_log``: also write its event log there (``-events=FILE``);
-        ``drain``: seconds the subscriber callbacks get, after the apply, for what they still buffer."""
-        return Run(self, destroy, events_log, drain)
+    def apply(self, options: PlanOptions = DEFAULT_PLAN, *, destroy: bool = False, events_log: str | None = None,
+              drain: float = 1.0) -> Run:
+        """A run that plans (as ``options`` say; ``destroy``: to destroy everything) and applies
+        when awaited (:meth:`Run.result`); ``events_log``: also write its event log there
+        (``-events=FILE``); ``drain``: seconds the subscriber callbacks get, after the apply, for
+        what they still buffer."""
+        from engine.api.run import Run
+
+        if destroy:
+            options = dataclasses.replace(options, destroy=True)
+        return Run(lambda: self.operation("OperationTypeApply", plan=options), options, events_log, drain)
 
     async def destroy(self, events_log: str | None = None) -> ApplyOutcome:
         return await self.apply(destroy=True, events_log=events_log).result()
 
+    def read_state(self) -> StateRead:
+        """The state as it is durable on disk, read without the lock, as ``state list``,
+        ``output`` and ``show`` read it (a journal an apply in progress or a crash left is
+        folded in, in memory only)."""
+        from engine.provider.registry import Providers
+        from engine.state.store import StateStore
+
+        providers = Providers()
+        store = StateStore(self.state_file(), providers.dynamic_attrs)
+        state = store.load()
+        return StateRead(state, providers, tuple(store.warnings))
+
+    async def import_resource(self, address: str, import_id: str, emit: Emit = lambda e: None,
+                              announce: Callable[[str], None] | None = None) -> str:
+        """Bring the existing remote object ``import_id`` under management at ``address`` (declared
+        in the configuration), recorded durably in the state; returns terraform's message.
+        ``announce`` gets its "Importing from ID" line once the address is known to be valid."""
+        from engine.backend.operations import import_resource
+
+        return await import_resource(self._options(), address, import_id, emit, announce=announce)
+
     async def outputs(self) -> dict[str, Output]:
         """The root module's outputs in the state."""
-        opts = self._options()
-        providers = Providers()
-        async with open_state(opts, "OperationTypeRefresh", providers, writes=False) as store:
-            state = store.load()
-        return _outputs(state.outputs)
+        from engine.api.run import state_outputs
+
+        async with self.operation("OperationTypeRefresh", writes=False) as op:
+            state = op.store.load()
+        return state_outputs(state.outputs)
 
     async def addresses(self) -> tuple[str, ...]:
         """The resource instances the state holds (``strata state list``)."""
-        opts = self._options()
-        providers = Providers()
-        async with open_state(opts, "OperationTypeRefresh", providers, writes=False) as store:
-            state = store.load()
+        async with self.operation("OperationTypeRefresh", writes=False) as op:
+            state = op.store.load()
         return tuple(str(addr) for addr, deposed, _obj, _p in
                      sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or "")) if not deposed)
-
-
-def _outputs(outputs: Mapping[str, tuple[Any, bool]]) -> dict[str, Output]:
-    return {name: Output(to_json(v), s) for name, (v, s) in sorted(outputs.items())}
-
-
-class Run:
-    """One apply of a :class:`Workspace`: subscribe first (:meth:`events`, :meth:`subscribe`),
-    then await :meth:`result` once. Not started until then; finished when it returns."""
-
-    def __init__(self, ws: Workspace, destroy: bool, events_log: str | None, drain: float) -> None:
-        self.workspace = ws
-        self.destroy = destroy
-        self.events_log = events_log
-        self.drain = drain
-        self.bus = ev.EventBus()
-        self._callbacks: list[tuple[Subscription, Callback]] = []
-        self._subs: list[Subscription] = []
-        self._started = False
-
-    def events(self, buffer: int = 1024) -> Subscription:
-        """The run's events for a consumer in a task of the caller's (``async for item in ...``):
-        :class:`~engine.events.subscribers.Sequenced` events and ``Lagged`` notices."""
-        self._not_started()
-        sub = Subscription(buffer)
-        self._subs.append(sub)
-        self.bus.add_recorder(sub)
-        return sub
-
-    def subscribe(self, callback: Callback, buffer: int = 1024) -> Subscription:
-        """``await callback(item)`` for each item, in a task of the run's; one that raises is
-        detached (its error in the outcome's ``subscriber_errors``) and the run goes on."""
-        sub = self.events(buffer)
-        self._callbacks.append((sub, callback))
-        return sub
-
-    def _not_started(self) -> None:
-        if self._started:
-            raise RuntimeError("subscribe before the run starts: its first events would be missed")
-
-    async def result(self) -> ApplyOutcome:
-        self._not_started()
-        self._started = True
-        async with contextlib.AsyncExitStack() as stack:
-            if self.events_log is not None:
-                from engine.events.log import EventLog
-
-                log = EventLog(self.events_log)
-                stack.callback(log.close)
-                await stack.enter_async_context(log.batching())
-                self.bus.add_recorder(log)
-            outcome: ApplyOutcome | None = None
-            async with anyio.create_task_group() as tg:
-                for sub, cb in self._callbacks:
-                    tg.start_soon(deliver, sub, cb)
-                try:
-                    outcome = await self._apply()
-                finally:
-                    for sub in self._subs:
-                        sub.close()
-                    tg.cancel_scope.deadline = anyio.current_time() + self.drain
-        assert outcome is not None
-        errors = tuple(s.error for s, _ in self._callbacks if s.error is not None)
-        if errors:
-            outcome = _replace_errors(outcome, errors)
-        return outcome
-
-    async def _apply(self) -> ApplyOutcome:
-        t0 = time.monotonic()
-        ws = self.workspace
-        opts = ws._options()
-        providers = Providers()
-        emit = self.bus.emit
-        op = "destroy" if self.destroy else "apply"
-        async with open_state(opts, "OperationTypeApply", providers) as store:
-            p = await make_plan(opts, emit, destroy=self.destroy, providers=providers, store=store)
-            emit(ev.change_summary(p.plan.counts(), "plan"))
-            result = await apply_planned(p, opts, emit)
-            if result.ok:
-                emit(ev.change_summary(result.counts, op))
-        c = result.counts
-        return ApplyOutcome(result.ok, c["add"], c["change"], c["remove"], result.failed, result.skipped,
-                            tuple(result.diagnostics), _outputs(p.state.outputs), time.monotonic() - t0,
-                            self.bus.seq)
-
-
-def _replace_errors(o: ApplyOutcome, errors: tuple[BaseException, ...]) -> ApplyOutcome:
-    import dataclasses
-
-    return dataclasses.replace(o, subscriber_errors=errors)

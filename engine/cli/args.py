@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine.diagnostics import StrataError
 
 if TYPE_CHECKING:
-    from engine.backend.operations import Options
+    from engine.api import PlanOptions, Workspace
 
 USAGE = """Usage: strata [-chdir=DIR] <command> [options]
 
@@ -228,9 +228,11 @@ def parse_args(argv: list[str]) -> Args:
     return a
 
 
-def options_from(a: Args) -> Options:
+def workspace_from(a: Args) -> Workspace:
+    """The workspace the command works on, with the command line's settings (the engine's
+    entry point: :mod:`engine.api`)."""
     # imported here: parsing the arguments (and `strata version`) must not import the engine
-    from engine.backend.operations import Options
+    from engine.api.workspace import Workspace
     from engine.graph.limits import Limits, parse_pairs
 
     par = a.flags.get("parallelism", "10")
@@ -266,21 +268,26 @@ def options_from(a: Args) -> Options:
     except ValueError:
         raise UsageError(f'Failed to parse command-line flags\ninvalid value "{timeout}" for flag -lock-timeout: '
                          "parse error") from None
-    return Options(
+    return Workspace(
         lock=bool(a.flags.get("lock", True)),
         lock_timeout=lock_timeout,
         limits=limits,
-        chdir=a.flags.get("chdir", "."),
-        state_path=a.flags.get("state"),
-        var_args=a.var_args,
+        path=a.flags.get("chdir", "."),
+        state=a.flags.get("state"),
+        variable_args=a.var_args,
         parallelism=parallelism,
-        refresh=a.flags.get("refresh", True),
-        fail_fast=a.flags.get("fail-fast", False),
+        fail_fast=bool(a.flags.get("fail-fast", False)),
         fsync=not a.flags.get("no-fsync", False),
-        replace=tuple(a.replace),
-        targets=tuple(a.targets),
-        refresh_only=bool(a.flags.get("refresh-only", False)),
     )
+
+
+def plan_options_from(a: Args, destroy: bool = False) -> PlanOptions:
+    """How the command line asks to plan (``-refresh``, ``-refresh-only``, ``-target``, ``-replace``)."""
+    from engine.api.operation import PlanOptions
+
+    return PlanOptions(destroy=destroy, refresh=bool(a.flags.get("refresh", True)),
+                       refresh_only=bool(a.flags.get("refresh-only", False)), targets=tuple(a.targets),
+                       replace=tuple(a.replace))
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}

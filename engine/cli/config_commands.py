@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any
 
@@ -9,8 +10,7 @@ import orjson
 
 from engine.apply.graph import build_apply_graph
 from engine.backend.dependencies import require_installed
-from engine.backend.operations import make_plan, open_state
-from engine.cli.args import Args, UsageError, options_from
+from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.output import Output, snippet
 from engine.config.module import load_module
 from engine.config.providers import check_resource_types
@@ -22,11 +22,11 @@ from engine.provider.registry import Providers
 
 
 async def cmd_validate(a: Args, out: Output) -> int:
-    opts = options_from(a)
+    ws = workspace_from(a)
     try:
-        module = load_module(opts.chdir)
+        module = load_module(ws.path)
         providers = Providers()
-        require_installed(module, opts.chdir, providers)
+        require_installed(module, ws.path, providers)
         found = check_resource_types(module, providers)
         config_order(config_graph(module), found)
         found = module.with_context(found + validate_module(module, providers, found))
@@ -52,20 +52,19 @@ async def cmd_validate(a: Args, out: Output) -> int:
 async def cmd_graph(a: Args, out: Output) -> int:
     """Like terraform: without -type, the resources and their dependencies; with
     -type=plan / apply / plan-destroy, the apply graph of that plan (one node per action)."""
-    opts = options_from(a)
+    ws = workspace_from(a)
     kind = a.flags.get("type", "")
     if kind not in ("", "plan", "apply", "plan-destroy"):
         raise UsageError(f'Invalid -type "{kind}": expected plan, apply or plan-destroy.')
     if not kind:
-        module = load_module(opts.chdir)
+        module = load_module(ws.path)
         graph_of: Any = resource_graph(module) if not module.calls else resource_graph_of(config_graph(module))
         sys.stdout.write(graph_of.to_dot())
         return 0
-    opts.refresh = False
-    providers = Providers()
-    async with open_state(opts, "OperationTypePlan", providers, writes=False) as store:
-        p = await make_plan(opts, lambda e: None, destroy=kind == "plan-destroy" or bool(a.flags.get("destroy")),
-                            providers=providers, store=store)
+    how = dataclasses.replace(plan_options_from(a, kind == "plan-destroy" or bool(a.flags.get("destroy"))),
+                              refresh=False)
+    async with ws.operation("OperationTypePlan", plan=how, writes=False) as op:
+        p = await op.plan(lambda e: None)
     graph, _work = build_apply_graph(p.plan)
     sys.stdout.write(graph.to_dot())
     return 0

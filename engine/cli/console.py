@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from engine.apply.executor import ApplyResolver
-from engine.cli.args import options_from
+from engine.cli.args import workspace_from
 from engine.cli.state_commands import load_state
 from engine.config.locals import LocalValues
 from engine.config.module import load_module
@@ -39,10 +39,10 @@ INPUT = "<console-input>"
 
 
 async def cmd_console(a: Args, out: Output) -> int:
-    opts = options_from(a)
-    module = load_module(opts.chdir)
-    cli = list(opts.var_args) + [("var", f"{k}={v}") for k, v in opts.variables.items()]
-    variables, diags = resolve_variables(module, cli, directory=opts.chdir)
+    ws = workspace_from(a)
+    module = load_module(ws.path)
+    cli = list(ws.variable_args) + [("var", f"{k}={v}") for k, v in ws.variables.items()]
+    variables, diags = resolve_variables(module, cli, directory=ws.path)
     if errors_of(diags):
         raise DiagnosticsError(errors_of(diags))
     state, providers = load_state(a)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.cli.args import Args, UsageError, options_from
+from engine.cli.args import Args, UsageError, workspace_from
 from engine.state.lock import UnlockError, force_unlock
 
 _PROMPT = ("Do you really want to force-unlock?\n"
@@ -30,7 +30,7 @@ def cmd_force_unlock(a: Args) -> int:
         raise UsageError("Expected a single argument: LOCK_ID\nUsage: strata [global options] force-unlock "
                          "[-force] LOCK_ID")
     lock_id = (a.command[1:] + a.positional)[0]
-    path = options_from(a).state_file()
+    path = workspace_from(a).state_file()
     try:
         if not a.flags.get("force"):
             force_unlock(path, lock_id, dry_run=True)  # a wrong ID or no lock: refused before asking

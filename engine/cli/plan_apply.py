@@ -7,24 +7,16 @@ import os
 import sys
 from typing import Any
 
-from engine.backend.applying import Planned
-from engine.backend.operations import (
-    Options,
-    apply_planned,
-    make_plan,
-    open_saved_plan,
-    open_state,
-)
-from engine.cli.args import Args, UsageError, options_from
+from engine.api.operation import Operation, Planned
+from engine.api.workspace import Workspace
+from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
 from engine.plans import planfile
 from engine.plans.plan import Action, Plan
-from engine.provider.registry import Providers
 from engine.render.text import partial_plan_shown, render_failed_plan, render_plan
 from engine.render.value_text import output_text
-from engine.state.store import StateStore
 from engine.values import UNKNOWN, cty_type, to_json
 
 
@@ -58,11 +50,10 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
                              for name, (v, s) in sorted(outputs.items())})
 
 
-async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, store: StateStore,
-                     providers: Providers) -> Planned:
-    """:func:`make_plan`; when planning stops at errors, what terraform prints before them."""
+async def _make_plan(op: Operation, out: Output, command: str) -> Planned:
+    """:meth:`Operation.plan`; when planning stops at errors, what terraform prints before them."""
     try:
-        return await make_plan(opts, out.emit, destroy=destroy, providers=providers, store=store)
+        return await op.plan(out.emit)
     except DiagnosticsError as exc:
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
@@ -85,15 +76,15 @@ _NOT_SAVED = (_RULE + "\nNote: You didn't use the -out option to save this plan,
 
 
 async def cmd_plan(a: Args, out: Output) -> int:
-    opts = options_from(a)
+    ws = workspace_from(a)
     destroy = bool(a.flags.get("destroy"))
+    how = plan_options_from(a, destroy)
     if out.json:
         out.emit(ev.version())
     save_to = a.flags.get("out")
-    providers = Providers()
-    async with open_state(opts, "OperationTypePlan", providers, writes=False, on_wait=lock_waiting(out)) as store:
-        p = await _make_plan(opts, out, destroy=destroy, command="plan", store=store, providers=providers)
-        existed = os.path.exists(opts.state_file())  # under the lock: the state the plan was made from
+    async with ws.operation("OperationTypePlan", plan=how, writes=False, on_lock_wait=lock_waiting(out)) as op:
+        p = await _make_plan(op, out, command="plan")
+        existed = os.path.exists(op.state_file)  # under the lock: the state the plan was made from
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -107,8 +98,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
         try:
             planfile.write(save_to, lineage=p.state.lineage if existed else None,
                            serial=p.state.serial if existed else None, plan=p.plan, text=text,
-                           options=planfile.Options(destroy, opts.refresh_only, opts.refresh, opts.targets,
-                                                    opts.replace))
+                           options=planfile.Options(destroy, how.refresh_only, how.refresh, how.targets, how.replace))
         except OSError as exc:
             raise DiagnosticsError([error("Failed to write plan file",
                                           f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
@@ -127,29 +117,27 @@ async def cmd_plan(a: Args, out: Output) -> int:
 async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bool = False) -> int:
     """apply and destroy; ``refresh_cmd``: terraform's ``refresh`` (apply -refresh-only
     -auto-approve that prints only the outputs)."""
-    opts = options_from(a)
-    opts.on_signals = True  # Ctrl-C during the walk: finish what is in flight (terraform's graceful stop)
+    ws = workspace_from(a)
     if out.json and not out.quiet:
         out.emit(ev.version())
-    saved = _saved_plan(a, opts, destroy or refresh_cmd) if a.positional else None
+    saved = _saved_plan(a, destroy or refresh_cmd) if a.positional else None
     if out.json and not a.flags.get("auto-approve") and saved is None:
         # terraform's diagnostic, in the stream when there is one
         out.diagnostics([error("Plan file or auto-approve required",
                                "strata cannot ask for interactive approval when -json or -quiet is set. "
                                "Enable the -auto-approve option.")])
         return 1
-    providers = Providers()
-    operation = "OperationTypeRefresh" if refresh_cmd else "OperationTypeApply"
-    async with open_state(opts, operation, providers, on_wait=lock_waiting(out)) as store:
+    kind = "OperationTypeRefresh" if refresh_cmd else "OperationTypeApply"
+    async with ws.operation(kind, plan=plan_options_from(a, destroy), on_lock_wait=lock_waiting(out)) as op:
         if saved is not None:  # applied as it was recorded: no planning again
-            p = await open_saved_plan(opts, saved, out.emit, providers, store)
+            p = await op.saved_plan(saved, out.emit)
         else:
-            p = await _make_plan(opts, out, destroy=destroy, command="apply", store=store, providers=providers)
-        return await _apply_locked(a, out, opts, p, saved, destroy, refresh_cmd)
+            p = await _make_plan(op, out, command="apply")
+        return await _apply_locked(a, out, ws, op, p, saved, destroy, refresh_cmd)
 
 
-async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: planfile.SavedPlan | None,
-                        destroy: bool, refresh_cmd: bool) -> int:
+async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: Planned,
+                        saved: planfile.SavedPlan | None, destroy: bool, refresh_cmd: bool) -> int:
     """The rest of :func:`cmd_apply`, under the state's lock."""
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
@@ -175,7 +163,8 @@ async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: 
             out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
             return 1
         out.text("\n")  # after the answer; with -auto-approve terraform goes straight on
-    result = await apply_planned(p, opts, out.emit)
+    # Ctrl-C during the walk: finish what is in flight (terraform's graceful stop)
+    result = await op.apply(p, out.emit, on_signals=True)
     if not out.json or out.quiet:
         out.diagnostics(result.diagnostics)
     warn(out, p.warnings)  # terraform's: after the operations, before the summary
@@ -187,8 +176,8 @@ async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: 
                          "recorded in the state.\n")
         return 130
     if result.ok:
-        op = "destroy" if destroy else "apply"
-        out.emit(ev.change_summary(result.counts, op))
+        kind = "destroy" if destroy else "apply"
+        out.emit(ev.change_summary(result.counts, kind))
         c = result.counts
         if destroy:
             out.text(f"\nDestroy complete! Resources: {c['remove']} destroyed.\n")
@@ -201,11 +190,11 @@ async def _apply_locked(a: Args, out: Output, opts: Options, p: Planned, saved: 
         return 0
     if result.skipped:
         out.text(f"\n{result.skipped} operation(s) not started: something they depend on failed"
-                 + (", or -fail-fast stopped the apply.\n" if opts.fail_fast else ".\n"))
+                 + (", or -fail-fast stopped the apply.\n" if ws.fail_fast else ".\n"))
     return 1
 
 
-def _saved_plan(a: Args, opts: Options, destroying: bool) -> planfile.SavedPlan:
+def _saved_plan(a: Args, destroying: bool) -> planfile.SavedPlan:
     """The plan file ``strata apply FILE`` names; what would make the apply differ from the saved
     plan is refused (options, variables, a changed configuration, a state that moved on)."""
     if destroying:

@@ -10,8 +10,7 @@ from typing import Any
 import orjson
 
 from engine.addrs import InstanceAddr, parse_instance_addr, parse_module_path
-from engine.backend.operations import import_resource, open_state
-from engine.cli.args import Args, UsageError, options_from
+from engine.cli.args import Args, UsageError, workspace_from
 from engine.cli.output import Output, lock_waiting
 from engine.diagnostics import Diagnostic, DiagnosticsError, error
 from engine.events import stream as ev
@@ -22,17 +21,13 @@ from engine.provider.registry import Providers
 from engine.render.state_json import state_values
 from engine.render.text import fmt_value, render_diagnostic
 from engine.state import edit as statemove
-from engine.state.store import StateStore
 
 
 def load_state(a: Args) -> tuple[Any, Providers]:
-    opts = options_from(a)
-    providers = Providers()
-    store = StateStore(opts.state_file(), providers.dynamic_attrs)
-    state = store.load()
-    for d in store.warnings:  # on stderr: standard output is the command's answer (state list)
+    read = workspace_from(a).read_state()
+    for d in read.warnings:  # on stderr: standard output is the command's answer (state list)
         sys.stderr.write(render_diagnostic(d, True) + "\n")
-    return state, providers
+    return read.state, read.providers
 
 
 async def cmd_state(a: Args, out: Output) -> int:
@@ -79,9 +74,10 @@ async def cmd_taint(a: Args, out: Output, tainted: bool) -> int:
     is the way to replace one object in an apply)."""
     if len(a.positional) != 1:
         raise UsageError(f"Exactly one argument expected: strata {'taint' if tainted else 'untaint'} ADDRESS")
-    opts = options_from(a)
-    _require_state(opts.state_file())
-    async with open_state(opts, "taint" if tainted else "untaint", Providers(), on_wait=lock_waiting(out)) as store:
+    op = workspace_from(a).operation("taint" if tainted else "untaint", on_lock_wait=lock_waiting(out))
+    _require_state(op.state_file)
+    async with op:
+        store = op.store
         state = store.load()
         try:
             addr = statemove.set_tainted(state, a.positional[0], tainted)
@@ -115,10 +111,11 @@ async def _edit_state(a: Args, out: Output, sub: str) -> int:
         raise UsageError("At least one address is required: strata state rm ADDRESS...")
     if sub == "mv" and len(args) != 2:
         raise UsageError("Exactly two arguments expected: strata state mv SOURCE DESTINATION")
-    opts = options_from(a)
-    _require_state(opts.state_file())
     dry = bool(a.flags.get("dry-run"))
-    async with open_state(opts, f"state-{sub}", Providers(), writes=not dry, on_wait=lock_waiting(out)) as store:
+    op = workspace_from(a).operation(f"state-{sub}", writes=not dry, on_lock_wait=lock_waiting(out))
+    _require_state(op.state_file)
+    async with op:
+        store = op.store
         state = store.load()
         if sub == "rm":
             gone = statemove.remove(state, args)
@@ -209,8 +206,7 @@ async def cmd_import(a: Args, out: Output) -> int:
     if len(a.positional) != 1 or len(a.command) < 2:
         raise UsageError("The import command expects two arguments: strata import ADDR ID")
     address, import_id = a.command[1], a.positional[0]
-    opts = options_from(a)
-    message = await import_resource(opts, address, import_id, out.emit, announce=out.text)
+    message = await workspace_from(a).import_resource(address, import_id, out.emit, announce=out.text)
     out.text(message + "\n")
     return 0
 

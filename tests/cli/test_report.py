@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from benchmarks.dag import Dag
 from tests.conftest import Workdir
 
 # a chain a -> b -> c of slow creates beside six fast independent ones: the chain decides the wall
@@ -165,40 +166,43 @@ def test_html_report_renders_its_gantt_in_a_real_browser(workdir: Workdir, tmp_p
     assert rows.min() < img.shape[0] / 2, "the bars are not near the top of the page, where the chart is"
 
 
+def _report_names_the_drawn_chain(workdir: Workdir, dag: Dag, mean_ms: float, seed: int, parallelism: int) -> None:
+    """Apply ``dag`` as sim objects with lognormal latencies drawn from ``seed``; the report of
+    its event log names the chain computed from the DAG and those draws."""
+    from benchmarks.dag import drawn_chain, sim_config
+    from benchmarks.scenarios.critical_path import reported_chain
+
+    expected = drawn_chain(dag, seed, mean_ms)
+    config = sim_config(dag, mean_ms)
+    config["provider"]["sim"].update({"latency": "lognormal", "seed": seed})
+    (workdir.path / "main.tf.json").write_text(orjson.dumps(config).decode())
+    workdir.strata("apply", "-auto-approve", "-quiet", f"-parallelism={parallelism}", "-events=events.jsonl",
+                   check=True)
+    reported = reported_chain(workdir.strata("report", "events.jsonl", check=True).stdout)
+    assert reported == expected.chain, \
+        f"expected {expected.chain} (margin {expected.margin:.0f} ms), the report says {reported}"
+
+
 def test_report_names_the_critical_path_the_dag_and_the_drawn_latencies_decide(workdir: Workdir) -> None:
     """A random layered DAG of sim objects with lognormal latencies, at a parallelism no layer
     fills: the report's critical path is the chain the benchmarks compute from the DAG and the
     latencies the sim provider draws (a pure function of its seed and each object's token)."""
-    from benchmarks.dag import critical_chain, layered_dag, sim_config
-    from providers.sim.provider import _draw, latency_sample, object_token
+    from benchmarks.dag import drawn_chain, layered_dag
 
-    mean_ms = 60.0
     dag = layered_dag(120, depth=6, seed=7, max_parents=2)
-
-    def chain_for(seed: int) -> tuple[list[int], float]:
-        """The expected chain and its smallest margin (ms) over the choices that decide it."""
-        lat = [latency_sample("lognormal", mean_ms, _draw(seed, "latency", "create",
-                                                            object_token("sim_object", f"n{i}", None), 0))
-               for i in range(dag.n)]
-        end: list[float] = []
-        for i, ds in enumerate(dag.deps):
-            end.append(lat[i] + max((end[j] for j in ds), default=0.0))
-        chain = critical_chain(dag, dict(enumerate(end)))
-        ordered = sorted(end, reverse=True)
-        margin = ordered[0] - ordered[1]
-        for node in chain[1:]:
-            ends = sorted((end[j] for j in dag.deps[node]), reverse=True)
-            if len(ends) > 1:
-                margin = min(margin, ends[0] - ends[1])
-        return chain, margin
-
     # a seed whose chain no scheduling jitter of a few ms can change
-    seed, (expected, margin) = next((s, c) for s in range(1, 200) if (c := chain_for(s))[1] > 25.0)
-    config = sim_config(dag, mean_ms)
-    config["provider"]["sim"].update({"latency": "lognormal", "seed": seed})
-    (workdir.path / "main.tf.json").write_text(orjson.dumps(config).decode())
-    workdir.strata("apply", "-auto-approve", "-quiet", "-parallelism=200", "-events=events.jsonl", check=True)
-    text = workdir.strata("report", "events.jsonl", check=True).stdout
-    section = text.split("Critical path:", 1)[1].split("\n\n", 1)[0]
-    reported = [int(n) for n in re.findall(r"sim_object\.n(\d+) \(create\)", section)]
-    assert reported == expected, f"expected {expected} (margin {margin:.0f} ms), the report says {reported}"
+    seed = next(s for s in range(1, 200) if drawn_chain(dag, s, 60.0).margin > 25.0)
+    _report_names_the_drawn_chain(workdir, dag, 60.0, seed, parallelism=200)
+
+
+def test_report_names_the_critical_path_of_two_thousand_resources(workdir: Workdir) -> None:
+    """The same at 2,000 resources in 8 layers (the benchmark ``critical_path`` does 10,000):
+    each layer's ~250 operations start as their dependencies end, and the apply's CPU around
+    them (a few seconds here) is less than the margin by which the drawn chain leads its rivals
+    (the seed with the widest margin of the first 40: over a second at a mean latency of 0.5 s)."""
+    from benchmarks.dag import drawn_chain, layered_dag
+
+    dag = layered_dag(2000, depth=8, seed=7, max_parents=2)
+    seed = max(range(1, 41), key=lambda s: drawn_chain(dag, s, 500.0).margin)
+    assert drawn_chain(dag, seed, 500.0).margin > 1000.0, "the check needs a chain that leads by over a second"
+    _report_names_the_drawn_chain(workdir, dag, 500.0, seed, parallelism=max(len(layer) for layer in dag.layers))

@@ -10,6 +10,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import engine
 from tests.conftest import REPO, Workdir
@@ -141,3 +144,64 @@ def test_applying_a_saved_plan_loads_nothing_of_planning(workdir: Workdir) -> No
             if line.startswith("import time:") and "|" in line}
     assert "engine.backend.saved" in mods, "the saved plan was applied"
     assert sorted(m for m in mods if m.startswith("engine.planning")) == []
+
+
+BACKEND_OPERATIONS = ("backend.operations", "backend.applying", "backend.saved", "backend.options")
+"""The operations a user runs on a state (plan, apply, a saved plan's apply, import, the lock):
+reached through :mod:`engine.api` only. What the command line may still read from ``backend`` is
+not an operation: which state file and workspace (``backend.local``), and which providers are
+installed (``backend.dependencies``, for ``init``, ``providers`` and ``validate``)."""
+
+
+def test_the_command_line_runs_operations_through_the_api_only() -> None:
+    """``engine.cli`` is a client of ``engine.api``: no command module imports the backend's
+    operations, so none can plan, apply, lock or import except through a Workspace."""
+    mods = modules()
+    edges = {name: imports_of(path, set(mods)) for name, path in mods.items()}
+    assert edges["api.operation"] & set(BACKEND_OPERATIONS), "the check cannot see backend imports"  # it can fail
+    wrong = sorted(f"{name} imports {dep}" for name, deps in edges.items() if name.startswith("cli.")
+                   for dep in deps if dep.startswith(BACKEND_OPERATIONS))
+    assert wrong == [], "the command line goes around engine.api"
+    assert {"api.workspace", "api.operation"} <= set().union(*(edges[m] for m in mods if m.startswith("cli."))), \
+        "the command line does not use the API"
+
+
+def test_every_backend_operation_the_command_runs_is_called_from_the_api(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same as the commands run: plan, plan -out, apply of the saved plan, apply, refresh,
+    import, taint and destroy, in process, with every call of a backend operation recorded with
+    the module of its caller. However a command reached one (a module attribute, ``importlib``),
+    the caller of each is ``engine.api`` (or the backend itself)."""
+    import engine.backend.applying as applying
+    import engine.backend.operations as operations
+    import engine.backend.options as options
+    import engine.backend.saved as saved
+    from engine.cli.main import main
+
+    watched = {f.__code__: f.__qualname__ for f in (
+        operations.make_plan, operations.apply_planned, operations.import_resource, saved.open_saved_plan,
+        options.open_state, options.OperationState.__init__, applying.apply_plan)}
+    callers: dict[str, set[str]] = {}
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in watched and frame.f_back is not None:
+            callers.setdefault(watched[frame.f_code], set()).add(frame.f_back.f_globals.get("__name__", "?"))
+
+    (tmp_path / "main.tf").write_text('resource "terraform_data" "a" { input = 1 }\n'
+                                      'resource "terraform_data" "b" { input = terraform_data.a.output }\n'
+                                      'resource "random_password" "q" { length = 12 }\n')
+    monkeypatch.chdir(tmp_path)
+    runs = [["plan"], ["plan", "-out=saved.plan"], ["apply", "saved.plan"], ["apply", "-auto-approve"],
+            ["refresh"], ["taint", "terraform_data.a"], ["state", "rm", "random_password.q"],
+            ["import", "random_password.q", "MyImportedPw1"], ["destroy", "-auto-approve"]]
+    sys.setprofile(profile)
+    try:
+        codes = [main(argv) for argv in runs]
+    finally:
+        sys.setprofile(None)
+    assert codes == [0] * len(runs), capsys.readouterr()
+    assert {"make_plan", "apply_planned", "open_saved_plan", "OperationState.__init__", "import_resource"} <= \
+        set(callers), "the check did not see the operations run"  # it must be able to fail
+    wrong = sorted(f"{fn} called from {m}" for fn, ms in callers.items() for m in ms
+                   if not m.startswith(("engine.api.", "engine.backend.")))
+    assert wrong == [], "the command line goes around engine.api"
