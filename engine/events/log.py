@@ -32,9 +32,10 @@ from typing import Any
 import orjson
 
 from engine.events import jsonline
-from engine.events.stream import _ARRAY, Event, JsonSink, _writer_after
+from engine.events.stream import _ARRAY, LAST_ARRAY, Event, JsonSink, _writer_after
 
 _dumps = orjson.dumps
+_Fragment = orjson.Fragment
 
 
 class EventLog(JsonSink):
@@ -88,7 +89,10 @@ def wire_line(seq: int, t: float, event: Event) -> bytes:
         return _wire
     detail = event[5] if len(event) > 5 else None
     try:
-        line = _dumps((seq, t, event[0], event[1], event[2], event[3], event[4], detail), option=_ARRAY)
+        if LAST_ARRAY[0] is event:  # the -json stream's array, [type, ..., timestamp]\n, inside ours
+            line = _dumps((seq, t, _Fragment(LAST_ARRAY[1][1:-2]), detail), option=_ARRAY)
+        else:
+            line = _dumps((seq, t, event[0], event[1], event[2], event[3], event[4], detail), option=_ARRAY)
     except TypeError:
         line = log_line(seq, t, event)
     _wire_key, _wire = (seq, t, event), line

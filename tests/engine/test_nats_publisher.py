@@ -11,7 +11,7 @@ import anyio
 import orjson
 import pytest
 
-from engine.events import nats_publisher, nats_sink
+from engine.events import log, nats_publisher, nats_sink
 from engine.events import stream as ev
 from engine.events.log import log_line, wire_line
 
@@ -28,6 +28,14 @@ def test_an_event_is_encoded_once_for_every_recorder() -> None:
     assert wire_line(7, 2.5, e) is wire_line(7, 2.5, e)
     assert wire_line(8, 2.5, e) == orjson.dumps([8, 2.5, *e[:5], list(e[5])], option=orjson.OPT_APPEND_NEWLINE)
     assert wire_line(9, 2.5, _event(1)) != wire_line(9, 2.5, _event(2))
+
+
+def test_an_event_the_json_stream_encoded_is_not_encoded_again_for_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    e = _event(3)
+    expected = wire_line(11, 2.5, e)
+    monkeypatch.setattr(ev, "LAST_ARRAY", [e, orjson.dumps(e[:5], option=orjson.OPT_APPEND_NEWLINE)])
+    monkeypatch.setattr(log, "LAST_ARRAY", ev.LAST_ARRAY)
+    assert wire_line(12, 2.5, e) == expected.replace(b"[11,", b"[12,", 1)
 
 
 def test_an_event_orjson_cannot_encode_travels_as_its_formatted_line() -> None:
