@@ -2,7 +2,8 @@
 :class:`engine.events.nats_sink.NatsSink`: the formatting, the client and its acknowledgements run
 here, on the other core, and nothing of the broker's pace reaches strata's event loop.
 
-Started as ``python -P -m engine.events.nats_publisher URL SUBJECT STREAM CONNECT_TIMEOUT``.
+Started as ``python -P -m engine.events.nats_publisher URL SUBJECT STREAM CONNECT_TIMEOUT
+ACK_TIMEOUT`` (seconds: to connect; to wait for the last acknowledgements once the input ended).
 
 * Input (standard input, until it ends): one event per line as the event log's writer takes it
   (:func:`engine.events.log.wire_line`: an array, or a formatted line), in sequence order.
@@ -40,11 +41,13 @@ WINDOW = 64  # messages awaiting their acknowledgement at most
 class Publisher:
     """One run's publishing: what was acknowledged and why it stopped, reported once."""
 
-    def __init__(self, url: str, subject: str, stream: str, connect_timeout: float) -> None:
+    def __init__(self, url: str, subject: str, stream: str, connect_timeout: float, ack_timeout: float) -> None:
         self.url = url
         self.subject = subject
         self.stream = stream
         self.connect_timeout = connect_timeout
+        self.ack_timeout = ack_timeout
+        self.parent = os.getppid()
         self.confirmed: list[tuple[int, int]] = []
         self.failure: str | None = None
         self.reported = False
@@ -95,7 +98,9 @@ class Publisher:
             if self.failure is None and js.publish_async_pending():
                 done = asyncio.ensure_future(js.publish_async_completed())
                 gone = asyncio.ensure_future(self.closed.wait())
-                await asyncio.wait([done, gone], return_when=asyncio.FIRST_COMPLETED)
+                # strata waits for this report close_timeout seconds; if strata is gone, nobody
+                # does: never wait longer than that either way
+                await asyncio.wait([done, gone], timeout=self.ack_timeout, return_when=asyncio.FIRST_COMPLETED)
                 done.cancel()
                 gone.cancel()
                 if self.closed.is_set():
@@ -123,8 +128,23 @@ class Publisher:
             for first, last, payload in batches(data[:end]):
                 if self.closed.is_set():
                     raise ConnectionError("its connection closed")
-                fut = await js.publish_async(self.subject, payload, headers={"Strata-Seq": f"{first}-{last}"})
+                fut = await self._publish(js, payload, {"Strata-Seq": f"{first}-{last}"})
                 fut.add_done_callback(functools.partial(self._acked, (first, last)))
+
+    async def _publish(self, js: Any, payload: bytes, headers: dict[str, str]) -> Any:
+        """Publish, waiting while :data:`WINDOW` messages await their acknowledgement, but not for
+        a strata that is gone (killed: this process is then some other process's child)."""
+        from nats.js.errors import TooManyStalledMsgsError
+
+        while True:
+            try:
+                return await js.publish_async(self.subject, payload, wait_stall=1.0, headers=headers)
+            except TooManyStalledMsgsError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # nats-py turns a cancellation into this
+                    raise asyncio.CancelledError from None
+                if os.getppid() != self.parent:
+                    raise ConnectionError("strata is gone") from None
 
     def _acked(self, seqs: tuple[int, int], fut: asyncio.Future[Any]) -> None:
         if fut.cancelled():
@@ -175,11 +195,11 @@ async def _quiet_cb() -> None:
 
 
 def main(argv: list[str]) -> int:
-    url, subject, stream, connect_timeout = argv[1], argv[2], argv[3], float(argv[4])
+    url, subject, stream, connect_timeout, ack_timeout = argv[1], argv[2], argv[3], float(argv[4]), float(argv[5])
     # in a process group of its own (a Ctrl-C is strata's to handle); strata ends the input, and
     # sends SIGTERM when it will wait no longer: the report then says what was acknowledged
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    publisher = Publisher(url, subject, stream, connect_timeout)
+    publisher = Publisher(url, subject, stream, connect_timeout, ack_timeout)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()

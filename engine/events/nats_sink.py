@@ -164,7 +164,7 @@ class NatsSink:
             # process group of its own: a Ctrl-C is strata's to handle, and strata ends it
             self._process = subprocess.Popen(
                 [sys.executable, "-P", "-m", "engine.events.nats_publisher", t.url, t.subject, t.stream,
-                 str(self.connect_timeout)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                 str(self.connect_timeout), str(self.close_timeout)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=env, process_group=0)
         except OSError as exc:
             self.failure = f"its publisher could not start ({exc.strerror or exc})"

@@ -82,7 +82,7 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     def with_detail(self, detail: dict[str, Any] | tuple[Any, ...]) -> Event:
         """This event with its detail: a dict, or (hot path) a tuple of
         :data:`engine.events.jsonline.DETAIL_FIELDS` in order."""
-        return Event(self[0], self[1], self[2], self[3], self[4], detail)
+        return tuple.__new__(Event, (self[0], self[1], self[2], self[3], self[4], detail))  # hot path
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
         return tuple(self)
