@@ -13,7 +13,7 @@ from benchmarks.scenarios import SCENARIOS
 ROW_KEYS = {
     "e2e": {"n", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "scaling": {"shape", "n", "wall_s", "wall_per_resource_us", "cpu_s", "maxrss_mb"},
-    "overhead": {"n", "config", "wall_s", "cpu_s", "overhead_wall_pct", "overhead_cpu_pct"},
+    "overhead": {"n", "config", "wall_s", "cpu_s", "overhead_wall_pct", "overhead_cpu_pct", "own_cpu_s", "paired_own_pct"},
     "pipelining": {"provider", "n", "b0_start_s", "a_done_s", "b0_before_a_done", "apply_wall_s"},
     "scheduling": {"shape", "n", "parallelism", "latency_ms", "critical_path", "bound_s", "apply_wall_s",
                    "ratio", "efficiency"},

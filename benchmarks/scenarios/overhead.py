@@ -12,7 +12,10 @@ first):
 * ``durable``  ``-quiet``                    fsync'd journal (group commit)
 * ``full``     ``-json > FILE``              both: what a user gets by default with ``-json``
 
-The overhead of a configuration is its median time over ``bare``'s, minus one.
+The overhead of a configuration is its median time over ``bare``'s, minus one. Beside wall and
+CPU time (strata's and its writer and publisher processes'), each run reports strata's *own* CPU
+time (:mod:`benchmarks.own_cpu`): what the configuration costs the event loop, which on this
+shared machine is the steadier figure (the helper processes run on the other core when it is free).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import signal
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +42,6 @@ from ..common import (
     alternate,
     count_config,
     run_measured,
-    strata_argv,
     strata_env,
     summarize,
 )
@@ -90,18 +93,23 @@ def run(ctx: Context) -> Report:
     with Workdirs(ctx.keep) as wd:
         for n in sizes:
             runs: dict[str, list[Run]] = {c: [] for c in configs}
+            own: dict[str, list[float]] = {c: [] for c in configs}
             for r, name in alternate(list(configs), reps):
                 flags, to_file = configs[name]
                 d = wd.new(f"overhead-{n}-{name}")
                 (d / "main.tf").write_text(count_config(n))
+                env = strata_env()
+                env["STRATA_BENCH_OWN_CPU"] = str(d / "own_cpu")
                 with broker(NATS in flags) as where:
                     argv = [f.format(broker=where) if f == NATS else f for f in flags]
-                    res = run_measured([*strata_argv(), "apply", "-auto-approve", *argv], d, strata_env(),
-                                       stdout=d / "events.jsonl" if to_file else None)
+                    res = run_measured([sys.executable, "-m", "benchmarks.own_cpu", "apply", "-auto-approve", *argv],
+                                       d, env, stdout=d / "events.jsonl" if to_file else None)
+                own[name].append(float((d / "own_cpu").read_text()))
                 if "NATS" in res.stderr:
                     ctx.log(f"  {res.stderr.strip()}")
                 runs[name].append(res)
-                ctx.log(f"  N={n:>7} {name:<8} rep {r + 1}: wall {res.wall:7.2f} s  cpu {res.cpu:7.2f} s")
+                ctx.log(f"  N={n:>7} {name:<10} rep {r + 1}: wall {res.wall:7.2f} s  cpu {res.cpu:7.2f} s  "
+                        f"own cpu {own[name][-1]:7.2f} s")
             base = summarize(runs["bare"])
             for name, (flags, to_file) in configs.items():
                 s = summarize(runs[name])
@@ -109,6 +117,7 @@ def run(ctx: Context) -> Report:
                 # cancels most of a slow period of this shared machine, a median of medians does not
                 paired = [a.wall / b.wall for a, b in zip(runs[name], runs["bare"], strict=True)]
                 paired_cpu = [a.cpu / b.cpu for a, b in zip(runs[name], runs["bare"], strict=True)]
+                paired_own = [a / b for a, b in zip(own[name], own["bare"], strict=True)]
                 rows.append({
                     "n": n, "config": name, "flags": " ".join(flags) + (" > events.jsonl" if to_file else ""),
                     "wall_s": s["wall_median_s"], "cpu_s": s["cpu_median_s"], "runs": s["wall_s"],
@@ -116,6 +125,8 @@ def run(ctx: Context) -> Report:
                     "overhead_cpu_pct": round((s["cpu_median_s"] / base["cpu_median_s"] - 1) * 100, 1),
                     "paired_wall_pct": round((statistics.median(paired) - 1) * 100, 1),
                     "paired_cpu_pct": round((statistics.median(paired_cpu) - 1) * 100, 1),
+                    "own_cpu_s": round(statistics.median(own[name]), 3),
+                    "paired_own_pct": round((statistics.median(paired_own) - 1) * 100, 1),
                     "paired_range_pct": f"{(min(paired) - 1) * 100:+.0f}..{(max(paired) - 1) * 100:+.0f}%",
                 })
     targets = []
@@ -133,7 +144,8 @@ def run(ctx: Context) -> Report:
         f = every[0]
         targets.append(Target("the whole events path (-json, -events=FILE, NATS) vs none at 100k", "< 15%",
                               f"{f['paired_wall_pct']:+.1f}% wall, {f['paired_cpu_pct']:+.1f}% CPU (median of "
-                              f"per-round ratios; rounds {f['paired_range_pct']})", f["paired_wall_pct"] < 15))
+                              f"per-round ratios; rounds {f['paired_range_pct']}); strata's own CPU "
+                              f"{f['paired_own_pct']:+.1f}%", f["paired_wall_pct"] < 15))
     else:
         targets.append(Target("the whole events path (-json, -events=FILE, NATS) vs none at 100k", "< 15%",
                               "not measured", None))
@@ -148,13 +160,18 @@ def run(ctx: Context) -> Report:
                  Column("cpu_s", "CPU (s)", "{:.2f}"), Column("overhead_cpu_pct", "overhead (CPU)", "{:+.1f}%"),
                  Column("paired_wall_pct", "per-round overhead (wall)", "{:+.1f}%"),
                  Column("paired_cpu_pct", "per-round overhead (CPU)", "{:+.1f}%"),
+                 Column("own_cpu_s", "strata's own CPU (s)", "{:.2f}"),
+                 Column("paired_own_pct", "per-round overhead (own CPU)", "{:+.1f}%"),
                  Column("paired_range_pct", "rounds' range (wall)")],
         rows=rows, targets=targets,
         notes=["Overhead is relative to `bare` (-quiet -no-fsync). The configurations run back to back "
                "in each round (the order rotates); *per-round overhead* is the median over rounds of "
                "config / bare within the round, which the target uses: a slow period of this shared "
                "machine then slows both sides of a ratio. *overhead (wall)* compares medians of all runs.",
-               "fsync cost is mostly wall time (waiting for the disk), not CPU."],
+               "fsync cost is mostly wall time (waiting for the disk), not CPU.",
+               "Each command runs as `python -m benchmarks.own_cpu apply ...` (the same `strata`, which "
+               "writes its own CPU time at exit): *CPU* counts strata and its writer and publisher "
+               "processes (and the NATS server's not at all), *strata's own CPU* strata's process alone."],
     )
 
 

@@ -32,9 +32,10 @@ from typing import Any
 import orjson
 
 from engine.events import jsonline
-from engine.events.stream import _ARRAY, Event, JsonSink, _writer_after
+from engine.events.stream import _ARRAY, LAST_ARRAY, Event, JsonSink, _writer_after
 
 _dumps = orjson.dumps
+_Fragment = orjson.Fragment
 
 
 class EventLog(JsonSink):
@@ -58,12 +59,8 @@ class EventLog(JsonSink):
             return
         if self._writer is None and 0 <= self._writer_after <= self._count and self._within is not None:
             self._start_writer()
-        detail = event[5] if len(event) > 5 else None
         if self._writer is not None:
-            try:
-                line = _dumps((seq, t, event[0], event[1], event[2], event[3], event[4], detail), option=_ARRAY)
-            except TypeError:
-                line = log_line(seq, t, event)
+            line = wire_line(seq, t, event)
         else:
             self._count += 1
             line = log_line(seq, t, event)
@@ -74,6 +71,32 @@ class EventLog(JsonSink):
         self.flush()
         self.closed = True
         self.stream.close()
+
+
+_wire_key: tuple[int, float, Event | None] = (0, 0.0, None)
+_wire = b""
+
+
+def wire_line(seq: int, t: float, event: Event) -> bytes:
+    """The log line of ``event`` as the processes that format them take it
+    (:func:`engine.events.jsonline.format_lines`): the compact array ``[seq, monotonic, type,
+    message, payload, level, timestamp, detail]``, or the formatted line for what orjson cannot
+    encode. Encoded once per event: the event log's writer and the NATS sink's publisher share the
+    bytes (hot path: the one orjson call the event loop makes per event and recorder)."""
+    global _wire_key, _wire
+    key = _wire_key
+    if key[2] is event and key[0] == seq and key[1] == t:
+        return _wire
+    detail = event[5] if len(event) > 5 else None
+    try:
+        if LAST_ARRAY[0] is event:  # the -json stream's array, [type, ..., timestamp]\n, inside ours
+            line = _dumps((seq, t, _Fragment(LAST_ARRAY[1][1:-2]), detail), option=_ARRAY)
+        else:
+            line = _dumps((seq, t, event[0], event[1], event[2], event[3], event[4], detail), option=_ARRAY)
+    except TypeError:
+        line = log_line(seq, t, event)
+    _wire_key, _wire = (seq, t, event), line
+    return line
 
 
 def log_line(seq: int, t: float, event: Event) -> bytes:

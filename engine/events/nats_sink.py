@@ -9,35 +9,43 @@ first use if no stream captures it yet: a consumer replays the run from there.
 
 The broker never fails or stalls the apply:
 
-* the recorder only appends the line to a buffer; every ``max_delay`` seconds the buffer goes to
-  a thread of its own running the NATS client (nats-py is asyncio's: strata's loop may be trio),
-  through a queue bounded in bytes (past it, batches are dropped, and counted);
-* the thread publishes and confirms each batch with a round trip to the server (a flush): what
-  is confirmed is in the server;
-* at the end the thread gets ``close_timeout`` seconds to finish; whatever was not confirmed by
-  then is dropped, and the sink says so in one line on stderr (how many events, which sequence
-  numbers, why). A broker that is down from the start costs one connection attempt.
+* the recorder only appends the event's encoded array (:func:`engine.events.log.wire_line`, shared
+  with the event log's writer) to a buffer; within ``max_delay`` seconds the buffer goes down a
+  non-blocking pipe to a publisher process (:mod:`engine.events.nats_publisher`), which formats the
+  lines, publishes them with JetStream's asynchronous publish and counts the acknowledgements, on
+  the other core; what the pipe does not take waits here, up to :data:`QUEUE_BYTES` (past it,
+  events are dropped, and counted);
+* an acknowledgement from the stream is what makes an event *confirmed*;
+* at the end the publisher gets ``close_timeout`` seconds to take the rest and have it
+  acknowledged; then it is told to stop and report, and whatever was not confirmed is dropped: the
+  sink says so in one line on stderr (how many events, from which sequence number, why). A broker
+  that is down from the start costs one connection attempt, in the publisher.
 """
 
 from __future__ import annotations
 
 import contextlib
-import queue
+import fcntl
+import os
 import re
+import select
+import subprocess
 import sys
-import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import anyio
+import orjson
 
-from engine.events.log import log_line
+from engine.events.log import wire_line
 from engine.events.stream import Event, FlushWithin
 
-_BATCH = 256 << 10  # bytes per message at most (the server's default max_payload is 1 MiB)
-_QUEUE_BYTES = 64 << 20  # bytes waiting for the thread before batches are dropped
+BATCH = 256 << 10  # bytes gathered before they go to the publisher without waiting for max_delay
+QUEUE_BYTES = 64 << 20  # bytes waiting for the publisher before events are dropped
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Linux)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +82,13 @@ class NatsSink:
         self.connect_timeout = connect_timeout
         self.has_log = False
         """An event log is written too (the one line then says where the dropped events are)."""
-        self._buf = bytearray()
-        self._first = 0  # the first sequence number in _buf
-        self._last = 0
+        self._buf = bytearray()  # whole lines for the publisher, but the first may be partly sent
         self._within: FlushWithin | None = None
-        self._queue: queue.Queue[tuple[int, int, bytes] | None] = queue.Queue()
-        self._queued_bytes = 0
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._pipe = -1  # the publisher's input (-1: none, or gone)
         self.recorded = 0
-        self.confirmed: list[tuple[int, int]] = []  # sequence ranges the server confirmed
+        self.first_seq = 0  # the first sequence number recorded
+        self.confirmed: list[tuple[int, int]] = []  # sequence ranges the stream acknowledged
         self.failure: str | None = None
         """Why the broker took no more (None: it took everything)."""
 
@@ -95,125 +100,135 @@ class NatsSink:
         """Hot path: one call per event of the run; never waits."""
         if self._within is None:
             return
+        if not self.recorded:
+            self.first_seq = seq
         self.recorded += 1
-        if not self._buf:
-            self._first = seq
+        buf = self._buf
+        if self._pipe < 0 or len(buf) >= QUEUE_BYTES:
+            return  # dropped: never confirmed, so counted in the report
+        if not buf:
             self._within.mark()
-        self._last = seq
-        self._buf += log_line(seq, t, event)
-        if len(self._buf) >= _BATCH:
+        buf += wire_line(seq, t, event)
+        if len(buf) >= BATCH:
             self.flush()
 
     def flush(self) -> None:
-        """Hand what is gathered to the publishing thread (or drop it: the queue is full)."""
-        if not self._buf:
+        """Hand the publisher what its pipe takes now; the rest waits for the next flush."""
+        buf = self._buf
+        if not buf or self._pipe < 0:
             return
-        data, self._buf = bytes(self._buf), bytearray()
-        with self._lock:
-            if self._queued_bytes + len(data) > _QUEUE_BYTES:
-                return  # dropped: counted as not confirmed
-            self._queued_bytes += len(data)
-        self._queue.put((self._first, self._last, data))
+        sent = 0
+        try:
+            with memoryview(buf) as view:
+                while sent < len(view):
+                    sent += os.write(self._pipe, view[sent:])
+        except BlockingIOError:
+            pass
+        except OSError as exc:  # the publisher is gone (its report will say why)
+            self._gone(f"its publisher stopped ({exc.strerror or exc})")
+            return
+        del buf[:sent]
+        if buf and self._within is not None:
+            self._within.mark()  # try again within max_delay
+
+    def _gone(self, why: str) -> None:
+        self.failure = self.failure or why
+        self._buf.clear()
+        if self._pipe >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._pipe)
+            self._pipe = -1
 
     @contextlib.asynccontextmanager
     async def batching(self) -> AsyncIterator[None]:
-        self._thread = threading.Thread(target=self._run_thread, name="strata-nats", daemon=True)
-        self._thread.start()
+        self._start()
         self._within = FlushWithin(self.flush, self.max_delay)
         try:
             async with self._within.running():
                 yield
         finally:
             self._within = None
-            self._queue.put(None)
-            thread = self._thread
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(thread.join, self.close_timeout, abandon_on_cancel=True)
-            if thread.is_alive() and self.failure is None:
-                self.failure = f"the broker did not confirm them within {self.close_timeout:g} s"
+                await anyio.to_thread.run_sync(self._finish, abandon_on_cancel=True)
             self._report()
 
-    # ------------------------------------------------------------------ the publishing thread
+    # ------------------------------------------------------------------ the publisher process
 
-    def _run_thread(self) -> None:
-        import asyncio
-
+    def _start(self) -> None:
+        """Start the publisher (it connects while the first events wait in its pipe)."""
+        t = self.target
+        root = str(Path(__file__).resolve().parents[2])  # where the engine package is
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         try:
-            asyncio.run(self._publish())
-        except BaseException as exc:  # noqa: BLE001 - the broker's failure is the sink's, never the run's
-            self._fail(_reason(exc))
-
-    def _fail(self, why: str) -> None:
-        if self.failure is None:
-            self.failure = why
-
-    async def _publish(self) -> None:
-        import asyncio
-
-        import nats
-
-        loop = asyncio.get_running_loop()
-        take = lambda: self._queue.get()  # noqa: E731 - blocking: run in the loop's executor
-        try:
-            nc = await nats.connect(self.target.url, connect_timeout=self.connect_timeout, allow_reconnect=True,
-                                    max_reconnect_attempts=2, reconnect_time_wait=0.2,
-                                    error_cb=_quiet, disconnected_cb=_quiet_cb, closed_cb=_quiet_cb)
-        except BaseException as exc:
-            self._fail(f"no broker at {self.target.url} ({_reason(exc)})")
-            await self._discard(loop)
+            # -P: neither strata's working directory nor the script's first on the path; a
+            # process group of its own: a Ctrl-C is strata's to handle, and strata ends it
+            self._process = subprocess.Popen(
+                [sys.executable, "-P", "-m", "engine.events.nats_publisher", t.url, t.subject, t.stream,
+                 str(self.connect_timeout), str(self.close_timeout)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env=env, process_group=0)
+        except OSError as exc:
+            self.failure = f"its publisher could not start ({exc.strerror or exc})"
             return
-        try:
-            js = nc.jetstream()
-            try:
-                await js.find_stream_name_by_subject(self.target.subject)
-            except Exception:  # noqa: BLE001 - no stream captures the subject yet: make one
-                await js.add_stream(name=self.target.stream, subjects=[self.target.subject])
-            while True:
-                item = await loop.run_in_executor(None, take)
-                if item is None:
-                    break
-                first, last, data = item
-                with self._lock:
-                    self._queued_bytes -= len(data)
-                if self.failure is not None:
-                    continue
-                await nc.publish(self.target.subject, data, headers={"Strata-Seq": f"{first}-{last}"})
-                await nc.flush(timeout=2)  # a round trip: the server has the batch
-                self.confirmed.append((first, last))
-        except BaseException as exc:
-            self._fail(f"the broker at {self.target.url} went away ({_reason(exc)})")
-            await self._discard(loop)
-        finally:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(nc.close(), 1)
+        assert self._process.stdin is not None
+        self._pipe = self._process.stdin.fileno()
+        os.set_blocking(self._pipe, False)
+        with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)
+            fcntl.fcntl(self._pipe, _F_SETPIPE_SZ, 1 << 20)
 
-    async def _discard(self, loop: Any) -> None:
-        """Take what is queued until the end, publishing nothing: the run goes on regardless."""
-        while await loop.run_in_executor(None, self._queue.get) is not None:
-            pass
+    def _finish(self) -> None:
+        """Blocking (in a thread): hand over the rest, end the publisher's input, and read its
+        report, within ``close_timeout`` seconds; then tell it to stop (SIGTERM) and report."""
+        proc = self._process
+        if proc is None:
+            return
+        deadline = time.monotonic() + self.close_timeout
+        while self._buf and self._pipe >= 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            p = select.poll()
+            p.register(self._pipe, select.POLLOUT)
+            if p.poll(left * 1000):
+                self.flush()
+        self._buf.clear()
+        if self._pipe >= 0:
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            self._pipe = -1
+        try:
+            proc.wait(max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
+            self.failure = self.failure or f"the broker did not confirm them within {self.close_timeout:g} s"
+            proc.terminate()
+            try:
+                proc.wait(1.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        assert proc.stdout is not None
+        report = proc.stdout.read()
+        proc.stdout.close()
+        try:
+            doc = orjson.loads(report.splitlines()[0])
+            self.confirmed = [(a, b) for a, b in doc["confirmed"]]
+            if doc["failure"]:
+                self.failure = doc["failure"]
+        except (IndexError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            self.failure = self.failure or f"its publisher exited with status {proc.returncode}"
 
     def _report(self) -> None:
         confirmed = sum(b - a + 1 for a, b in self.confirmed)
         dropped = self.recorded - confirmed
         if not dropped:
             return
-        done = {s for a, b in self.confirmed for s in range(a, b + 1)} if len(self.confirmed) < 10_000 else set()
-        first = next((s for s in range(1, self.recorded + 1) if s not in done), 0)
+        first = self.first_seq
+        for a, b in sorted(self.confirmed):  # the first sequence number not confirmed
+            if a > first:
+                break
+            first = max(first, b + 1)
         where = " (the event log has them)" if self.has_log else ""
         why = self.failure or "not confirmed"
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(f"strata: NATS {self.target.url}/{self.target.subject}: dropped {dropped} of "
                              f"{self.recorded} events, from seq {first}: {why}{where}; the run went on.\n")
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0][:200]
-
-
-async def _quiet(exc: Exception) -> None:
-    """nats-py's error callback: its errors are the sink's to report, once, at the end."""
-
-
-async def _quiet_cb() -> None:
-    pass

@@ -82,7 +82,7 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
     def with_detail(self, detail: dict[str, Any] | tuple[Any, ...]) -> Event:
         """This event with its detail: a dict, or (hot path) a tuple of
         :data:`engine.events.jsonline.DETAIL_FIELDS` in order."""
-        return Event(self[0], self[1], self[2], self[3], self[4], detail)
+        return tuple.__new__(Event, (self[0], self[1], self[2], self[3], self[4], detail))  # hot path
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # copy and pickle rebuild it field by field
         return tuple(self)
@@ -326,6 +326,8 @@ class JsonSink:
                 line = _dumps(event[:5], option=_ARRAY)  # [type, message, payload, level, timestamp]
             except TypeError:  # formatted here (as without a writer), passed through as it is
                 line = _line_here(event)
+            else:
+                LAST_ARRAY[0], LAST_ARRAY[1] = event, line
         else:
             self._count += 1
             line = _line_here(event)
@@ -419,6 +421,11 @@ class JsonSink:
             self.closed = True
             stream_failed(RuntimeError(f"its writer process exited with status {status}"), self.what)
 
+
+LAST_ARRAY: list[Any] = [None, b""]
+"""The last event a sink sent its writer process as an array, and the array's bytes: the event
+log's array (:func:`engine.events.log.wire_line`) is made from them without encoding the payload
+again (hot path)."""
 
 _BATCH = 1 << 20
 _PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import orjson
+import pytest
 
 from engine.events.log import read_log
 from tests.conftest import REPO, Workdir
@@ -31,7 +32,12 @@ def _log(workdir: Workdir, name: str = "events.jsonl") -> list[dict]:
     return [orjson.loads(line) for line in (workdir.path / name).read_bytes().splitlines()]
 
 
-def test_event_log_numbers_every_event_of_the_json_stream_without_gaps(workdir: Workdir) -> None:
+@pytest.mark.parametrize("writer_after", ["5000", "0"], ids=["formatted-here", "writer-processes"])
+def test_event_log_numbers_every_event_of_the_json_stream_without_gaps(
+        workdir: Workdir, monkeypatch: pytest.MonkeyPatch, writer_after: str) -> None:
+    # "0": the -json stream and the log go to their writer processes from the first event, the
+    # log's arrays made from the stream's
+    monkeypatch.setenv("STRATA_JSON_WRITER_AFTER", writer_after)
     workdir.write(CHAIN)
     res = workdir.strata("apply", "-auto-approve", "-json", "-events=events.jsonl", check=True)
     log = _log(workdir)
@@ -43,6 +49,7 @@ def test_event_log_numbers_every_event_of_the_json_stream_without_gaps(workdir: 
     strip = ("seq", "monotonic", "detail")
     assert [{k: v for k, v in e.items() if k not in strip} for e in log[1:]] == res.events
     assert not any("seq" in e or "detail" in e for e in res.events)
+    assert all("detail" in e for e in log if e["type"] in ("apply_start", "apply_complete"))
 
 
 def test_event_log_is_written_with_human_output(workdir: Workdir) -> None:
