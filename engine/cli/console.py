@@ -21,6 +21,7 @@ from engine.config.locals import LocalValues
 from engine.config.module import load_module
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
+from engine.lang.ephemerality import Ephemerality
 from engine.lang.evaluate import evaluate
 from engine.lang.hcl import parse_expression
 from engine.lang.scope import EvalError, Scope
@@ -89,6 +90,7 @@ class ConsoleSession:
 
     def __init__(self, module: Module, state: State, variables: dict[str, Any], sensitivity: Any) -> None:
         self.sensitivity = sensitivity
+        self.ephemerality = Ephemerality(module)
         resolver = ApplyResolver(module, state, _expansions(module, state))
         failures: list[Diagnostic] = []
 
@@ -112,6 +114,8 @@ class ConsoleSession:
             raise DiagnosticsError(failed)
         if self.sensitivity is not None and self.sensitivity.uses(expr):
             return "(sensitive value)"
+        if self.ephemerality.uses(expr):
+            return "(ephemeral value)"
         return output_text(value)
 
 

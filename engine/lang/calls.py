@@ -9,7 +9,8 @@ from typing import Any
 
 from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import expr as E
-from engine.lang.diagnostic_values import traversals
+from engine.lang.diagnostic_values import path_of, traversals
+from engine.lang.ephemerality import Ephemerality, references
 from engine.lang.functions.arguments import ArgumentError
 from engine.lang.functions.registry import CORE, PARAMS, base_name, function_named, signature
 from engine.lang.functions.templates import STRING_TEMPLATE_NAME, TEMPLATE_FUNCTIONS, template_for
@@ -43,6 +44,9 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
                             e.line)
         args.extend(last)
     try:
+        if name == "ephemeralasnull":
+            fn(*args)
+            return None if ephemeral(e.args[0], scope) else args[0]
         if name in TEMPLATE_FUNCTIONS or name == "issensitive":
             fn(*args)  # only its arguments checked: the evaluator does the rest, below
             return _issensitive(e, args, scope) if name == "issensitive" else _template(e, name, args, scope,
@@ -73,6 +77,15 @@ def _issensitive(e: E.Call, args: list[Any], scope: Scope) -> Any:
     if args[0] is UNKNOWN:
         return UNKNOWN
     return bool(scope.sensitivity is not None and scope.sensitivity.uses(e.args[0]))
+
+
+def ephemeral(e: E.Expr, scope: Scope) -> bool:
+    """Is ``e`` derived from an ephemeral value (:mod:`engine.lang.ephemerality`), in the module the
+    scope's sensitivity answers for (without one: ``terraform.applying`` itself)?"""
+    module = getattr(scope.sensitivity, "module", None)
+    if module is None:
+        return any(path_of(t)[0] == "terraform" and path_of(t)[1][:1] == ("applying",) for t in references(e))
+    return Ephemerality(module).uses(e)
 
 
 _TEMPLATE_DEPTH: ContextVar[int] = ContextVar("_TEMPLATE_DEPTH", default=0)
