@@ -39,6 +39,7 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
         schema = schemas.get(rc.addr)
         if schema is not None:
             _blocks(rc.blocks, schema.blocks, diags)
+    diags += provider_blocks(module, providers)
     diags += for_each_values(module, providers)
     wrong = {module.context_of(d.subject) for d in [*(found or ()), *diags] if d.severity == "error"}
     failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
@@ -217,6 +218,29 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
                                b.range))
             continue
         _block_body(b, bs, diags)
+
+
+def provider_blocks(module: Module, providers: Providers) -> list[Diagnostic]:
+    """A provider block's arguments and nested blocks (``dynamic`` ones' content too) checked
+    against the provider's own schema, as terraform's validate checks them."""
+    diags: list[Diagnostic] = []
+    for pc in module.providers.values():
+        schema = providers.provider_schema(pc.name) if providers.known(pc.name) else None
+        if schema is None:
+            continue
+        for name, a_s in schema.attributes.items():
+            if a_s.required and name not in pc.attributes:
+                diags.append(error("Missing required argument",
+                                   f'The argument "{name}" is required, but no definition was found.', pc.range))
+        for name, a in pc.attributes.items():
+            if name not in schema.attributes:
+                detail = f'An argument named "{name}" is not expected here.'
+                suggestion = name_suggestion(name, list(schema.attributes))
+                if suggestion:
+                    detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
+                diags.append(error("Unsupported argument", detail, a.range))
+        _blocks(pc.blocks, schema.blocks, diags)
+    return diags
 
 
 def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
