@@ -24,6 +24,7 @@ from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors
 from engine.lang.ephemerality import Ephemerality
 from engine.lang.evaluate import evaluate
 from engine.lang.hcl import parse_expression
+from engine.lang.null_types import StaticTypes
 from engine.lang.scope import EvalError, Scope
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.expansion import kind_of
@@ -91,6 +92,8 @@ class ConsoleSession:
     def __init__(self, module: Module, state: State, variables: dict[str, Any], sensitivity: Any) -> None:
         self.sensitivity = sensitivity
         self.ephemerality = Ephemerality(module)
+        self.types = StaticTypes(lambda name: getattr(module.variables.get(name), "type", "dynamic"),
+                                 lambda name: getattr(module.locals.get(name), "expr", None))
         resolver = ApplyResolver(module, state, _expansions(module, state))
         failures: list[Diagnostic] = []
 
@@ -116,7 +119,7 @@ class ConsoleSession:
             return "(sensitive value)"
         if self.ephemerality.uses(expr):
             return "(ephemeral value)"
-        return output_text(value)
+        return output_text(value, ty=self.types.of(expr))
 
 
 def _expansions(module: Module, state: State) -> dict[Any, Expansion]:
