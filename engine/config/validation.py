@@ -19,6 +19,7 @@ from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned, unplanned_locals
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
+from engine.lang.calls import PROVIDER, unknown_provider_function
 from engine.lang.convert import friendly_name
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
@@ -117,11 +118,15 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
     for fn, e in _all_expressions(module):
         for c in _calls(e):
             name = c.name[6:] if c.name.startswith("core::") else c.name
-            if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS or name.startswith("provider::"):
+            if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS:
                 continue
             if (fn, c.line, c.name) in seen:
                 continue
             seen.add((fn, c.line, c.name))
+            if c.name.startswith(PROVIDER):
+                diags.append(error("Unknown provider function", unknown_provider_function(c.name),
+                                   SourceRange(fn, c.line)))
+                continue
             diags.append(error("Call to unknown function", f'There is no function named "{c.name}".',
                                SourceRange(fn, c.line)))
     return diags
