@@ -103,10 +103,16 @@ def _calls(e: E.Expr) -> Iterator[E.Call]:
             continue
         if isinstance(x, E.Call):
             yield x
-        for f in reversed(fields(x)):
-            v = getattr(x, f.name)
+        names = _FIELDS.get(type(x))
+        if names is None:  # dataclasses.fields builds its answer anew each call: once per kind
+            names = _FIELDS[type(x)] = tuple(f.name for f in reversed(fields(x)))
+        for name in names:
+            v = getattr(x, name)
             if isinstance(v, (E.Expr, tuple)):
                 stack.append(v)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def unknown_functions(module: Module) -> list[Diagnostic]:
