@@ -17,6 +17,7 @@ from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
 from engine.config.validation import validate_module
 from engine.diagnostics import Diagnostic, DiagnosticsError, errors_of
+from engine.lang.ephemerality import refusals
 from engine.planning.order import config_graph, config_order, resource_graph_of
 from engine.provider.registry import Providers
 
@@ -29,7 +30,7 @@ async def cmd_validate(a: Args, out: Output) -> int:
         require_installed(module, ws.path, providers)
         found = check_resource_types(module, providers)
         config_order(config_graph(module), found)
-        found = module.with_context(found + validate_module(module, providers, found))
+        found = module.with_context(found + validate_module(module, providers, found) + refusals(module))
         errs = errors_of(found)
         if errs:
             raise DiagnosticsError(errs)

@@ -21,8 +21,10 @@ from engine.config.locals import LocalValues
 from engine.config.module import load_module
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
+from engine.lang.ephemerality import Ephemerality
 from engine.lang.evaluate import evaluate
 from engine.lang.hcl import parse_expression
+from engine.lang.null_types import StaticTypes
 from engine.lang.scope import EvalError, Scope
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.expansion import kind_of
@@ -89,6 +91,9 @@ class ConsoleSession:
 
     def __init__(self, module: Module, state: State, variables: dict[str, Any], sensitivity: Any) -> None:
         self.sensitivity = sensitivity
+        self.ephemerality = Ephemerality(module)
+        self.types = StaticTypes(lambda name: getattr(module.variables.get(name), "type", "dynamic"),
+                                 lambda name: getattr(module.locals.get(name), "expr", None))
         resolver = ApplyResolver(module, state, _expansions(module, state))
         failures: list[Diagnostic] = []
 
@@ -112,7 +117,9 @@ class ConsoleSession:
             raise DiagnosticsError(failed)
         if self.sensitivity is not None and self.sensitivity.uses(expr):
             return "(sensitive value)"
-        return output_text(value)
+        if self.ephemerality.uses(expr):
+            return "(ephemeral value)"
+        return output_text(value, ty=self.types.of(expr))
 
 
 def _expansions(module: Module, state: State) -> dict[Any, Expansion]:

@@ -188,6 +188,9 @@ class Module:
     provider_map: dict[str, str] = field(default_factory=dict)
     """This module's provider keys -> the root's configuration serving it (empty in the root)."""
     configuration_aliases: frozenset[str] = frozenset()
+    mentions_applying: bool = False
+    """A file of it has the word ``applying``: only then may it use ``terraform.applying``
+    (:func:`engine.lang.ephemerality.refusals` looks no further otherwise)."""
     _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
     _template_cache: dict[tuple[object, ...], ResourceConfig] = field(default_factory=dict)
 

@@ -143,6 +143,8 @@ def _read_file(module: Module, root: str, path: str, diags: list[Diagnostic]) ->
     except (OSError, UnicodeDecodeError) as exc:
         diags.append(error("Failed to read file", str(exc), SourceRange(display, 1)))
         return
+    if "applying" in text:
+        module.mentions_applying = True
     try:
         blocks = parse_json(text, display) if path.endswith(".json") else parse_hcl(text, display)
     except DiagnosticsError as exc:

@@ -86,11 +86,9 @@ def validate_references(module: Module) -> list[Diagnostic]:
                     diags.append(error('Invalid "path" attribute',
                                        f'The "path" object does not have an attribute named "{name}".', where))
             elif ref.root == "terraform":
-                if name != "workspace":
+                if name not in ("workspace", "applying"):
                     diags.append(error('Invalid "terraform" attribute', TERRAFORM_ATTRIBUTE.format(name=name),
-                                       where) if name != "applying" else
-                                 error("Unsupported reference", "terraform.applying is not supported by strata "
-                                       "yet.", where))
+                                       where))
             elif ref.root == "self":
                 diags.append(error('Unsupported reference "self"',
                                    'References to "self" are not supported by strata yet.', where))

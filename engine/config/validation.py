@@ -19,6 +19,7 @@ from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned, unplanned_locals
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
+from engine.lang.calls import PROVIDER, unknown_provider_function
 from engine.lang.convert import friendly_name
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
@@ -39,6 +40,7 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
         schema = schemas.get(rc.addr)
         if schema is not None:
             _blocks(rc.blocks, schema.blocks, diags)
+    diags += provider_blocks(module, providers)
     diags += for_each_values(module, providers)
     wrong = {module.context_of(d.subject) for d in [*(found or ()), *diags] if d.severity == "error"}
     failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
@@ -101,10 +103,16 @@ def _calls(e: E.Expr) -> Iterator[E.Call]:
             continue
         if isinstance(x, E.Call):
             yield x
-        for f in reversed(fields(x)):
-            v = getattr(x, f.name)
+        names = _FIELDS.get(type(x))
+        if names is None:  # dataclasses.fields builds its answer anew each call: once per kind
+            names = _FIELDS[type(x)] = tuple(f.name for f in reversed(fields(x)))
+        for name in names:
+            v = getattr(x, name)
             if isinstance(v, (E.Expr, tuple)):
                 stack.append(v)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def unknown_functions(module: Module) -> list[Diagnostic]:
@@ -116,11 +124,15 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
     for fn, e in _all_expressions(module):
         for c in _calls(e):
             name = c.name[6:] if c.name.startswith("core::") else c.name
-            if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS or name.startswith("provider::"):
+            if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS:
                 continue
             if (fn, c.line, c.name) in seen:
                 continue
             seen.add((fn, c.line, c.name))
+            if c.name.startswith(PROVIDER):
+                diags.append(error("Unknown provider function", unknown_provider_function(c.name),
+                                   SourceRange(fn, c.line)))
+                continue
             diags.append(error("Call to unknown function", f'There is no function named "{c.name}".',
                                SourceRange(fn, c.line)))
     return diags
@@ -217,6 +229,29 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
                                b.range))
             continue
         _block_body(b, bs, diags)
+
+
+def provider_blocks(module: Module, providers: Providers) -> list[Diagnostic]:
+    """A provider block's arguments and nested blocks (``dynamic`` ones' content too) checked
+    against the provider's own schema, as terraform's validate checks them."""
+    diags: list[Diagnostic] = []
+    for pc in module.providers.values():
+        schema = providers.provider_schema(pc.name) if providers.known(pc.name) else None
+        if schema is None:
+            continue
+        for name, a_s in schema.attributes.items():
+            if a_s.required and name not in pc.attributes:
+                diags.append(error("Missing required argument",
+                                   f'The argument "{name}" is required, but no definition was found.', pc.range))
+        for name, a in pc.attributes.items():
+            if name not in schema.attributes:
+                detail = f'An argument named "{name}" is not expected here.'
+                suggestion = name_suggestion(name, list(schema.attributes))
+                if suggestion:
+                    detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
+                diags.append(error("Unsupported argument", detail, a.range))
+        _blocks(pc.blocks, schema.blocks, diags)
+    return diags
 
 
 def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:

@@ -7,7 +7,7 @@ evaluation error can name ``file:line``. Parsing (``engine.hcl``) builds them;
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,61 +166,54 @@ def _traversal(e: Expr) -> tuple[str, list[str | Expr]] | None:
 
 
 def references(e: Expr, bound: frozenset[str] = frozenset()) -> Iterator[Reference]:
-    """Every reference in ``e`` to a name not bound by an enclosing ``for``."""
-    if isinstance(e, (GetAttr, Index, Var)):
-        t = _traversal(e)
-        if t is not None:
-            root, steps = t
-            if root not in bound:
-                yield Reference(root, tuple(steps), e.line)
-            for s in steps:
-                if isinstance(s, Expr):
-                    yield from references(s, bound)
-            return
-        if isinstance(e, GetAttr):
-            yield from references(e.obj, bound)
-        elif isinstance(e, Index):
-            yield from references(e.obj, bound)
-            yield from references(e.key, bound)
-        return
-    if isinstance(e, Template):
-        for p in e.parts:
-            if isinstance(p, Expr):
-                yield from references(p, bound)
-    elif isinstance(e, TupleExpr):
-        for x in e.items:
-            yield from references(x, bound)
-    elif isinstance(e, ObjectExpr):
-        for k, v in e.items:
-            yield from references(k, bound)
-            yield from references(v, bound)
-    elif isinstance(e, Splat):
-        yield from references(e.obj, bound)
-        yield from references(e.each, bound)
-    elif isinstance(e, Call):
-        for x in e.args:
-            yield from references(x, bound)
-    elif isinstance(e, Binary):
-        yield from references(e.left, bound)
-        yield from references(e.right, bound)
-    elif isinstance(e, Unary):
-        yield from references(e.operand, bound)
-    elif isinstance(e, Conditional):
-        yield from references(e.cond, bound)
-        yield from references(e.true, bound)
-        yield from references(e.false, bound)
-    elif isinstance(e, TemplateIf):
-        yield from references(e.cond, bound)
-        yield from references(e.true, bound)
-        yield from references(e.false, bound)
-    elif isinstance(e, TemplateFor):
-        yield from references(e.collection, bound)
-        yield from references(e.body, bound | {e.value_var} | ({e.key_var} if e.key_var else set()))
-    elif isinstance(e, ForExpr):
-        yield from references(e.collection, bound)
-        inner = bound | {e.value_var} | ({e.key_var} if e.key_var else set())
-        if e.key is not None:
-            yield from references(e.key, inner)
-        yield from references(e.value, inner)
-        if e.cond is not None:
-            yield from references(e.cond, inner)
+    """Every reference in ``e`` to a name not bound by an enclosing ``for``, in source order.
+
+    A loop over an explicit stack, not recursion: nesting may be deep, and a chain of nested
+    generators costs every reference a step through each level (a hot path: validate and the
+    configuration's graph ask it of every expression)."""
+    stack: list[tuple[Expr, frozenset[str]]] = [(e, bound)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        e, bound = pop()
+        t = type(e)
+        if t is GetAttr or t is Index or t is Var:
+            tr = _traversal(e)
+            if tr is not None:
+                root, steps = tr
+                if root not in bound:
+                    yield Reference(root, tuple(steps), e.line)
+                stack.extend((s, bound) for s in reversed(steps) if isinstance(s, Expr))
+            elif t is GetAttr:
+                push((e.obj, bound))  # type: ignore[attr-defined]
+            else:
+                push((e.key, bound))  # type: ignore[attr-defined]
+                push((e.obj, bound))  # type: ignore[attr-defined]
+            continue
+        parts = _PARTS.get(t)
+        if parts is not None:
+            stack.extend((x, bound) for x in reversed(parts(e)) if isinstance(x, Expr))
+        elif t is TemplateFor:
+            assert isinstance(e, TemplateFor)
+            push((e.body, bound | {e.value_var} | ({e.key_var} if e.key_var else set())))
+            push((e.collection, bound))
+        elif t is ForExpr:
+            assert isinstance(e, ForExpr)
+            inner = bound | {e.value_var} | ({e.key_var} if e.key_var else set())
+            for x in (e.cond, e.value, e.key):
+                if x is not None:
+                    push((x, inner))
+            push((e.collection, bound))
+
+
+_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    Template: lambda e: e.parts,
+    TupleExpr: lambda e: e.items,
+    ObjectExpr: lambda e: tuple(x for kv in e.items for x in kv),
+    Splat: lambda e: (e.obj, e.each),
+    Call: lambda e: e.args,
+    Binary: lambda e: (e.left, e.right),
+    Unary: lambda e: (e.operand,),
+    Conditional: lambda e: (e.cond, e.true, e.false),
+    TemplateIf: lambda e: (e.cond, e.true, e.false),
+}
+"""The sub-expressions of each kind of expression without bound names, in source order."""

@@ -52,7 +52,12 @@ class EvalError(StrataError):
         said: tuple[tuple[str, str], ...] = ()
         scope = self.scope
         if self.expr is not None and scope is not None and scope.sensitivity is not None:
-            said = statements(self.expr, lambda x: reference_value(x, scope), scope.sensitivity.hidden)
+            hidden = scope.sensitivity.hidden
+
+            def withheld(root: str, names: tuple[str, ...]) -> bool:  # sensitive, or ephemeral as terraform's
+                return hidden(root, names) or (root == "terraform" and names[:1] == ("applying",))
+
+            said = statements(self.expr, lambda x: reference_value(x, scope), withheld)
         return error(self.summary, self.detail, subject, address, context=context, values=self.values,
                      expr_values=said)
 
@@ -266,8 +271,10 @@ def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
     if ns == "terraform":
         if name == "workspace":
             return _RUN.workspace
-        if name == "applying":
-            raise EvalError("Unsupported reference", "terraform.applying is not supported by strata yet.", line)
+        if name == "applying":  # true only while apply evaluates (ephemeral: engine.lang.ephemerality)
+            from engine.lang.functions.timestamps import CLOCK
+
+            return CLOCK.get().applying
         raise EvalError("Invalid \"terraform\" attribute", TERRAFORM_ATTRIBUTE.format(name=name), line)
     if ns == "module":
         # the outputs of a module call's instances: only a resolver of a module instance knows them

@@ -24,6 +24,7 @@ from engine.config.providers import check_resource_types, configure_providers
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.graph.limits import Limits
+from engine.lang.ephemerality import refusals
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
@@ -88,6 +89,7 @@ class Planner:
         plan.prior_outputs = dict(self.state.outputs)
         ctx.diags.extend(check_resource_types(self.module, self.providers))
         check_sensitive_uses(ctx)
+        ctx.diags.extend(refusals(self.module))
         ctx.raise_if_errors()
         await configure_providers(self.module, self.providers, self.variables, ctx.local_value, ctx.diags)
         ctx.raise_if_errors()
