@@ -48,6 +48,8 @@ class PlanContext:
         self.emit = emit
         self.replace = replace
         self.targets = targets
+        self.parallelism = 10
+        """How many provider calls the plan walk may have in flight (``-parallelism``)."""
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)

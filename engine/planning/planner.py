@@ -68,6 +68,7 @@ class Planner:
         self.refresh_only = refresh_only
         self.limits = limits
         self.ctx = PlanContext(module, state, providers, variables, emit, replace, targets)
+        self.ctx.parallelism = max(1, parallelism)
 
     @property
     def plan(self) -> Plan:
