@@ -318,9 +318,17 @@ class ImportResourceStateResponse:
     """provider: private data handed to that ReadResource."""
 
 
+class FlatmapState(dict[str, str]):
+    """A stored object in the flatmap form of Terraform before 0.12 (``"tags.%" = "1"``), as a
+    state upgraded from version 3 keeps it (``attributes_flat``). Only its provider can read it:
+    it is sent to UpgradeResourceState (a plugin gets it as ``RawState.flatmap``), whatever the
+    schema version, before anything else is asked about the object (terraform does the same)."""
+
+
 @dataclass(frozen=True, slots=True)
 class UpgradeResourceStateRequest:
-    """``raw_state`` is the stored JSON form of an object written with schema ``version``."""
+    """``raw_state`` is the stored JSON form of an object written with schema ``version`` (or its
+    flatmap form, a :class:`FlatmapState`)."""
 
     type_name: str
     """core: a resource type of the schema."""
