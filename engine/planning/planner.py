@@ -69,6 +69,7 @@ class Planner:
         self.limits = limits
         self.ctx = PlanContext(module, state, providers, variables, emit, replace, targets)
         self.ctx.parallelism = max(1, parallelism)
+        self.ctx.limits = limits
 
     @property
     def plan(self) -> Plan:

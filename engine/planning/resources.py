@@ -97,12 +97,18 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
         raised: list[tuple[int, Exception]] = []
         pending = iter(enumerate(expanded.instances))
 
+        limits = ctx.limits if ctx.limits is not None and ctx.limits.active() else None
+
         async def worker() -> None:
             for i, (key, scope) in pending:  # one event loop: next() needs no lock
                 if raised:
                     return
                 try:
-                    outcomes[i] = await work(key, scope)
+                    if limits is None:
+                        outcomes[i] = await work(key, scope)
+                    else:  # -provider-parallelism and the rest hold here as in apply
+                        async with limits.slot(rc.provider_key, rc.addr.type):
+                            outcomes[i] = await work(key, scope)
                 except Exception as exc:  # a provider that raises stops the plan, as it would alone
                     raised.append((i, exc))
 
