@@ -16,6 +16,8 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   what a slow cloud operation does when terraform (or strata) is stopped a second time.
 * data source ``example_item``: reads an item's file by ``name``.
 
+Configured, it writes its process id to ``ROOT/provider.pid``.
+
 go-plugin's transport: with ``PLUGIN_CLIENT_CERT`` set (the client does AutoMTLS, as terraform
 does by default) the framework's own runner serves TLS; without it the same servicers are served
 in plain gRPC on the unix socket and the handshake's certificate field is empty, which is what a
@@ -260,6 +262,8 @@ class ExampleProvider(Provider):
 
     def configure_provider(self, diags: Diagnostics, config: dict[str, Any]) -> None:
         self.root = Path(config["root"])
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "provider.pid").write_text(str(os.getpid()))  # the last process configured
 
     def get_data_sources(self) -> list[type[DataSource]]:
         return [ItemData]
