@@ -7,8 +7,10 @@
   built-in ``null`` runs the same files without ``.terraform/`` (side ``builtin``): the difference
   is what the plugin costs end to end.
 * ``round trip``: the plugin client alone, in this process: N ``PlanResourceChange`` +
-  ``ApplyResourceChange`` pairs of one ``null_resource``, one after the other, on trio and on
-  asyncio; µs per pair (the overhead of one resource's calls when nothing overlaps).
+  ``ApplyResourceChange`` pairs of one ``null_resource``, one after the other on trio and on
+  asyncio, and by 10 concurrent tasks (as ``-parallelism=10`` makes them); µs per pair of wall
+  time, of strata's CPU (every thread of this process) and of the plugin process's own CPU (from
+  ``/proc/PID/stat``): what terraform pays too, and what bounds the ratio.
 * ``aws …``: terraform-provider-aws 3.39.0 against moto (``tests/plugins/moto.py``), N SSM
   parameters and N SQS queues tagged with them: create, no-op ``plan -detailed-exitcode``, an
   update in place of every object, destroy; a fresh moto server per side and round, and the AWS
@@ -19,6 +21,7 @@ Sides alternate round by round (each round starting with the other side); figure
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -131,8 +134,16 @@ def _null_rows(ctx: Context, wd: Workdirs, mirror: Path, sizes: list[int], reps:
 # --------------------------------------------------------------------------- round trip
 
 
-def round_trips(executable: Path, n: int, backend: str) -> float:
-    """Seconds per PlanResourceChange + ApplyResourceChange pair of one null_resource, sequential."""
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux: /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def round_trips(executable: Path, n: int, backend: str, tasks: int = 1) -> tuple[float, float, float]:
+    """Per PlanResourceChange + ApplyResourceChange pair of one null_resource, made by ``tasks``
+    concurrent tasks: seconds of wall time, of strata's CPU (this process, every thread) and of
+    the plugin process's own CPU."""
     import anyio
 
     from engine.plugin.client import PluginProvider
@@ -141,22 +152,28 @@ def round_trips(executable: Path, n: int, backend: str) -> float:
 
     provider = PluginProvider(executable, NULL_SOURCE)
 
-    async def pairs() -> float:
+    async def pairs() -> tuple[float, float, float]:
         await provider.configure({})
-        cfg = {"id": None, "triggers": MapVal({"i": "0"})}
 
-        async def one() -> None:
-            plan = await provider.plan_resource_change(PlanResourceChangeRequest("null_resource", None, cfg, cfg))
-            done = await provider.apply_resource_change(ApplyResourceChangeRequest(
-                "null_resource", None, plan.planned_state, cfg, planned_private=plan.planned_private))
-            assert not done.diagnostics, done.diagnostics
+        async def some(k: int, j: int) -> None:
+            for i in range(k):
+                cfg = {"id": None, "triggers": MapVal({"i": str(i * tasks + j)})}
+                plan = await provider.plan_resource_change(PlanResourceChangeRequest("null_resource", None, cfg, cfg))
+                done = await provider.apply_resource_change(ApplyResourceChangeRequest(
+                    "null_resource", None, plan.planned_state, cfg, planned_private=plan.planned_private))
+                assert not done.diagnostics, done.diagnostics
 
-        for _ in range(min(n, 50)):  # warm: the connection, the schema's codecs, grpcio's threads
-            await one()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            await one()
-        return (time.perf_counter() - t0) / n
+        async def run(k: int) -> None:
+            async with anyio.create_task_group() as tg:
+                for j in range(tasks):
+                    tg.start_soon(some, k // tasks, j)
+
+        await run(max(50, tasks * 5))  # warm: the connection, the schema's codecs, grpcio's threads
+        assert provider.pid is not None
+        t0, c0, p0 = time.perf_counter(), time.process_time(), _process_cpu(provider.pid)
+        await run(n)
+        return ((time.perf_counter() - t0) / n, (time.process_time() - c0) / n,
+                (_process_cpu(provider.pid) - p0) / n)
 
     try:
         return anyio.run(pairs, backend=backend)
@@ -167,11 +184,16 @@ def round_trips(executable: Path, n: int, backend: str) -> float:
 def _round_trip_rows(ctx: Context, executable: Path, sizes: list[int], reps: int) -> list[dict[str, Any]]:
     rows = []
     for n in sizes:
-        for backend in ("trio", "asyncio"):
-            got = [round_trips(executable, n, backend) for _ in range(reps)]
-            ctx.log(f"  round trip N={n:>5} {backend:<7}: " + ", ".join(f"{g * 1e6:.0f} µs" for g in got))
-            rows.append({"case": f"round trip ({backend})", "n": n, "us_per_round_trip": round(median(got) * 1e6, 1),
-                         "us_runs": [round(g * 1e6, 1) for g in got]})
+        for backend, tasks in (("trio", 1), ("asyncio", 1), ("asyncio", 10)):
+            got = [round_trips(executable, n, backend, tasks) for _ in range(reps)]
+            case = f"round trip ({backend}{', 10 tasks' if tasks > 1 else ''})"
+            ctx.log(f"  {case} N={n:>5}: " + ", ".join(
+                f"{w * 1e6:.0f} µs wall {c * 1e6:.0f} µs CPU {p * 1e6:.0f} µs plugin CPU" for w, c, p in got))
+            rows.append({"case": case, "n": n,
+                         "us_per_round_trip": round(median([g[0] for g in got]) * 1e6, 1),
+                         "cpu_us_per_round_trip": round(median([g[1] for g in got]) * 1e6, 1),
+                         "plugin_cpu_us_per_round_trip": round(median([g[2] for g in got]) * 1e6, 1),
+                         "us_runs": [round(g[0] * 1e6, 1) for g in got]})
     return rows
 
 
@@ -284,7 +306,9 @@ def run(ctx: Context) -> Report:
                  Column("terraform_cpu_s", "terraform CPU (s)", "{:.3f}"),
                  Column("ratio", "terraform / strata", "{}x"),
                  Column("plugin_us_per_resource", "plugin cost per resource (µs, vs built-in)", "{:,.0f}"),
-                 Column("us_per_round_trip", "µs per plan + apply", "{:,.0f}")],
+                 Column("us_per_round_trip", "µs per plan + apply", "{:,.0f}"),
+                 Column("cpu_us_per_round_trip", "strata CPU µs per plan + apply", "{:,.0f}"),
+                 Column("plugin_cpu_us_per_round_trip", "plugin CPU µs per plan + apply", "{:,.0f}")],
         rows=rows, targets=_targets(rows), notes=notes)
 
 

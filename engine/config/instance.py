@@ -17,7 +17,7 @@ from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Attribute, Block
-from engine.provider.protocol import AttributeSchema, BlockSchema, ResourceSchema
+from engine.provider.protocol import AttributeSchema, BlockSchema, ResourceSchema, empty_value
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 
 
@@ -95,6 +95,8 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
                                values[bs.max_items][0].range, context=ctx))
         if bs.nesting == "single":
             out[name] = values[0][2] if values else None
+        elif bs.nesting == "group":  # never null: left out, every attribute null (terraform's)
+            out[name] = values[0][2] if values else empty_value(bs)
         elif bs.nesting == "list":
             out[name] = ListVal(v for _b, _l, v in values)
         elif bs.nesting == "set":
@@ -116,7 +118,7 @@ def block_counts(value: dict[str, Any], schema: ResourceSchema) -> dict[str, int
     counts = {}
     for name, bs in schema.blocks.items():
         v = value.get(name)
-        if bs.nesting == "single":
+        if bs.nesting == "single" or bs.nesting == "group":
             counts[name] = 0 if v is None else 1
         elif isinstance(v, (tuple, dict)):
             counts[name] = len(v)

@@ -17,6 +17,7 @@ from engine.config.model import LocalConfig, Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
 from engine.events import stream as ev
+from engine.graph.limits import Limits
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope
 from engine.lang.functions.timestamps import plan_timestamp
@@ -48,6 +49,10 @@ class PlanContext:
         self.emit = emit
         self.replace = replace
         self.targets = targets
+        self.parallelism = 10
+        """How many provider calls the plan walk may have in flight (``-parallelism``)."""
+        self.limits: Limits | None = None
+        """``-provider-parallelism`` and the other limits, which the plan walk's calls keep too."""
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)

@@ -53,9 +53,11 @@ class InstanceToPlan:
     deps: InstanceDeps
 
 
-async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInstanceChange:
+async def plan_instance(ctx: PlanContext, inst: InstanceToPlan,
+                        found: list[Diagnostic] | None = None) -> ResourceInstanceChange:
     """The change planned for ``inst``; the provider's diagnostics and broken promises are added to
-    the context's (as found in the plan walk)."""
+    ``found`` when given (the caller adds them to the plan), else to the context's (as found in
+    the plan walk). Nothing else in ``ctx`` changes."""
     rc, schema, addr, deps = inst.resource.config, inst.resource.schema, inst.addr, inst.deps
     prior_obj, config = inst.prior, inst.config
     prior = prior_obj.attributes if prior_obj is not None else None
@@ -67,7 +69,7 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInsta
         config = apply_ignore_changes(prior, config, paths, schema)
     plan_prior = None if tainted else prior
     prior_private = prior_obj.private if prior_obj is not None and not tainted else b""
-    planned, requires_replace, private = await _call_plan(ctx, inst, plan_prior, config, prior_private)
+    planned, requires_replace, private = await _call_plan(ctx, inst, plan_prior, config, prior_private, found)
     if requires_replace:  # kept as terraform keeps them: only where the value changes (SDK
         # providers name "id" in every answer; it forces nothing while it stays the same)
         requires_replace = (changed_paths(prior, planned, requires_replace)
@@ -76,7 +78,7 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInsta
                                    create_before_destroy=cbd, replace_requested=addr in ctx.replace)
     if action in Action.REPLACES and plan_prior is not None:
         # plan the replacement object as a create, as terraform does
-        planned, _, private = await _call_plan(ctx, inst, None, config, b"")
+        planned, _, private = await _call_plan(ctx, inst, None, config, b"", found)
     return ResourceInstanceChange(
         addr, action, inst.resource.provider_addr, prior, planned, reason, None, requires_replace, cbd,
         deps.instances, deps.resources, deps.recorded, prior_obj.dependencies if prior_obj is not None else (),
@@ -84,7 +86,8 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan) -> ResourceInsta
 
 
 async def _call_plan(ctx: PlanContext, inst: InstanceToPlan, prior: dict[str, Any] | None, config: dict[str, Any],
-                     prior_private: bytes) -> tuple[dict[str, Any] | None, tuple[AttributePath, ...], bytes]:
+                     prior_private: bytes, into: list[Diagnostic] | None
+                     ) -> tuple[dict[str, Any] | None, tuple[AttributePath, ...], bytes]:
     rc, schema, addr = inst.resource.config, inst.resource.schema, inst.addr
     proposed = proposed_new_state(schema, prior, config)
     resp = await inst.resource.provider.plan_resource_change(
@@ -100,6 +103,9 @@ async def _call_plan(ctx: PlanContext, inst: InstanceToPlan, prior: dict[str, An
                            f'Provider "{rc.provider_key}" planned an invalid value for {addr}{problem}. '
                            "This is a bug in the provider, which should be reported in the "
                            "provider's own issue tracker.", rc.range, str(addr)))
-    ctx.diags.extend(found)
-    ctx.walk_errors.extend(found)
+    if into is not None:
+        into.extend(found)
+    else:
+        ctx.diags.extend(found)
+        ctx.walk_errors.extend(found)
     return resp.planned_state, replace_paths(resp.requires_replace), resp.planned_private

@@ -69,6 +69,8 @@ class Planner:
         self.refresh_only = refresh_only
         self.limits = limits
         self.ctx = PlanContext(module, state, providers, variables, emit, replace, targets)
+        self.ctx.parallelism = max(1, parallelism)
+        self.ctx.limits = limits
 
     @property
     def plan(self) -> Plan:

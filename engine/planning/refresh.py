@@ -24,6 +24,7 @@ from engine.diagnostics import Diagnostic, error, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.provider.protocol import (
+    FlatmapState,
     ReadResourceRequest,
     ReadResourceResponse,
     ResourceSchema,
@@ -82,7 +83,7 @@ class Refresher:
                                         address=str(addr)))
                 continue
             provider = self.providers.seam(pname)
-            if obj.schema_version != schema.version:
+            if obj.schema_version != schema.version or type(obj.attributes) is FlatmapState:
                 upgraded = await self._upgrade(addr, deposed, obj, prov, provider, schema)
                 if upgraded is None:
                     continue
@@ -112,7 +113,8 @@ class Refresher:
                                     f"(schema version {obj.schema_version}) than is installed "
                                     f"(schema version {schema.version}).", address=str(addr)))
             return None
-        raw = encode_attributes(obj.attributes, schema.implied_types())
+        raw = (obj.attributes if type(obj.attributes) is FlatmapState  # for the provider alone to read
+               else encode_attributes(obj.attributes, schema.implied_types()))
         resp = await provider.upgrade_resource_state(
             UpgradeResourceStateRequest(addr.resource.type, obj.schema_version, raw), address=str(addr),
             failure=_UPGRADE_FAILED)

@@ -9,7 +9,11 @@ walk): the context's ``failed`` grows, and such a resource has no instances in t
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from engine.addrs import InstanceAddr, InstanceKey
 from engine.config import conditions
@@ -78,6 +82,46 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     exprs = expressions_of(rc)
     for key, _scope in expanded.instances:  # an instance that refers to a later one sees it unknown
         values.setdefault(key, UNKNOWN)
+    def work(key: InstanceKey, scope: Scope) -> Coroutine[Any, Any, _Outcome]:
+        return _plan_one(ctx, rc, target, key, scope, prior_instances.get(key), specs, whole)
+
+    def commit(key: InstanceKey, scope: Scope, out: _Outcome) -> None:
+        _commit(ctx, rc, target, key, scope, out, values, exprs, mi)
+
+    if rc.addr.mode == "managed" and not mentions_itself and len(expanded.instances) > 1 \
+            and ctx.parallelism > 1:
+        # no instance can see another: their provider calls overlap, up to -parallelism in
+        # flight (as terraform's plan walk makes them); committed in order, so the plan and its
+        # diagnostics are those one instance after the other would make
+        outcomes: list[_Outcome | None] = [None] * len(expanded.instances)
+        raised: list[tuple[int, Exception]] = []
+        pending = iter(enumerate(expanded.instances))
+
+        limits = ctx.limits if ctx.limits is not None and ctx.limits.active() else None
+
+        async def worker() -> None:
+            for i, (key, scope) in pending:  # one event loop: next() needs no lock
+                if raised:
+                    return
+                try:
+                    if limits is None:
+                        outcomes[i] = await work(key, scope)
+                    else:  # -provider-parallelism and the rest hold here as in apply
+                        async with limits.slot(rc.provider_key, rc.addr.type):
+                            outcomes[i] = await work(key, scope)
+                except Exception as exc:  # a provider that raises stops the plan, as it would alone
+                    raised.append((i, exc))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(min(ctx.parallelism, len(expanded.instances))):
+                tg.start_soon(worker)
+        stop, exc = min(raised, key=lambda r: r[0]) if raised else (len(outcomes), None)
+        for (key, scope), got in zip(expanded.instances[:stop], outcomes[:stop], strict=True):
+            assert got is not None
+            commit(key, scope, got)
+        if exc is not None:
+            raise exc
+        return
     for key, scope in expanded.instances:
         addr = rc.addr.instance(key)
         # per instance, as terraform's: "Configuration for terraform_data.a[0] may not refer to itself"
@@ -85,50 +129,93 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             ctx.failed.add(rc.addr)
             values[key] = UNKNOWN
             continue
-        # a mistake in an expression names its block, as terraform's does (no instance address)
-        config, cdiags = evaluate_instance_config(rc, schema, scope)
-        for d in cdiags:
-            # the expression on the line the error names (all of them when none is there)
-            failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
-            if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed, mi.config):
-                ctx.walk_errors.append(d)
-        if not cdiags:
-            # the provider's verdict is about this instance: "with ADDR", as terraform says
-            cdiags = list((await target.provider.validate_resource_config(
-                ValidateResourceConfigRequest(rc.addr.type, config), data=rc.addr.mode == "data",
-                address=str(addr), subject=rc.range, body=rc)).diagnostics)
-        if cdiags:
-            ctx.diags.extend(_unseen(cdiags, ctx.diags))
-            if errors_of(cdiags):
-                ctx.failed.add(rc.addr)
-                values[key] = UNKNOWN
-                continue
-        if rc.lifecycle.preconditions:
-            unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
-            if unmet:  # as terraform's: the instance is not planned
-                for f in unmet:
-                    ctx.walk_error(f)
-                ctx.failed.add(rc.addr)
-                values[key] = UNKNOWN
-                continue
-        inst = prior_instances.get(key)
-        deps = instance_deps(specs, whole, scope, ctx.resolver.expansion)
-        one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps)
-        if rc.addr.mode == "data":
-            values[key] = await plan_data(ctx, one)
-            _postconditions(ctx, rc, scope, values[key])
-            continue
-        change = await plan_instance(ctx, one)
-        values[key] = change.after if change.after is not None else UNKNOWN
-        ctx.plan.changes.append(change)
-        if change.after is not None:
-            _postconditions(ctx, rc, scope, change.after)
-        if inst is not None:
-            for dk, dobj in inst.deposed.items():
-                ctx.plan.changes.append(ResourceInstanceChange(
-                    addr, Action.DELETE, target.provider_addr, dobj.attributes, None, None, dk,
-                    create_before_destroy=True, prior_dependencies=dobj.dependencies,
-                    sensitive=ctx.sensitive_of(addr) | recorded_names(dobj)))
+        commit(key, scope, await work(key, scope))
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What planning one instance found, before it is added to the plan: its configuration's own
+    diagnostics, the provider's verdict on it, unmet preconditions, and the planned change (a
+    managed instance) with the provider's diagnostics, or the value read (a data instance)."""
+
+    eval_diags: list[Diagnostic]
+    valid_diags: list[Diagnostic] = field(default_factory=list)
+    unmet: list[Diagnostic] = field(default_factory=list)
+    change: ResourceInstanceChange | None = None
+    found: list[Diagnostic] = field(default_factory=list)
+    value: Any = UNKNOWN
+    prior: Any = None
+
+
+async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: InstanceKey,
+                    scope: Scope, inst: Any, specs: Any, whole: Any) -> _Outcome:
+    """One instance evaluated, validated (by the provider too), its preconditions checked and
+    planned; a managed instance changes nothing in ``ctx`` (see :func:`_commit`)."""
+    addr = rc.addr.instance(key)
+    # a mistake in an expression names its block, as terraform's does (no instance address)
+    config, cdiags = evaluate_instance_config(rc, target.schema, scope)
+    out = _Outcome(list(cdiags), prior=inst)
+    if not cdiags:
+        # the provider's verdict is about this instance: "with ADDR", as terraform says
+        out.valid_diags = list((await target.provider.validate_resource_config(
+            ValidateResourceConfigRequest(rc.addr.type, config), data=rc.addr.mode == "data",
+            address=str(addr), subject=rc.range, body=rc)).diagnostics)
+    if errors_of(out.eval_diags or out.valid_diags):
+        return out
+    if rc.lifecycle.preconditions:
+        out.unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
+        if out.unmet:  # as terraform's: the instance is not planned
+            return out
+    deps = instance_deps(specs, whole, scope, ctx.resolver.expansion)
+    one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps)
+    if rc.addr.mode == "data":
+        out.value = await plan_data(ctx, one)
+    else:
+        out.change = await plan_instance(ctx, one, out.found)
+    return out
+
+
+def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: InstanceKey, scope: Scope,
+            out: _Outcome, values: dict[InstanceKey, Any], exprs: Any, mi: ModuleInstance) -> None:
+    """What :func:`_plan_one` found for one instance, added to the plan (in instance order)."""
+    addr = rc.addr.instance(key)
+    for d in out.eval_diags:
+        # the expression on the line the error names (all of them when none is there)
+        failed = [e for e in exprs if d.subject is not None and e.line == d.subject.line] or exprs
+        if d.severity == "error" and needs_values(d) and ctx.needs_plan_values(failed, mi.config):
+            ctx.walk_errors.append(d)
+    cdiags = out.eval_diags or out.valid_diags
+    if cdiags:
+        ctx.diags.extend(_unseen(cdiags, ctx.diags))
+        if errors_of(cdiags):
+            ctx.failed.add(rc.addr)
+            values[key] = UNKNOWN
+            return
+    if out.unmet:
+        for f in out.unmet:
+            ctx.walk_error(f)
+        ctx.failed.add(rc.addr)
+        values[key] = UNKNOWN
+        return
+    if rc.addr.mode == "data":
+        values[key] = out.value
+        _postconditions(ctx, rc, scope, out.value)
+        return
+    change = out.change
+    assert change is not None
+    ctx.diags.extend(out.found)
+    ctx.walk_errors.extend(out.found)
+    values[key] = change.after if change.after is not None else UNKNOWN
+    ctx.plan.changes.append(change)
+    if change.after is not None:
+        _postconditions(ctx, rc, scope, change.after)
+    inst = out.prior
+    if inst is not None:
+        for dk, dobj in inst.deposed.items():
+            ctx.plan.changes.append(ResourceInstanceChange(
+                addr, Action.DELETE, target.provider_addr, dobj.attributes, None, None, dk,
+                create_before_destroy=True, prior_dependencies=dobj.dependencies,
+                sensitive=ctx.sensitive_of(addr) | recorded_names(dobj)))
 
 
 def _mentions_itself(rc: ResourceConfig) -> bool:

@@ -26,15 +26,13 @@ import msgpack
 import orjson
 
 from engine.lang.number import parse_number
+from engine.provider.protocol import FlatmapState
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, to_json, value_type
+
+__all__ = ["FlatmapState", "decode", "decode_json", "encode", "encode_json"]
 
 _UNKNOWN_EXT = msgpack.ExtType(0, b"\x00")  # cty writes fixext1 type 0 holding a zero byte
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-class FlatmapState(dict[str, str]):
-    """A stored object in the flatmap form of Terraform before 0.12 (``"tags.%" = "1"``): sent to
-    UpgradeResourceState as ``RawState.flatmap`` instead of JSON."""
 
 
 def _ext_hook(code: int, data: bytes) -> Any:

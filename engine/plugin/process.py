@@ -8,9 +8,13 @@ socket it serves gRPC on.
 
 What protects the channel: plain gRPC on a unix socket created inside a directory only this user
 can enter (a fresh 0700 directory, passed as ``TMPDIR`` and ``PLUGIN_UNIX_SOCKET_DIR``). No
-other user can connect to it or see it. AutoMTLS is not used: grpcio's TLS fails the handshake
-with plugins whose certificates are ECDSA P-521 (aws, vsphere); terraform has the same switch
-(``TF_DISABLE_PLUGIN_TLS``).
+other user can connect to it or see it. go-plugin's AutoMTLS is not used (terraform has the same
+switch, ``TF_DISABLE_PLUGIN_TLS``): go-plugin's certificates are ECDSA P-521, TLS 1.3 binds the
+curve to the signature scheme, and grpcio's TLS (BoringSSL) does not offer
+``ecdsa_secp521r1_sha512``, so a plugin built with a Go that speaks TLS 1.3 (aws 3.39) aborts the
+handshake; grpcio's Python API can set neither the schemes nor the highest TLS version. It works
+only with TLS-1.2-only plugins (null 2.1.2, Go 1.11) and RSA certificates (``tests/plugins/
+mtls_probe.py`` shows each case, against OpenSSL too).
 
 Hygiene:
 

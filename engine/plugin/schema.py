@@ -5,9 +5,9 @@ has no field for is kept beside it in :class:`PluginSchema`: the server capabili
 deprecated attributes (a warning when configuration sets one, as terraform gives), and every
 type's cty type (the wire encoding of its objects).
 
-Nesting modes: ``single``, ``list``, ``set`` and ``map`` map one to one; ``group`` (a single
-block that is never null) is read as ``single``, which the engine plans the same way (only an
-absent group block differs: null here, an object of nulls in terraform).
+Nesting modes map one to one: ``single``, ``group`` (a single block that is never null: left
+out, its value is an object of nulls, see :func:`~engine.provider.protocol.empty_value`),
+``list``, ``set`` and ``map``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from engine.provider.protocol import (
     ResourceSchema,
 )
 
-_BLOCK_NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "single"}
+_BLOCK_NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "group"}
 _OBJECT_NESTING = {1: "single", 2: "list", 3: "set", 4: "map"}
 
 

@@ -73,7 +73,7 @@ def _check_block(path: str, b: BlockSchema, cfg: Any, prior: Any, got: Any) -> s
     """One nested block's planned value against its configuration, element by element."""
     if cfg is None or cfg is UNKNOWN or b.nesting == "set":
         return None
-    if b.nesting == "single":
+    if b.nesting == "single" or b.nesting == "group":
         if not isinstance(cfg, dict):
             return None
         if not isinstance(got, dict):

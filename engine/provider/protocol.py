@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from engine.diagnostics import Diagnostic
+from engine.values import ListVal, MapVal, SetVal
 
 PathStep = str | int
 """One step into a value: an attribute name or a map key (``str``), or a list index (``int``).
@@ -41,7 +42,7 @@ client tells them apart by the schema."""
 AttributePath = tuple[PathStep, ...]
 """A path from an object's top to a value inside it: ``("tags", "env")``, ``("rule", 0, "port")``."""
 
-NESTINGS = frozenset({"single", "list", "set", "map"})
+NESTINGS = frozenset({"single", "group", "list", "set", "map"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,10 @@ class AttributeSchema:
 
 @dataclass(frozen=True, slots=True)
 class BlockSchema:
-    """A nested block type: ``nesting`` is "single", "list", "set" or "map" (map blocks take one label)."""
+    """A nested block type: ``nesting`` is "single", "group", "list", "set" or "map" (map blocks
+    take one label). A ``group`` block is a ``single`` one that is never null: left out, it is
+    :func:`empty_value` (every attribute null, every nested block empty), as terraform's
+    NestingGroup is."""
 
     nesting: str
     attributes: dict[str, AttributeSchema]
@@ -131,9 +135,21 @@ class ResourceSchema:
 def _block_type(b: BlockSchema) -> Any:
     obj = ["object", {**{n: a.type for n, a in b.attributes.items()},
                       **{n: _block_type(x) for n, x in b.blocks.items()}}]
-    if b.nesting == "single":
+    if b.nesting == "single" or b.nesting == "group":
         return obj
     return [b.nesting, obj]
+
+
+def empty_value(b: BlockSchema) -> Any:
+    """The value of block type ``b`` when configuration has none of its blocks (terraform's
+    ``Block.EmptyValue`` of the nested block): null for ``single``, an empty list, set or map,
+    and for ``group`` an object of nulls whose nested blocks are empty in turn."""
+    if b.nesting == "single":
+        return None
+    if b.nesting == "group":
+        return {**dict.fromkeys(b.attributes), **{n: empty_value(x) for n, x in b.blocks.items()}}
+    empty: Any = {"list": ListVal, "set": SetVal, "map": MapVal}[b.nesting]
+    return empty()
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,9 +318,17 @@ class ImportResourceStateResponse:
     """provider: private data handed to that ReadResource."""
 
 
+class FlatmapState(dict[str, str]):
+    """A stored object in the flatmap form of Terraform before 0.12 (``"tags.%" = "1"``), as a
+    state upgraded from version 3 keeps it (``attributes_flat``). Only its provider can read it:
+    it is sent to UpgradeResourceState (a plugin gets it as ``RawState.flatmap``), whatever the
+    schema version, before anything else is asked about the object (terraform does the same)."""
+
+
 @dataclass(frozen=True, slots=True)
 class UpgradeResourceStateRequest:
-    """``raw_state`` is the stored JSON form of an object written with schema ``version``."""
+    """``raw_state`` is the stored JSON form of an object written with schema ``version`` (or its
+    flatmap form, a :class:`FlatmapState`)."""
 
     type_name: str
     """core: a resource type of the schema."""
@@ -424,7 +448,7 @@ def _proposed_object(attributes: dict[str, AttributeSchema], blocks: dict[str, B
             nested.append((name, a.nested.as_block()))
     for name, b in (blocks.items() if not nested else [*blocks.items(), *nested]):  # hot path: mostly none
         cv, pv = out.get(name), prior.get(name)
-        if b.nesting == "single" and isinstance(cv, dict) and isinstance(pv, dict):
+        if (b.nesting == "single" or b.nesting == "group") and isinstance(cv, dict) and isinstance(pv, dict):
             out[name] = _proposed_object(b.attributes, b.blocks, pv, cv)
         elif b.nesting == "list" and isinstance(cv, tuple) and isinstance(pv, tuple):
             out[name] = type(cv)(_proposed_object(b.attributes, b.blocks, pv[i], c)

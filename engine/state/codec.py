@@ -16,6 +16,7 @@ import orjson
 
 from engine.addrs import parse_module_path, resource_addr
 from engine.diagnostics import DiagnosticsError, StrataError, error
+from engine.provider.protocol import FlatmapState
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
 
@@ -110,11 +111,18 @@ def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: 
     if deposed is not None:
         d["deposed"] = deposed
     d["schema_version"] = obj.schema_version
+    if type(obj.attributes) is FlatmapState:  # not read by its provider yet: kept as it was
+        d["attributes_flat"] = dict(obj.attributes)
+        return _encode_rest(d, obj)
     attrs = obj.encoded
     if attrs is None:
         attrs = encode_attributes(obj.attributes, dynamic)
         object.__setattr__(obj, "encoded", attrs)  # hot path: encode once for journal and snapshot
     d["attributes"] = attrs
+    return _encode_rest(d, obj)
+
+
+def _encode_rest(d: dict[str, Any], obj: ObjectState) -> dict[str, Any]:
     d["sensitive_attributes"] = list(obj.sensitive_attributes)
     if obj.private:  # terraform's []byte: base64 in JSON
         d["private"] = base64.b64encode(obj.private).decode("ascii")
@@ -133,7 +141,11 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
         raise invalid_field("resources.instances", raw)
     get = raw.get
     attrs = get("attributes")
-    if attrs is None:
+    flat = get("attributes_flat") if attrs is None else None
+    if flat is not None:  # a state upgraded from version 3 (Terraform before 0.12): see FlatmapState
+        if type(flat) is not dict or not all(type(v) is str for v in flat.values()):
+            raise invalid_field("resources.instances.attributes_flat", flat)
+    elif attrs is None:
         attrs = {}
     elif type(attrs) is not dict:
         raise invalid_field("resources.instances.attributes", attrs)
@@ -177,8 +189,10 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
             private = base64.b64decode(private, validate=True)
         except ValueError:
             raise invalid_field("resources.instances.private", private) from None
+    if flat is not None:
+        return ObjectState(FlatmapState(flat), status, version, tuple(deps), cbd, tuple(sensitive), private)
     try:
-        values = decode_attributes(attrs, dynamic)
+        values = decode_attributes(attrs or {}, dynamic)
     except Exception as exc:  # the one seam where stored values meet their types: mapped here, once
         raise InvalidField("Invalid state file format",
                            f"The attributes of {where} could not be decoded: {exc!r}") from exc

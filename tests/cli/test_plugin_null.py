@@ -90,6 +90,35 @@ def test_strata_plans_nothing_against_terraform_state(plugged: Workdir) -> None:
     assert again.returncode == 0, again.stdout + again.stderr
 
 
+def _flatten_null_resource(w: Workdir) -> str:
+    """Rewrite the state's null_resource as a state upgraded from version 3 keeps an object of
+    Terraform before 0.12 (``attributes_flat``, the legacy SDK's flatmap); its id."""
+    state = w.state()
+    (res,) = [r for r in state["resources"] if r["mode"] == "managed"]
+    (inst,) = res["instances"]
+    rid = inst["attributes"]["id"]
+    del inst["attributes"]
+    inst["attributes_flat"] = {"id": rid, "triggers.%": "1", "triggers.v": "1"}
+    (w.path / "terraform.tfstate").write_bytes(orjson.dumps(state, option=orjson.OPT_INDENT_2))
+    return str(rid)
+
+
+def test_a_flatmap_state_is_read_by_the_plugin_as_terraform_reads_it(plugged: Workdir) -> None:
+    plugged.strata("apply", "-auto-approve", check=True)
+    rid = _flatten_null_resource(plugged)
+    # terraform, the oracle: the plugin upgrades the flatmap (UpgradeResourceState), no change
+    r = plugged.terraform("plan", "-detailed-exitcode", "-no-color", "-input=false", "-lock=false")
+    assert r.returncode == 0, r.stdout + r.stderr
+    plan = plugged.strata("plan", "-detailed-exitcode")
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    assert "No changes." in plan.stdout
+    plugged.strata("apply", "-auto-approve", check=True)
+    (res,) = [r for r in plugged.state()["resources"] if r["mode"] == "managed"]
+    (inst,) = res["instances"]
+    assert "attributes_flat" not in inst
+    assert inst["attributes"] == {"id": rid, "triggers": {"v": "1"}}
+
+
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():

@@ -28,7 +28,7 @@ def test_attributes_and_every_block_nesting_mode() -> None:
     assert r.attributes["id"].optional and r.attributes["id"].computed
     assert r.attributes["tags"].type == ["map", "string"]
     assert {n: b.nesting for n, b in r.blocks.items()} == {"s": "single", "l": "list", "t": "set",
-                                                           "m": "map", "g": "single"}
+                                                           "m": "map", "g": "group"}
     assert r.blocks["l"].min_items == 1 and r.blocks["l"].max_items == 2
     assert s.resource_types["x_thing"][1]["l"] == ["list", ["object", {"port": "number"}]]
     assert s.schema.provider is None and s.provider_type == ["object", {}]

@@ -10,7 +10,13 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   (1, then +1 per update) and ``digest`` (of the content). File ``ROOT/item-NAME.json``.
 * ``example_group``: ``name`` (forces replacement), ``members`` (list of strings); computed
   ``id`` and ``size``. File ``ROOT/group-NAME.json``.
+* ``example_wait``: ``name`` (forces replacement), ``seconds``; computed ``id``. Its create
+  writes ``ROOT/wait-NAME.started``, then waits ``seconds`` or until the provider receives
+  StopProvider, which writes ``ROOT/stop-requested`` and makes the create fail ("Interrupted"):
+  what a slow cloud operation does when terraform (or strata) is stopped a second time.
 * data source ``example_item``: reads an item's file by ``name``.
+
+Configured, it writes its process id to ``ROOT/provider.pid``.
 
 go-plugin's transport: with ``PLUGIN_CLIENT_CERT`` set (the client does AutoMTLS, as terraform
 does by default) the framework's own runner serves TLS; without it the same servicers are served
@@ -28,6 +34,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from concurrent import futures
 from pathlib import Path
 from typing import Any
@@ -49,6 +56,8 @@ from tf.types import List, Number, String, TfType, Unknown
 from tf.utils import Diagnostics
 
 FULL_NAME = "registry.terraform.io/hashicorp/example"
+STOP = threading.Event()
+"""Set when the provider has received StopProvider."""
 
 
 class Passthrough(TfType):
@@ -180,6 +189,34 @@ class Group(_Stored, Resource):
         return self._write({**planned, "id": current["id"], "size": len(planned["members"])})
 
 
+class Wait(_Stored, Resource):
+    kind = "wait"
+
+    @classmethod
+    def get_name(cls) -> str:
+        return "wait"
+
+    @classmethod
+    def get_schema(cls) -> Schema:
+        return Schema(version=1, attributes=[
+            Attribute("name", String(), required=True, requires_replace=True),
+            Attribute("seconds", Number(), required=True),
+            Attribute("id", String(), computed=True),
+        ])
+
+    def create(self, ctx: CreateContext, planned: dict[str, Any]) -> dict[str, Any] | None:
+        started = self.provider.root / f"wait-{planned['name']}.started"
+        started.parent.mkdir(parents=True, exist_ok=True)
+        started.write_text("")
+        if STOP.wait(float(planned["seconds"])):
+            ctx.diagnostics.add_error("Interrupted", f"StopProvider received while creating {planned['name']}")
+            return None
+        return self._write({**planned, "id": f"wait-{planned['name']}"})
+
+    def update(self, ctx: UpdateContext, current: dict[str, Any], planned: dict[str, Any]) -> dict[str, Any]:
+        return self._write({**planned, "id": current["id"]})
+
+
 class ItemData(DataSource):
     def __init__(self, provider: ExampleProvider) -> None:
         self.provider = provider
@@ -225,12 +262,25 @@ class ExampleProvider(Provider):
 
     def configure_provider(self, diags: Diagnostics, config: dict[str, Any]) -> None:
         self.root = Path(config["root"])
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "provider.pid").write_text(str(os.getpid()))  # the last process configured
 
     def get_data_sources(self) -> list[type[DataSource]]:
         return [ItemData]
 
     def get_resources(self) -> list[type[Resource]]:
-        return [Item, Group]
+        return [Item, Group, Wait]
+
+
+def _stop_provider(servicer: Any, request: Any, context: Any) -> Any:
+    """StopProvider: what is waiting stops (``tf`` itself only acknowledges the call)."""
+    from tf.gen import tfplugin_pb2 as pb
+
+    root = getattr(servicer.app, "root", Path("."))
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "stop-requested").write_text("")
+    STOP.set()
+    return pb.StopProvider.Response()
 
 
 def serve_plain(provider: Provider) -> None:
@@ -264,6 +314,9 @@ def serve_plain(provider: Provider) -> None:
 
 
 def main() -> None:
+    from tf.provider import ProviderServicer
+
+    ProviderServicer.StopProvider = _stop_provider
     if os.environ.get("PLUGIN_CLIENT_CERT"):
         runner.run_provider(ExampleProvider(), sys.argv)
     else:
