@@ -22,6 +22,8 @@ TYPE_CHECKING = False  # not typing's: `strata version` does not import typing (
 if TYPE_CHECKING:
     from typing import NoReturn
 
+    import mmap
+
     from engine.cli.args import Args
     from engine.cli.output import Output
 
@@ -190,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv, None)
     deferred = _DeferredReports()
     sys.unraisablehook = deferred.hook
-    deferred.reserve = bytearray(_RESERVE)
+    deferred.reserve = _reserve()
     try:
         code = _main(sys.argv[1:], deferred)
     finally:
@@ -200,6 +202,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 _RESERVE = 32 << 20  # bytes
+
+
+def _reserve() -> mmap.mmap:
+    """``_RESERVE`` bytes of address space, mapped but never touched: what the address space's
+    limit (``ulimit -v``) counts, at no cost. A ``bytearray`` of the same size is zeroed page by
+    page: 17-40 ms of every start, more than the rest of ``strata version``."""
+    import mmap
+
+    return mmap.mmap(-1, _RESERVE)
 _RECURSION_LIMIT = 60_000
 
 
@@ -216,7 +227,7 @@ class _DeferredReports:
 
         self.pending: collections.deque[object] = collections.deque(maxlen=50)
         self.hook = self.pending.append
-        self.reserve: bytearray | None = None
+        self.reserve: mmap.mmap | None = None
         """Address space set aside for ending the run: freed first when it fails, so that telling
         whether memory ran out, and saying so, does not itself run out of memory."""
 
