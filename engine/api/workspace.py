@@ -29,12 +29,13 @@ from engine.backend.operations import Options, apply_planned, make_plan, open_st
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.events.subscribers import Callback, Subscription, deliver
+from engine.frozen import frozen
 from engine.graph.limits import Limits
 from engine.provider.registry import Providers
 from engine.values import to_json
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Change:
     """One planned change: the instance's ``address``, terraform's UI ``action`` (create, update,
     delete, replace, read, noop) and why (``reason``, when terraform gives one)."""
@@ -44,7 +45,7 @@ class Change:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlanResult:
     """What :meth:`Workspace.plan` found: the changes (no-ops left out) and their counts."""
 
@@ -59,14 +60,14 @@ class PlanResult:
         return bool(self.changes)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Output:
     value: Any
     """The value as JSON data (what ``strata output -json`` shows)."""
     sensitive: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyOutcome:
     """How a run ended. ``ok``: no error. ``wall``: seconds from the start of planning to the end
     of the apply (the subscribers' drain after it not counted). ``events``: the sequence number

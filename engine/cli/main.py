@@ -20,9 +20,8 @@ from engine import __version__
 TYPE_CHECKING = False  # not typing's: `strata version` does not import typing (mypy reads it the same)
 
 if TYPE_CHECKING:
-    from typing import NoReturn
-
     import mmap
+    from typing import NoReturn
 
     from engine.cli.args import Args
     from engine.cli.output import Output

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from engine.config.constants import _constant_scope
@@ -28,6 +27,7 @@ from engine.diagnostics import (
     error,
     source_line,
 )
+from engine.frozen import frozen
 from engine.lang.convert import ConversionError, convert
 from engine.lang.defaults import apply_defaults
 from engine.lang.evaluate import EvalError, evaluate
@@ -35,7 +35,7 @@ from engine.lang.hcl import parse_expression, parse_hcl
 from engine.lang.hcl_json import parse_json
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RawValue:
     """A value before conversion: ``text`` (command line, environment) or ``value`` (a tfvars file)."""
 

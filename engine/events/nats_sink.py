@@ -27,7 +27,6 @@ import re
 import sys
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,12 +34,13 @@ import anyio
 
 from engine.events.log import log_line
 from engine.events.stream import Event, FlushWithin
+from engine.frozen import frozen
 
 _BATCH = 256 << 10  # bytes per message at most (the server's default max_payload is 1 MiB)
 _QUEUE_BYTES = 64 << 20  # bytes waiting for the thread before batches are dropped
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NatsTarget:
     """Where to publish: the server's ``url`` (``nats://HOST:PORT``) and the ``subject``."""
 

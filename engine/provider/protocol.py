@@ -28,10 +28,11 @@ of failing, as terraform does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol, runtime_checkable
 
 from engine.diagnostics import Diagnostic
+from engine.frozen import frozen
 
 PathStep = str | int
 """One step into a value: an attribute name or a map key (``str``), or a list index (``int``).
@@ -44,7 +45,7 @@ AttributePath = tuple[PathStep, ...]
 NESTINGS = frozenset({"single", "list", "set", "map"})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NestedType:
     """tfplugin6's nested attribute type (``NestedType``): an attribute whose value is an object
     (``single``) or a list, set or map of objects with ``attributes``, written in configuration
@@ -71,7 +72,7 @@ class NestedType:
         return BlockSchema(self.nesting, self.attributes, {}, self.min_items, self.max_items)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AttributeSchema:
     """One attribute. ``type`` is cty's JSON type notation (``"string"``, ``"dynamic"``,
     ``["list", "string"]``...); with ``nested`` (a :class:`NestedType`) it may be left ``None``
@@ -94,7 +95,7 @@ class AttributeSchema:
             object.__setattr__(self, "type", self.nested.implied_type())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BlockSchema:
     """A nested block type: ``nesting`` is "single", "list", "set" or "map" (map blocks take one label)."""
 
@@ -105,7 +106,7 @@ class BlockSchema:
     max_items: int = 0  # 0: no limit
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceSchema:
     """A resource type's (or data source's, or provider configuration's) schema. ``version`` is
     the schema version the provider writes objects with: an object stored with a lower one is
@@ -136,7 +137,7 @@ def _block_type(b: BlockSchema) -> Any:
     return [b.nesting, obj]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProviderSchema:
     """Every resource type and data source a provider serves, and its own configuration's schema."""
 
@@ -145,7 +146,7 @@ class ProviderSchema:
     provider: ResourceSchema | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlanResourceChangeRequest:
     """Predict the effect of applying a change to one object (called twice per change: the
     initial plan, and the final plan during apply)."""
@@ -165,7 +166,7 @@ class PlanResourceChangeRequest:
     """core: the private data stored with the prior object (``b""`` when none)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlanResourceChangeResponse:
     planned_state: dict[str, Any] | None
     """provider: ``None`` exactly when ``proposed_new_state`` was (destroy). Otherwise every
@@ -189,7 +190,7 @@ def _no_progress(message: str) -> None:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyResourceChangeRequest:
     """Make the remote object match the final planned state (create, update or destroy)."""
 
@@ -211,7 +212,7 @@ class ApplyResourceChangeRequest:
     send it, a plugin client ignores it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyResourceChangeResponse:
     new_state: dict[str, Any] | None
     """provider: ``None`` exactly for a successful destroy. Otherwise wholly known, every value
@@ -226,7 +227,7 @@ class ApplyResourceChangeResponse:
     """provider: built on the legacy SDK; broken new-value promises are logged as warnings."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadResourceRequest:
     """Refresh: the object as it is now in the remote system."""
 
@@ -239,7 +240,7 @@ class ReadResourceRequest:
     """core: the private data stored with the object (or returned with the import stub)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadResourceResponse:
     new_state: dict[str, Any] | None
     """provider: ``None`` when the object no longer exists; otherwise wholly known, the prior
@@ -251,7 +252,7 @@ class ReadResourceResponse:
     """provider: private data stored with the object from now on."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ValidateResourceConfigRequest:
     """Custom validation of a resource's (or data source's) configuration."""
 
@@ -261,14 +262,14 @@ class ValidateResourceConfigRequest:
     """core: the configuration converted to the schema's types; may hold ``UNKNOWN``."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ValidateResourceConfigResponse:
     diagnostics: tuple[Diagnostic, ...] = ()
     """provider: errors stop this instance; a provider should not report errors about unknown
     values (it is asked again once they are known)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadDataSourceRequest:
     type_name: str
     """core: a data source of the schema."""
@@ -276,14 +277,14 @@ class ReadDataSourceRequest:
     """core: the configuration converted to the schema's types, wholly known."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadDataSourceResponse:
     state: dict[str, Any] | None
     """provider: the object read, wholly known, configured values kept."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImportResourceStateRequest:
     type_name: str
     """core: a resource type of the schema, declared in configuration."""
@@ -291,7 +292,7 @@ class ImportResourceStateRequest:
     """core: the user's import id, as given."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImportResourceStateResponse:
     """The import stub: an object holding at least what ReadResource needs to find the real object."""
 
@@ -302,7 +303,7 @@ class ImportResourceStateResponse:
     """provider: private data handed to that ReadResource."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UpgradeResourceStateRequest:
     """``raw_state`` is the stored JSON form of an object written with schema ``version``."""
 
@@ -314,7 +315,7 @@ class UpgradeResourceStateRequest:
     """core: the object's attributes as stored (JSON form: lists as tuples, no typed values)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UpgradeResourceStateResponse:
     upgraded_state: dict[str, Any] | None
     """provider: the same object conforming to the current schema, wholly known; its meaning

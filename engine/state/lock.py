@@ -30,7 +30,6 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 
 import anyio
@@ -38,6 +37,7 @@ import orjson
 
 from engine.diagnostics import DiagnosticsError, StrataError, error
 from engine.events.stream import STRATA_VERSION
+from engine.frozen import frozen
 
 WAIT_MESSAGE = "Acquiring state lock. This may take a few moments...\n"
 _SAY_WAITING_AFTER = 0.4  # seconds: terraform's LockThreshold, after which it says it is waiting
@@ -65,7 +65,7 @@ class LockMisuseError(StrataError):
                          "once and released once")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LockInfo:
     """What a lock's file records about its holder: terraform's ``statemgr.LockInfo``."""
 
