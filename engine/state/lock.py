@@ -285,7 +285,11 @@ class StateLock:
             os.close(fd)  # its holder removed it as we waited: lock the file that is there now
         info = LockInfo.new(os.path.normpath(shown), self.operation)
         try:
-            os.ftruncate(fd, 0)
+            # a file left with content (a holder killed) is emptied first; a fresh one is not
+            # truncated: on ext4, closing a file truncated to zero and written flushes it to disk
+            # (auto_da_alloc), 3-15 ms of every run at release
+            if os.fstat(fd).st_size:
+                os.ftruncate(fd, 0)
             os.pwrite(fd, info.to_json(), 0)
         except OSError as exc:
             with contextlib.suppress(OSError):
