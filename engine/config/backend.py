@@ -10,7 +10,6 @@ everything again.
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING
 
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
@@ -68,6 +67,8 @@ def _local(b: Block, diags: list[Diagnostic]) -> BackendConfig:
     values: dict[str, str | None] = {"path": None, "workspace_dir": None}
     for name, a in b.attributes.items():
         if name not in values:
+            import difflib
+
             hint = difflib.get_close_matches(name, sorted(values), n=1)
             diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.'
                                + (f' Did you mean "{hint[0]}"?' if hint else ""), a.range))

@@ -33,7 +33,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
@@ -354,6 +353,8 @@ def write(path: str, *, lineage: str | None, serial: int | None, options: Option
             f.write(data)
         return
     directory = os.path.dirname(os.path.abspath(path))
+    import tempfile  # only for plan -out
+
     fd, tmp = tempfile.mkstemp(prefix=".strata-plan-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
