@@ -10,12 +10,11 @@ pickles and copies. ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dat
 it, and a type checker reads it as a frozen dataclass (``dataclass_transform``).
 
 Why: start-up is most of a small run, and a dataclass writes the source of five or six methods
-per class and compiles each (``exec``): the ~120 value classes a ``plan`` defines took ~80 ms of a
-~250 ms run. Here ``__eq__``, ``__hash__``, ``__repr__``, the comparisons and the frozen
-``__setattr__`` are closures over the field names (no compiling; as fast as the generated ones,
-measured in ``benchmarks/scenarios/small.py``'s notes), and ``__init__``, the one method that must
-be compiled to be fast, is compiled on the class's first instantiation: most of the classes a run
-defines (protocol messages, expression nodes, diagnostics) are never instantiated by a small run.
+per class and compiles each (``exec``) when the class is defined: the ~120 value classes a
+``plan`` defines took ~80 ms of a ~250 ms run. Here each method is compiled on its first call,
+from the source dataclasses would write (so it is as fast), and ``__setattr__``/``__delattr__``
+are closures: most of the classes a run defines (protocol messages, expression nodes,
+diagnostics) never see most of their methods called, or are never instantiated at all.
 
 Not supported (a TypeError says so): ``InitVar``, ``KW_ONLY``, a ``__slots__`` of the class's own.
 """
@@ -23,7 +22,6 @@ Not supported (a TypeError says so): ``InitVar``, ``KW_ONLY``, a ``__slots__`` o
 from __future__ import annotations
 
 import dataclasses
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform, overload
 
 if TYPE_CHECKING:
@@ -108,26 +106,21 @@ def _make(cls: type, order: bool) -> type:
     ns["__dataclass_fields__"] = fields
     ns["__dataclass_params__"] = _Params(order)
     ns["__match_args__"] = tuple(f.name for f in all_fields if f.init)
-    if "__repr__" not in own:
-        ns["__repr__"] = _repr(tuple(f.name for f in all_fields if f.repr))
-    compared = tuple(f.name for f in all_fields if f.compare)
-    if "__eq__" not in own:
-        ns["__eq__"] = _eq(compared)
-    if "__hash__" not in own or (own["__hash__"] is None and "__eq__" in own):  # None: Python's, for __eq__
-        ns["__hash__"] = _hash(tuple(f.name for f in all_fields if (f.compare if f.hash is None else f.hash)))
     if order:
-        for name, op in _ORDER:
+        for name in _ORDER:
             if name in own:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}. "
                                 "Consider using functools.total_ordering")
-            ns[name] = _compare(compared, op)
     ns.setdefault("__getstate__", _getstate)
     ns.setdefault("__setstate__", _setstate)
     new: type = type(cls)(cls.__name__, cls.__bases__, ns)
     new.__qualname__ = cls.__qualname__
-    # the methods that need the new class itself
-    if "__init__" not in own:
-        type.__setattr__(new, "__init__", _lazy_init(new))
+    # the methods the class does not define, each compiled when first called
+    wanted = [n for n in ("__init__", "__repr__", "__eq__", *(_ORDER if order else ())) if n not in own]
+    if "__hash__" not in own or (own["__hash__"] is None and "__eq__" in own):  # None: Python's, for __eq__
+        wanted.append("__hash__")
+    for name in wanted:
+        type.__setattr__(new, name, _lazy(new, name))
     set_, del_ = _frozen_set_del(new, frozenset(fields))
     type.__setattr__(new, "__setattr__", set_)
     type.__setattr__(new, "__delattr__", del_)
@@ -153,26 +146,63 @@ def _field(cls: type, name: str, ann: object, default: Any) -> dataclasses.Field
     return f
 
 
-def _lazy_init(cls: type) -> Callable[..., None]:
-    """``__init__`` until the first instance: it compiles the real one and puts it in its place."""
+def _lazy(cls: type, name: str) -> Callable[..., Any]:
+    """The method ``name`` of ``cls`` until its first call, which compiles the real one (as
+    dataclasses writes it), puts it in its place and calls it."""
 
-    def __init__(self: object, *args: object, **kwargs: object) -> None:
-        init = _compile_init(cls)
-        type.__setattr__(cls, "__init__", init)
-        init(self, *args, **kwargs)
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        method = _compile(cls, name)
+        type.__setattr__(cls, name, method)
+        return method(*args, **kwargs)
 
-    return __init__
+    first_call.__name__ = first_call.__qualname__ = name
+    return first_call
 
 
-def _compile_init(cls: type) -> Callable[..., None]:
-    """The ``__init__`` dataclass(frozen=True, slots=True) would write for ``cls``: the same source
-    (assignments through ``object.__setattr__``), hence the same speed."""
-    fields: dict[str, dataclasses.Field[Any]] = cls.__dataclass_fields__  # type: ignore[attr-defined]
-    self_name = "__dataclass_self__" if "self" in fields else "self"
-    scope: dict[str, Any] = {"__dataclass_builtins_object__": object,
-                             "_HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY}
+_ORDER = {"__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
+
+
+def _compile(cls: type, name: str) -> Callable[..., Any]:
+    """The method ``name`` dataclass(frozen=True, slots=True) would write for ``cls``: the same
+    source, so the same speed."""
+    fields: tuple[dataclasses.Field[Any], ...] = tuple(cls.__dataclass_fields__.values())  # type: ignore[attr-defined]
+    compared = [f.name for f in fields if f.compare]
+    scope: dict[str, Any] = {}
+    if name == "__init__":
+        src = _init_source(cls, fields, scope)
+    elif name == "__repr__":
+        shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fields if f.repr)
+        src = f'def __repr__(self):\n  return self.__class__.__qualname__ + f"({shown})"\n'
+    elif name == "__hash__":
+        hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+        src = f"def __hash__(self):\n  return hash({_tuple('self', hashed)})\n"
+    else:
+        op = "==" if name == "__eq__" else _ORDER[name]
+        src = (f"def {name}(self, other):\n  if other.__class__ is self.__class__:\n"
+               f"    return {_tuple('self', compared)}{op}{_tuple('other', compared)}\n  return NotImplemented\n")
+    # the names the body uses are the arguments of a function that returns it: the method reads
+    # them as closure cells, as dataclasses' do
+    outer = ", ".join(scope)
+    body = "".join(f"  {line}\n" for line in src.splitlines())
+    made: dict[str, Any] = {}
+    exec(f"def __create_fn__({outer}):\n{body}  return {name}\n", {}, made)
+    method: Callable[..., Any] = made["__create_fn__"](**scope)
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+    method.__module__ = cls.__module__
+    return _recursion_guarded(method) if name == "__repr__" else method
+
+
+def _tuple(obj: str, names: list[str]) -> str:
+    return "(" + "".join(f"{obj}.{n}," for n in names) + ")"
+
+
+def _init_source(cls: type, fields: tuple[dataclasses.Field[Any], ...], scope: dict[str, Any]) -> str:
+    """``__init__``'s source (assignments through ``object.__setattr__``, ``__post_init__`` last);
+    ``scope`` gets the names it uses."""
+    self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    scope.update(__dataclass_builtins_object__=object, _HAS_DEFAULT_FACTORY=_HAS_DEFAULT_FACTORY)
     params, body = [self_name], []
-    for f in fields.values():
+    for f in fields:
         dflt = f"_dflt_{f.name}"
         if f.default_factory is not _MISSING:
             scope[dflt] = f.default_factory
@@ -192,61 +222,11 @@ def _compile_init(cls: type) -> Callable[..., None]:
         body.append(f"  __dataclass_builtins_object__.__setattr__({self_name},{f.name!r},{value})")
     if hasattr(cls, "__post_init__"):
         body.append(f"  {self_name}.__post_init__()")
-    src = f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-    exec(src, scope)
-    init: Callable[..., None] = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    return init
+    return f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
-    """The fields ``names`` of an object as a tuple, read in C (``attrgetter`` of one name gives
-    the value, not a 1-tuple: the tuple keeps equality and hash those of dataclasses)."""
-    if len(names) >= 2:
-        return attrgetter(*names)
-    if names:
-        one = attrgetter(names[0])
-        return lambda o: (one(o),)
-    return lambda o: ()
-
-
-def _eq(names: tuple[str, ...]) -> Callable[[object, object], object]:
-    get = _getter(names)
-
-    def __eq__(self: object, other: object) -> object:
-        if other.__class__ is self.__class__:
-            return get(self) == get(other)
-        return NotImplemented
-
-    return __eq__
-
-
-def _hash(names: tuple[str, ...]) -> Callable[[object], int]:
-    get = _getter(names)
-
-    def __hash__(self: object) -> int:
-        return hash(get(self))
-
-    return __hash__
-
-
-_ORDER = (("__lt__", tuple.__lt__), ("__le__", tuple.__le__), ("__gt__", tuple.__gt__), ("__ge__", tuple.__ge__))
-
-
-def _compare(names: tuple[str, ...], op: Callable[[tuple[object, ...], tuple[object, ...]], bool],
-             ) -> Callable[[object, object], object]:
-    get = _getter(names)
-
-    def compare(self: object, other: object) -> object:
-        if other.__class__ is self.__class__:
-            return op(get(self), get(other))
-        return NotImplemented
-
-    return compare
-
-
-def _repr(names: tuple[str, ...]) -> Callable[[object], str]:
+def _recursion_guarded(repr_fn: Callable[[object], str]) -> Callable[[object], str]:
+    """``repr_fn`` that says ``...`` for a value inside itself (dataclasses' recursive_repr)."""
     from _thread import get_ident
 
     running: set[tuple[int, int]] = set()
@@ -254,14 +234,14 @@ def _repr(names: tuple[str, ...]) -> Callable[[object], str]:
     def __repr__(self: object) -> str:
         key = (id(self), get_ident())
         if key in running:
-            return "..."  # a value that contains itself
+            return "..."
         running.add(key)
         try:
-            return (self.__class__.__qualname__ + "("
-                    + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")")
+            return repr_fn(self)
         finally:
             running.discard(key)
 
+    __repr__.__qualname__ = repr_fn.__qualname__
     return __repr__
 
 
