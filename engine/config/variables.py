@@ -32,7 +32,6 @@ from engine.lang.convert import ConversionError, convert
 from engine.lang.defaults import apply_defaults
 from engine.lang.evaluate import EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl
-from engine.lang.hcl_json import parse_json
 
 
 @frozen
@@ -86,6 +85,8 @@ def _parse_vars(text: str, display: str, is_json: bool) -> tuple[list[Any], dict
     if is_json:
         # a .tfvars.json document is one object of NAME: VALUE, read like a locals block
         import json
+
+        from engine.lang.hcl_json import parse_json
 
         try:
             doc = json.loads(text)
