@@ -197,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sys.unraisablehook = sys.__unraisablehook__
     deferred.report()
+    # The run is over and the process ends: what it built is left to the operating system, not
+    # collected object by object. The interpreter's exit collects every generation twice (35-50 ms
+    # of CPU after a small plan, a fifth of it); frozen objects are not collected (atexit hooks
+    # still run, and what is not in a cycle is still freed, files flushed, as modules are cleared).
+    gc.freeze()
     return code
 
 
