@@ -10,15 +10,17 @@ stream are encodings of them, made and read at those edges with ``str()`` and th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import orjson
+
+from engine.frozen import frozen
 
 InstanceKey = int | str | None
 """``None`` for a resource without count/for_each, ``int`` for count, ``str`` for for_each."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModulePath:
     """A module instance: the steps from the root, each a module call's name and the instance
     key its count or for_each gave (``None`` for a single instance). The root is ``()``.
@@ -73,7 +75,7 @@ def _key_sort(k: InstanceKey) -> tuple[int, int | str]:
     return (2, k)
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@frozen(order=True)
 class ResourceAddr:
     """A resource: ``TYPE.NAME`` (``data.TYPE.NAME`` for data resources), in the module instance
     ``module`` (``module.a[0].TYPE.NAME``; the root for everything outside a module)."""
@@ -144,7 +146,7 @@ def format_key(key: InstanceKey) -> str:
     return "[" + orjson.dumps(key).decode() + "]"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InstanceAddr:
     """One instance of a resource: ``TYPE.NAME``, ``TYPE.NAME[0]`` or ``TYPE.NAME["k"]``."""
 
@@ -310,7 +312,7 @@ _PROVIDER_PART = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
 _HOST_LABEL = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@frozen(order=True)
 class ProviderSource:
     """A provider's source address, ``HOST/NAMESPACE/TYPE`` (``registry.terraform.io/hashicorp/null``):
     what the lock file, ``.terraform/providers`` and the state's ``provider["…"]`` name. Always in

@@ -45,9 +45,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.addrs import parse_instance_addr
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SourceRange:
     filename: str
     line: int
@@ -130,7 +131,7 @@ def _expression_start(code: str) -> int:
     return len(code) - len(code.lstrip())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Diagnostic:
     severity: str  # "error" | "warning"
     summary: str

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 from engine.api.operation import DEFAULT_PLAN, Emit, Operation, PlanOptions
 from engine.backend.operations import Options
 from engine.diagnostics import Diagnostic
+from engine.events import stream as ev
+from engine.frozen import frozen
 from engine.graph.limits import Limits
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from engine.state.model import State
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StateRead:
     """What :meth:`Workspace.read_state` read: the ``state``, the ``providers`` that know how to
     read its objects (their schemas: sensitive and dynamic attributes), and the ``warnings``
@@ -103,7 +105,6 @@ class Workspace:
         if destroy:
             options = dataclasses.replace(options, destroy=True)
         from engine.api.run import Change, PlanResult
-        from engine.events import stream as ev
 
         async with self.operation("OperationTypePlan", plan=options, writes=False) as op:
             p = await op.plan(lambda e: None)

@@ -23,15 +23,16 @@ from __future__ import annotations
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_text, parse_resource_addr
 from engine.apply.reach import Reach
+from engine.frozen import frozen
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyNode:
     """One provider operation. ``op`` is "create", "update", "delete" or "read" (a deferred data source)."""
 
@@ -55,7 +56,7 @@ class ApplyNode:
         return f"{self.addr} ({self.op})"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Barrier:
     """A no-op node standing for "all nodes of one role of one resource"."""
 
@@ -69,7 +70,7 @@ class Barrier:
 Node = ApplyNode | Barrier
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Work:
     """What an apply node does: its change, and for a create_before_destroy create, the deposed key."""
 

@@ -87,10 +87,6 @@ def read_backend(directory: str) -> BackendConfig | None:
     """The ``backend "local"`` block of the configuration in ``directory`` (None: there is none),
     read without loading the whole module: only files that mention a backend are parsed, so
     commands that never load the configuration (``output``, ``state list``) stay fast."""
-    # the parser costs its import only where a backend is written
-    from engine.lang.hcl import parse_hcl
-    from engine.lang.hcl_json import parse_json
-
     try:
         names = sorted(os.listdir(directory))
     except OSError:
@@ -108,7 +104,15 @@ def read_backend(directory: str) -> BackendConfig | None:
         if b"backend" not in raw and b"cloud" not in raw:
             continue
         text = raw.decode("utf-8", errors="replace")
-        blocks = parse_json(text, name) if name.endswith(".json") else parse_hcl(text, name)
+        # the parser costs its import only where a backend is written
+        if name.endswith(".json"):
+            from engine.lang.hcl_json import parse_json
+
+            blocks = parse_json(text, name)
+        else:
+            from engine.lang.hcl import parse_hcl
+
+            blocks = parse_hcl(text, name)
         terraform_blocks += [b for b in blocks if b.type == "terraform"]
     backend, diags = read_backend_blocks(terraform_blocks)
     if errors_of(diags):

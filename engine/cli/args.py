@@ -6,7 +6,6 @@ diagnostic (exit 1), never a traceback.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -219,6 +218,8 @@ def parse_args(argv: list[str]) -> Args:
                 else:
                     a.flags[name] = value
                 continue
+            import difflib
+
             close = difflib.get_close_matches(name, sorted(_BOOL_FLAGS | _VALUE_FLAGS | _LIST_FLAGS), n=1)
             raise UsageError(f"Unknown option: {tok}" + (f". Did you mean -{close[0]}?" if close else ""))
         if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):

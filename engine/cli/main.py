@@ -20,6 +20,7 @@ from engine import __version__
 TYPE_CHECKING = False  # not typing's: `strata version` does not import typing (mypy reads it the same)
 
 if TYPE_CHECKING:
+    import mmap
     from typing import NoReturn
 
     from engine.cli.args import Args
@@ -194,16 +195,30 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv, None)
     deferred = _DeferredReports()
     sys.unraisablehook = deferred.hook
-    deferred.reserve = bytearray(_RESERVE)
+    deferred.reserve = _reserve()
     try:
         code = _main(sys.argv[1:], deferred)
     finally:
         sys.unraisablehook = sys.__unraisablehook__
     deferred.report()
+    # The run is over and the process ends: what it built is left to the operating system, not
+    # collected object by object. The interpreter's exit collects every generation twice (35-50 ms
+    # of CPU after a small plan, a fifth of it); frozen objects are not collected (atexit hooks
+    # still run, and what is not in a cycle is still freed, files flushed, as modules are cleared).
+    gc.freeze()
     return code
 
 
 _RESERVE = 32 << 20  # bytes
+
+
+def _reserve() -> mmap.mmap:
+    """``_RESERVE`` bytes of address space, mapped but never touched: what the address space's
+    limit (``ulimit -v``) counts, at no cost. A ``bytearray`` of the same size is zeroed page by
+    page: 17-40 ms of every start, more than the rest of ``strata version``."""
+    import mmap
+
+    return mmap.mmap(-1, _RESERVE)
 _RECURSION_LIMIT = 60_000
 
 
@@ -220,7 +235,7 @@ class _DeferredReports:
 
         self.pending: collections.deque[object] = collections.deque(maxlen=50)
         self.hook = self.pending.append
-        self.reserve: bytearray | None = None
+        self.reserve: mmap.mmap | None = None
         """Address space set aside for ending the run: freed first when it fails, so that telling
         whether memory ran out, and saying so, does not itself run out of memory."""
 

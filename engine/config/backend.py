@@ -10,11 +10,10 @@ everything again.
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.number import to_string as number_to_string
 
@@ -25,7 +24,7 @@ DEFAULT_STATE_FILE = "terraform.tfstate"
 DEFAULT_WORKSPACE_DIR = "terraform.tfstate.d"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BackendConfig:
     """A ``backend "local"`` block as configured. ``path`` and ``workspace_dir`` are never empty:
     None where the block leaves them out (terraform's defaults then apply)."""
@@ -68,6 +67,8 @@ def _local(b: Block, diags: list[Diagnostic]) -> BackendConfig:
     values: dict[str, str | None] = {"path": None, "workspace_dir": None}
     for name, a in b.attributes.items():
         if name not in values:
+            import difflib
+
             hint = difflib.get_close_matches(name, sorted(values), n=1)
             diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.'
                                + (f' Did you mean "{hint[0]}"?' if hint else ""), a.range))

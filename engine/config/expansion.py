@@ -6,12 +6,12 @@ they cannot be. Planning expands resources and module calls; apply expands modul
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from engine.addrs import InstanceKey
 from engine.config.model import ModuleCall, ResourceConfig
 from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.frozen import frozen
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.values import UNKNOWN, SetVal, is_wholly_known, type_name
@@ -20,7 +20,7 @@ ScopeOf = Callable[[int | None, tuple[Any, Any] | None], Scope]
 """``scope_of(count_index, each)``: the scope of an instance (``each``: its key and value)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Instances:
     """How a resource expands (``kind``: "single", "count" or "for_each", as its configuration
     says) and its instances in key order, each with its scope (one, keyed None, when single)."""

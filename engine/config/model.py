@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.addrs import ROOT, ModulePath, ProviderSource, ResourceAddr, resource_addr
 from engine.diagnostics import Diagnostic, SourceRange
+from engine.frozen import frozen
 from engine.graph.limits import Limits
 from engine.lang import expr as E
 from engine.lang.defaults import TypeDefaults
@@ -20,7 +21,7 @@ from engine.lang.hcl import Attribute, Block
 NO_DEFAULT: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Condition:
     """A ``precondition`` or ``postcondition`` block: ``condition`` must be true, else the plan (or
     apply) fails with ``error_message``."""
@@ -37,7 +38,7 @@ IgnorePath = tuple[tuple[str, Any], ...]
 ``access_config[0].nat_ip`` or ``tags["Name"]``."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Lifecycle:
     create_before_destroy: bool = False
     prevent_destroy: bool = False
@@ -47,7 +48,7 @@ class Lifecycle:
     postconditions: tuple[Condition, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceConfig:
     addr: ResourceAddr
     range: SourceRange
@@ -81,7 +82,7 @@ class ResourceConfig:
 _RESOURCE_FIELDS = tuple(f.name for f in fields(ResourceConfig))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class VariableConfig:
     name: str
     range: SourceRange
@@ -94,14 +95,14 @@ class VariableConfig:
     defaults: TypeDefaults | None = None  # of the type's optional(TYPE, DEFAULT) attributes
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LocalConfig:
     name: str
     expr: E.Expr
     range: SourceRange
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OutputConfig:
     name: str
     expr: E.Expr
@@ -113,7 +114,7 @@ class OutputConfig:
     depends_on_modules: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModuleCall:
     """A ``module "NAME" { source = ... }`` block: the child ``module`` it loads (from a local path,
     or from where ``init`` installed it), its meta-arguments, and its other arguments (the child's
@@ -139,7 +140,7 @@ class ModuleCall:
         return "count" if self.count is not None else ("for_each" if self.for_each is not None else "single")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProviderConfig:
     name: str
     alias: str | None
@@ -155,7 +156,7 @@ class ProviderConfig:
         return self.name + (f".{self.alias}" if self.alias else "")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RequiredProvider:
     """A ``required_providers`` entry: the local name, the provider's source (given, or implied
     from the name) and its version constraints (empty: any version)."""

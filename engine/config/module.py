@@ -60,7 +60,6 @@ from engine.diagnostics import (
 from engine.lang import expr as E
 from engine.lang.defaults import apply_defaults
 from engine.lang.hcl import Block, parse_hcl
-from engine.lang.hcl_json import parse_json
 
 _META_ARGS = {"count", "for_each", "depends_on", "provider", "lifecycle"}
 
@@ -146,7 +145,12 @@ def _read_file(module: Module, root: str, path: str, diags: list[Diagnostic]) ->
     if "applying" in text:
         module.mentions_applying = True
     try:
-        blocks = parse_json(text, display) if path.endswith(".json") else parse_hcl(text, display)
+        if path.endswith(".json"):
+            from engine.lang.hcl_json import parse_json  # .tf.json files only
+
+            blocks = parse_json(text, display)
+        else:
+            blocks = parse_hcl(text, display)
     except DiagnosticsError as exc:
         diags.extend(exc.diagnostics)
         return

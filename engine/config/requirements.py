@@ -5,7 +5,6 @@ works them out (an undeclared provider's source is implied: ``hashicorp/NAME``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from engine.addrs import (
     ProviderSource,
@@ -14,6 +13,7 @@ from engine.addrs import (
 )
 from engine.config.model import Module, RequiredProvider
 from engine.diagnostics import Diagnostic, error
+from engine.frozen import frozen
 from engine.install.versions import Constraints, parse_constraints
 from engine.lang import expr as E
 from engine.lang.hcl import Block
@@ -90,7 +90,7 @@ def read_required_providers(module: Module, b: Block) -> list[Diagnostic]:
     return diags
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Requirement:
     """What the configuration asks of one provider: every version constraint on it (merged from all
     the places that name it) and the local names it goes by."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from engine.config.constants import _constant_scope
@@ -28,14 +27,14 @@ from engine.diagnostics import (
     error,
     source_line,
 )
+from engine.frozen import frozen
 from engine.lang.convert import ConversionError, convert
 from engine.lang.defaults import apply_defaults
 from engine.lang.evaluate import EvalError, evaluate
 from engine.lang.hcl import parse_expression, parse_hcl
-from engine.lang.hcl_json import parse_json
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RawValue:
     """A value before conversion: ``text`` (command line, environment) or ``value`` (a tfvars file)."""
 
@@ -86,6 +85,8 @@ def _parse_vars(text: str, display: str, is_json: bool) -> tuple[list[Any], dict
     if is_json:
         # a .tfvars.json document is one object of NAME: VALUE, read like a locals block
         import json
+
+        from engine.lang.hcl_json import parse_json
 
         try:
             doc = json.loads(text)

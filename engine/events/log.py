@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from engine.events import jsonline
 from engine.events.stream import _ARRAY, LAST_ARRAY, Event, JsonSink, _writer_after
+from engine.frozen import frozen
 
 _dumps = orjson.dumps
 _Fragment = orjson.Fragment
@@ -111,7 +111,7 @@ def log_line(seq: int, t: float, event: Event) -> bytes:
         return json.dumps(doc, ensure_ascii=False).encode() + b"\n"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LoggedEvent:
     """One line of an event log, decoded: ``seq``, ``monotonic``, ``type``, the ``line`` as a dict
     (terraform's members and ``detail``)."""

@@ -33,7 +33,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -42,13 +41,14 @@ import orjson
 
 from engine.events.log import wire_line
 from engine.events.stream import Event, FlushWithin
+from engine.frozen import frozen
 
 BATCH = 256 << 10  # bytes gathered before they go to the publisher without waiting for max_delay
 QUEUE_BYTES = 64 << 20  # bytes waiting for the publisher before events are dropped
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Linux)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NatsTarget:
     """Where to publish: the server's ``url`` (``nats://HOST:PORT``) and the ``subject``."""
 

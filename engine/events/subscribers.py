@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import anyio
 
 from engine.events.stream import Event
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Sequenced:
     """An event with its sequence number and the monotonic time it was emitted at."""
 
@@ -38,7 +38,7 @@ class Sequenced:
     event: Event
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Lagged:
     """The subscriber's buffer was full: the events ``first``..``last`` (sequence numbers,
     inclusive) were dropped for it. They are in the event log, if the run writes one."""

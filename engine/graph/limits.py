@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -70,6 +69,8 @@ class RetryPolicy:
     def delay(self, attempt: int) -> float:
         """Exponential backoff with full jitter, for attempt 1, 2, ..."""
         cap = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        import random  # only when a provider asks to back off
+
         return random.uniform(cap / 2, cap)
 
 

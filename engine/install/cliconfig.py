@@ -11,7 +11,7 @@ provider only they could serve gets a diagnostic saying how to use a filesystem 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from engine.addrs import (
@@ -20,9 +20,10 @@ from engine.addrs import (
     parse_provider_source,
 )
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Pattern:
     """``HOST/NAMESPACE/TYPE`` where each part may be ``*``."""
 
@@ -57,7 +58,7 @@ def parse_pattern(text: str) -> Pattern:
     return Pattern(host, ns, typ)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Method:
     """One installation method: ``kind`` is ``filesystem_mirror`` (``location``: its directory),
     ``network_mirror`` (``location``: its URL) or ``direct``."""
@@ -77,7 +78,7 @@ class Method:
         return self.kind == "filesystem_mirror"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Installation:
     """How this run installs providers: the methods in order (the first to have a version serves
     it), the plugin cache, and whether the methods were configured or implied."""

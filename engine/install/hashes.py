@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import zipfile
 from pathlib import Path
 
 _CHUNK = 1 << 20
@@ -52,6 +51,8 @@ def hash_dir(directory: Path | str) -> str:
 
 def hash_zip(archive: Path | str) -> str:
     """``h1:`` of a packed package: its entries hashed as the files they unpack to."""
+    import zipfile  # with shutil, bz2 and lzma: not for every run that reads the lock file
+
     lines = []
     with zipfile.ZipFile(archive) as zf:
         for info in zf.infolist():

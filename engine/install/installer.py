@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.addrs import ProviderSource
 from engine.diagnostics import Diagnostic, error
+from engine.frozen import frozen
 from engine.install.cliconfig import Installation, Method
 from engine.install.hashes import hash_dir, hash_zip, matches_any
 from engine.install.lockfile import Locked, LockFile
@@ -39,7 +40,7 @@ class Outcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Selected:
     source: ProviderSource
     version: Version

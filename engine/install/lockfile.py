@@ -5,11 +5,11 @@ writes it, so that either tool accepts the other's; built-in providers are never
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.addrs import ProviderSource, parse_provider_source
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, error
+from engine.frozen import frozen
 from engine.install.versions import Version, parse_version
 
 LOCK_FILE = ".terraform.lock.hcl"
@@ -18,7 +18,7 @@ _HEADER = ('# This file is maintained automatically by "terraform init".\n'
            "# Manual edits may be lost in future updates.\n")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Locked:
     """One provider's entry. ``constraints``: in normal form, ``""`` for none; ``hashes`` sorted."""
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import platform
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.addrs import ProviderSource, parse_provider_source
+from engine.frozen import frozen
 from engine.install.versions import Version, parse_version
 
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
@@ -28,7 +28,7 @@ def current_platform() -> str:
     return f"{platform.system().lower()}_{_ARCH.get(machine, machine)}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Package:
     """A provider package found somewhere: ``location`` is its unpacked directory or its zip."""
 

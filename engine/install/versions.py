@@ -5,10 +5,11 @@ form, the one the lock file records (``>= 2.0.0, < 3.0.0``)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@frozen(order=True)
 class Version:
     """A provider's version: three numbers, a prerelease (``""``: none) and build metadata (ignored
     when comparing: ``order`` compares the numbers, then a release above any of its prereleases)."""
@@ -60,7 +61,7 @@ def _parse_boundary(text: str, spec: str) -> tuple[Version, int]:
 _OP_ORDER = {"<": 0, "=": 1, ">": 2, "~>": 3, "~>minor": 4, "!=": 5, "<=": 6, ">=": 7}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Constraint:
     """One term: ``op`` is ``=``, ``!=``, ``>``, ``>=``, ``<``, ``<=``, ``~>`` (only the patch may
     grow: ``~> 2.1.0``) or ``~>minor`` (the minor may grow: ``~> 2.1``, and ``~> 2`` as ``~> 2.0``)."""

@@ -5,18 +5,31 @@ sensitive value in it; and ``try``/``can``, whose arguments are expressions eval
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversals
 from engine.lang.ephemerality import Ephemerality, references
 from engine.lang.functions.arguments import ArgumentError
-from engine.lang.functions.registry import CORE, PARAMS, base_name, function_named, signature
-from engine.lang.functions.templates import STRING_TEMPLATE_NAME, TEMPLATE_FUNCTIONS, template_for
 from engine.lang.quote import go_quote
 from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, is_wholly_known
+
+if TYPE_CHECKING:
+    from engine.lang.functions import registry as F
+    from engine.lang.functions import templates as T
+else:
+    # the functions (a module per family, ~10 ms to import) on the first call of one: a
+    # configuration that calls none does not import them
+    F = T = None
+
+
+def _import_functions() -> None:
+    global F, T
+    from engine.lang.functions import registry, templates
+
+    F, T = registry, templates
 
 # functions whose failures terraform reports as an unsuitable value for their first parameter
 _ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset", "tomap", "file", "one",
@@ -26,15 +39,17 @@ _ARGUMENT_ERRORS = frozenset({"tonumber", "tostring", "tobool", "tolist", "toset
 def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     if e.name == "try" or e.name == "can":  # their arguments are expressions, evaluated one by one
         return _try(e, scope, value_of)
-    fn = function_named(e.name)
+    if F is None:
+        _import_functions()
+    fn = F.function_named(e.name)
     if fn is None:
         if e.name.startswith(PROVIDER):
             raise EvalError("Unknown provider function", unknown_provider_function(e.name), e.line)
-        if e.name.startswith(CORE):
+        if e.name.startswith(F.CORE):
             raise EvalError("Unknown provider function", 'The function namespace "core" is not valid. Provider '
                             'function calls must use the "provider::" namespace prefix.', e.line)
         raise EvalError("Call to unknown function", f'There is no function named "{e.name}".', e.line)
-    name = base_name(e.name)
+    name = F.base_name(e.name)
     args = [value_of(a, scope) for a in e.args]
     if e.expand_final and args:
         last = args.pop()
@@ -49,20 +64,20 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
         if name == "ephemeralasnull":
             fn(*args)
             return None if ephemeral(e.args[0], scope) else args[0]
-        if name in TEMPLATE_FUNCTIONS or name == "issensitive":
+        if name in T.TEMPLATE_FUNCTIONS or name == "issensitive":
             fn(*args)  # only its arguments checked: the evaluator does the rest, below
             return _issensitive(e, args, scope) if name == "issensitive" else _template(e, name, args, scope,
                                                                                          value_of)
         return fn(*args)
     except FunctionArityError as exc:
         raise EvalError(exc.summary, str(exc), e.line,
-                        (f"while calling {signature(name)}",)).blame(e, scope) from None
+                        (f"while calling {F.signature(name)}",)).blame(e, scope) from None
     except FunctionError as exc:
-        calling = (f"while calling {signature(name)}",)
+        calling = (f"while calling {F.signature(name)}",)
         message = _redacted(e, args, str(exc).rstrip("."), scope)
         index = exc.index if isinstance(exc, ArgumentError) else 0 if name in _ARGUMENT_ERRORS else None
         if index is not None:  # terraform's: the value given for that parameter is unsuitable
-            params, variadic = PARAMS[name]
+            params, variadic = F.PARAMS[name]
             param = params[index] if index < len(params) else variadic
             raise EvalError("Invalid function argument", f'Invalid value for "{param}" '
                             f"parameter: {message[:1].lower()}{message[1:]}.", e.line,
@@ -112,7 +127,7 @@ def _template(e: E.Call, name: str, args: list[Any], scope: Scope, value_of: Eva
         raise ArgumentError(0, "invalid template expression: templatestring is only for rendering templates "
                                "retrieved dynamically from elsewhere, and so does not support providing a "
                                "literal template; consider using a template string expression instead")
-    template = template_for(name, *args)
+    template = T.template_for(name, *args)
     if template is None:
         return UNKNOWN
     if _TEMPLATE_DEPTH.get() > 0:
@@ -122,7 +137,7 @@ def _template(e: E.Call, name: str, args: list[Any], scope: Scope, value_of: Eva
     try:
         return value_of(template.expr, inner)
     except EvalError as exc:
-        where = STRING_TEMPLATE_NAME if name == "templatestring" else str(args[0])
+        where = T.STRING_TEMPLATE_NAME if name == "templatestring" else str(args[0])
         raise FunctionError(f"{where}:{exc.line}: {exc.summary}; {exc.detail}") from None
     finally:
         _TEMPLATE_DEPTH.reset(token)
@@ -153,7 +168,9 @@ def _try(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     """terraform's ``try(expressions...)`` (the first argument that evaluates without an error) and
     ``can(expression)`` (whether it does). Either is unknown while an argument it gets to refers to an
     unknown value: whether it would fail is not known yet."""
-    calling = (f"while calling {signature(e.name)}",)
+    if F is None:
+        _import_functions()
+    calling = (f"while calling {F.signature(e.name)}",)
     if e.name == "can" and len(e.args) != 1:
         summary = "Not enough function arguments" if not e.args else "Too many function arguments"
         detail = ('Function "can" expects 1 argument(s). Missing value for "expression".' if not e.args else

@@ -10,13 +10,14 @@ or null attribute gets its default, itself given the defaults of its own type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from engine.frozen import frozen
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TypeDefaults:
     """The defaults of one level of a type constraint; ``kind`` is that level's type kind
     (``"object"``, ``"tuple"``, ``"list"``, ``"set"``, ``"map"``)."""

@@ -8,57 +8,58 @@ evaluation error can name ``file:line``. Parsing (``engine.hcl``) builds them;
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from engine.frozen import frozen
 
-@dataclass(frozen=True, slots=True)
+
+@frozen
 class Expr:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Literal(Expr):
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Template(Expr):
     """A string template; parts are literal ``str`` or expressions to interpolate."""
 
     parts: tuple[str | Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TupleExpr(Expr):
     items: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ObjectExpr(Expr):
     items: tuple[tuple[Expr, Expr], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Var(Expr):
     """A bare name: ``var``, ``local``, ``count``, ``each``, a resource type, a for-variable."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GetAttr(Expr):
     obj: Expr
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Index(Expr):
     obj: Expr
     key: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Splat(Expr):
     """``obj[*].a.b`` (full) or ``obj.*.a`` (attribute-only): ``each`` applies to every element."""
 
@@ -66,39 +67,39 @@ class Splat(Expr):
     each: Expr  # evaluated with the element bound to SplatItem
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SplatItem(Expr):
     """Placeholder for the current element inside a splat's ``each`` expression."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Call(Expr):
     name: str
     args: tuple[Expr, ...]
     expand_final: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Binary(Expr):
     op: str
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Unary(Expr):
     op: str
     operand: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Conditional(Expr):
     cond: Expr
     true: Expr
     false: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ForExpr(Expr):
     key_var: str | None
     value_var: str
@@ -109,7 +110,7 @@ class ForExpr(Expr):
     grouping: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TemplateIf(Expr):
     """``%{ if cond }true%{ else }false%{ endif }`` in a template: a string (``line`` is the
     ``if`` directive's own). The branches are templates; an absent ``else`` is ``""``."""
@@ -119,7 +120,7 @@ class TemplateIf(Expr):
     false: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TemplateFor(Expr):
     """``%{ for k, v in collection }body%{ endfor }`` in a template: ``body`` rendered once per
     element and concatenated (``line`` is the ``for`` directive's own)."""
@@ -130,7 +131,7 @@ class TemplateFor(Expr):
     body: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Reference:
     """A static reference found in an expression: ``root.attr[key]...``.
 

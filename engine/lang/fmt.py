@@ -15,10 +15,10 @@ refuses (a syntax error) is reported as a :class:`SyntaxProblem` and never rewri
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 from engine.diagnostics import StrataError
+from engine.frozen import frozen
 from engine.lang.fmt_layout import (
     CBRACK,
     CHEREDOC,
@@ -47,7 +47,7 @@ from engine.lang.fmt_layout import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SyntaxProblem:
     """Where the file stops being HCL (1-based line and column), and what was found there."""
 

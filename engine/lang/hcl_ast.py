@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.diagnostics import SourceRange, attribute_range
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.hcl_errors import check_attribute, check_block, check_body, check_object_separators
 from engine.lang.hcl_template import TemplateBuilder
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Attribute:
     name: str
     expr: E.Expr

@@ -12,10 +12,10 @@ The language object is built on first use, so importing this module costs almost
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.diagnostics import StrataError
+from engine.frozen import frozen
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Tree
@@ -33,7 +33,7 @@ def parse_tree(source: bytes) -> Tree:
     return _PARSER[0].parse(source)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Source:
     """A file's text as bytes, with what positions need: a node's byte offset → (line, column),
     columns counted in characters as terraform counts them (bytes and characters agree on an

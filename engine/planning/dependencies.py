@@ -5,13 +5,13 @@ hashicorp/terraform#32148)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_text
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
 from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.planning.module_deps import ModuleDeps
@@ -19,7 +19,7 @@ from engine.planning.order import ref_node
 from engine.values import UNKNOWN
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RefSpec:
     """A reference of a resource's configuration to ``target``; ``key``: the expression of the
     instance key it names (``a[count.index]``), None when it names none."""
@@ -28,7 +28,7 @@ class RefSpec:
     key: E.Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InstanceDeps:
     """What an instance depends on: single instances, whole resources (a reference with no key, or
     a key only known later, or through a local value), and both as the state records them

@@ -4,12 +4,12 @@ protocol's promises, and the action chosen by :func:`~engine.plans.plan.select_a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from engine.addrs import InstanceAddr
 from engine.config.model import ResourceConfig
 from engine.diagnostics import Diagnostic, error
+from engine.frozen import frozen
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext
 from engine.planning.dependencies import InstanceDeps
@@ -29,7 +29,7 @@ from engine.state.model import ObjectState
 _PLAN_FAILED = Failure("Provider failed to plan", "{repr}", raises=True)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceTarget:
     """What every instance of a resource is planned with: its configuration block, its type's
     schema, its provider (through the seam) and the provider's address as the state records it."""
@@ -40,7 +40,7 @@ class ResourceTarget:
     provider_addr: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InstanceToPlan:
     """One instance, ready to plan: its address, its configuration evaluated (every attribute of
     the schema, null when not set), its current object in the prior state (None: there is none),

@@ -8,20 +8,20 @@ dependencies): nothing here calls a provider or evaluates a value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from engine.addrs import ResourceAddr, config_text, resource_addr
 from engine.config.model import Module
 from engine.config.references import expressions_of
 from engine.diagnostics import Diagnostic, error
+from engine.frozen import frozen
 from engine.graph.dag import Graph
 from engine.lang import expr as E
 from engine.planning.targeting import Targets
 from engine.state.model import State
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CfgNode:
     """A node of the configuration graph, in the module at configuration path ``path`` (the
     root's: ``()``): a resource (``name`` its :class:`ResourceAddr` within the module), a local

@@ -9,8 +9,6 @@ depends on them (by the dependencies recorded in state).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.addrs import (
     InstanceAddr,
     ModulePath,
@@ -19,9 +17,10 @@ from engine.addrs import (
     module_contains,
     parse_target,
 )
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Targets:
     """What a plan may touch: every instance of ``resources``, the single ``instances``, every
     resource in the module instances ``modules`` (a step without a key: every instance of its

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.frozen import frozen
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
 
@@ -52,7 +53,7 @@ class Reason:
     DELETE_NO_MODULE = "delete_because_no_module"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceInstanceChange:
     """One planned change of one object.
 
@@ -93,7 +94,7 @@ class ResourceInstanceChange:
         return (self.addr, self.deposed)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Expansion:
     """How the configuration expands one resource: ``kind`` is ``"single"``, ``"count"`` or
     ``"for_each"``; ``keys`` are its instances' keys in terraform's order (numbers, then strings),
@@ -117,7 +118,7 @@ _SINGLE = Expansion("single", (None,))
 _SINGLE_FAILED = Expansion("single", ())  # a resource that could not be planned: no instance
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DataRead:
     """A data source read while planning, recorded in state when the plan is applied.
 
@@ -128,7 +129,7 @@ class DataRead:
     sensitive: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Refreshed:
     """An object of the prior state as refresh (or a schema upgrade) left it: ``obj`` None when it
     is gone. The state a plan was made from is the stored state with every one of these put in

@@ -33,9 +33,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -44,6 +42,7 @@ import orjson
 from engine.addrs import InstanceAddr, ResourceAddr, parse_module_path, resource_addr
 from engine.config.module import config_files
 from engine.diagnostics import Diagnostic, DiagnosticsError, error
+from engine.frozen import frozen
 from engine.plans.plan import DataRead, Expansion, Plan, Refreshed, ResourceInstanceChange
 from engine.state.model import ObjectState
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal
@@ -51,7 +50,7 @@ from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 FORMAT = "strata-plan/2"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Options:
     """The options a plan was made with, as ``strata plan`` was given them (for the reader; the
     plan itself says what apply does)."""
@@ -63,7 +62,7 @@ class Options:
     replace: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SavedPlan:
     """A plan file read back: the plan, the state it was made from (lineage and serial, None
     when there was none), its options and its text as ``strata plan`` printed it."""
@@ -354,6 +353,8 @@ def write(path: str, *, lineage: str | None, serial: int | None, options: Option
             f.write(data)
         return
     directory = os.path.dirname(os.path.abspath(path))
+    import tempfile  # only for plan -out
+
     fd, tmp = tempfile.mkstemp(prefix=".strata-plan-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:

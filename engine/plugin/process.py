@@ -44,13 +44,13 @@ import subprocess
 import tempfile
 import threading
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from engine.diagnostics import ProviderError
+from engine.frozen import frozen
 from engine.log import get_logger
 
 MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE"
@@ -76,7 +76,7 @@ class PluginStartError(ProviderError):
                          detail=f"Could not start {executable}: {reason}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Handshake:
     """The plugin's first stdout line, read."""
 

@@ -12,11 +12,12 @@ out, its value is an object of nulls, see :func:`~engine.provider.protocol.empty
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import orjson
 
+from engine.frozen import frozen
 from engine.provider.protocol import (
     AttributePath,
     AttributeSchema,
@@ -30,7 +31,7 @@ _BLOCK_NESTING = {1: "single", 2: "list", 3: "set", 4: "map", 5: "group"}
 _OBJECT_NESTING = {1: "single", 2: "list", 3: "set", 4: "map"}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Capabilities:
     """tfplugin's ServerCapabilities: what the plugin said about optional protocol behaviour."""
 
@@ -40,7 +41,7 @@ class Capabilities:
     """The plugin works without GetProviderSchema being called in each process."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PluginSchema:
     """A plugin's schema: the engine's view of it plus what only the wire needs."""
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.diagnostics import Diagnostic, StrataError, error
+from engine.frozen import frozen
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
@@ -94,7 +95,7 @@ def sequence(*funcs: RequiresReplaceFunc) -> RequiresReplaceFunc:
     return check
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Attr:
     type: Any
     required: bool = False
@@ -124,7 +125,7 @@ class ModifyPlanRequest:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyContext:
     """Passed to create/update: ``progress(message)`` reports on a long operation."""
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from engine.diagnostics import Diagnostic
+from engine.frozen import frozen
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     ApplyResourceChangeResponse,
@@ -64,7 +65,7 @@ Answer = Any
 """How one call is answered: a response, a callable, an exception instance, or diagnostics."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Call:
     """One call a :class:`MockProvider` received: the protocol method's name and its request
     (``configure``: the configuration dict)."""

@@ -28,10 +28,11 @@ of failing, as terraform does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol, runtime_checkable
 
 from engine.diagnostics import Diagnostic
+from engine.frozen import frozen
 from engine.values import ListVal, MapVal, SetVal
 
 PathStep = str | int
@@ -45,7 +46,7 @@ AttributePath = tuple[PathStep, ...]
 NESTINGS = frozenset({"single", "group", "list", "set", "map"})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NestedType:
     """tfplugin6's nested attribute type (``NestedType``): an attribute whose value is an object
     (``single``) or a list, set or map of objects with ``attributes``, written in configuration
@@ -72,7 +73,7 @@ class NestedType:
         return BlockSchema(self.nesting, self.attributes, {}, self.min_items, self.max_items)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AttributeSchema:
     """One attribute. ``type`` is cty's JSON type notation (``"string"``, ``"dynamic"``,
     ``["list", "string"]``...); with ``nested`` (a :class:`NestedType`) it may be left ``None``
@@ -95,7 +96,7 @@ class AttributeSchema:
             object.__setattr__(self, "type", self.nested.implied_type())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BlockSchema:
     """A nested block type: ``nesting`` is "single", "group", "list", "set" or "map" (map blocks
     take one label). A ``group`` block is a ``single`` one that is never null: left out, it is
@@ -109,7 +110,7 @@ class BlockSchema:
     max_items: int = 0  # 0: no limit
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceSchema:
     """A resource type's (or data source's, or provider configuration's) schema. ``version`` is
     the schema version the provider writes objects with: an object stored with a lower one is
@@ -152,7 +153,7 @@ def empty_value(b: BlockSchema) -> Any:
     return empty()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProviderSchema:
     """Every resource type and data source a provider serves, and its own configuration's schema."""
 
@@ -161,7 +162,7 @@ class ProviderSchema:
     provider: ResourceSchema | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlanResourceChangeRequest:
     """Predict the effect of applying a change to one object (called twice per change: the
     initial plan, and the final plan during apply)."""
@@ -181,7 +182,7 @@ class PlanResourceChangeRequest:
     """core: the private data stored with the prior object (``b""`` when none)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlanResourceChangeResponse:
     planned_state: dict[str, Any] | None
     """provider: ``None`` exactly when ``proposed_new_state`` was (destroy). Otherwise every
@@ -205,7 +206,7 @@ def _no_progress(message: str) -> None:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyResourceChangeRequest:
     """Make the remote object match the final planned state (create, update or destroy)."""
 
@@ -227,7 +228,7 @@ class ApplyResourceChangeRequest:
     send it, a plugin client ignores it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApplyResourceChangeResponse:
     new_state: dict[str, Any] | None
     """provider: ``None`` exactly for a successful destroy. Otherwise wholly known, every value
@@ -242,7 +243,7 @@ class ApplyResourceChangeResponse:
     """provider: built on the legacy SDK; broken new-value promises are logged as warnings."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadResourceRequest:
     """Refresh: the object as it is now in the remote system."""
 
@@ -255,7 +256,7 @@ class ReadResourceRequest:
     """core: the private data stored with the object (or returned with the import stub)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadResourceResponse:
     new_state: dict[str, Any] | None
     """provider: ``None`` when the object no longer exists; otherwise wholly known, the prior
@@ -267,7 +268,7 @@ class ReadResourceResponse:
     """provider: private data stored with the object from now on."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ValidateResourceConfigRequest:
     """Custom validation of a resource's (or data source's) configuration."""
 
@@ -277,14 +278,14 @@ class ValidateResourceConfigRequest:
     """core: the configuration converted to the schema's types; may hold ``UNKNOWN``."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ValidateResourceConfigResponse:
     diagnostics: tuple[Diagnostic, ...] = ()
     """provider: errors stop this instance; a provider should not report errors about unknown
     values (it is asked again once they are known)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadDataSourceRequest:
     type_name: str
     """core: a data source of the schema."""
@@ -292,14 +293,14 @@ class ReadDataSourceRequest:
     """core: the configuration converted to the schema's types, wholly known."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReadDataSourceResponse:
     state: dict[str, Any] | None
     """provider: the object read, wholly known, configured values kept."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImportResourceStateRequest:
     type_name: str
     """core: a resource type of the schema, declared in configuration."""
@@ -307,7 +308,7 @@ class ImportResourceStateRequest:
     """core: the user's import id, as given."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImportResourceStateResponse:
     """The import stub: an object holding at least what ReadResource needs to find the real object."""
 
@@ -325,7 +326,7 @@ class FlatmapState(dict[str, str]):
     schema version, before anything else is asked about the object (terraform does the same)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UpgradeResourceStateRequest:
     """``raw_state`` is the stored JSON form of an object written with schema ``version`` (or its
     flatmap form, a :class:`FlatmapState`)."""
@@ -338,7 +339,7 @@ class UpgradeResourceStateRequest:
     """core: the object's attributes as stored (JSON form: lists as tuples, no typed values)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UpgradeResourceStateResponse:
     upgraded_state: dict[str, Any] | None
     """provider: the same object conforming to the current schema, wholly known; its meaning

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +49,24 @@ def _builtin() -> dict[str, Callable[[], Any]]:
     return {name: _Lazy(name, target) for name, target in BUILTIN.items()}
 
 
+_ONLY_BUILTIN = "terraform"
+"""The provider only strata serves (``terraform.io/builtin/terraform``, as in terraform): found
+without reading the installed packages' entry points, which is most of a small plan's provider
+lookup (importing importlib.metadata and reading every package's metadata: 15 ms and more)."""
+
+
+def factory(name: str) -> Callable[[], Any] | None:
+    """The factory of the provider with local name ``name``; None if none is known."""
+    if name == _ONLY_BUILTIN and _FACTORIES is None:
+        return _builtin()[name]
+    return factories().get(name)
+
+
 def factories() -> dict[str, Callable[[], Any]]:
     global _FACTORIES
     if _FACTORIES is None:
+        from importlib.metadata import entry_points
+
         found = _builtin()
         for ep in entry_points(group="strata.providers"):
             if ep.name in found and ep.value.startswith("providers."):
@@ -156,10 +170,10 @@ class Providers:
             if exe is not None:
                 inst = self.instances[name] = self._plugin_factory(exe, str(self.source_of(base)), name)
                 return inst
-            factory = factories().get(base)
-            if factory is None:
+            make = factory(base)
+            if make is None:
                 raise KeyError(name)
-            inst = self.instances[name] = factory()
+            inst = self.instances[name] = make()
         return inst
 
     def stop(self) -> None:
@@ -186,7 +200,7 @@ class Providers:
 
     def known(self, name: str) -> bool:
         base = name.split(".")[0]
-        return name in self.instances or base in factories() or self.plugin_for(base) is not None
+        return name in self.instances or factory(base) is not None or self.plugin_for(base) is not None
 
     def schema(self, name: str, type_name: str, mode: str = "managed") -> ResourceSchema | None:
         """The schema of a resource type (``mode="data"`` for a data source); None if unknown."""

@@ -21,10 +21,11 @@ behind this seam: its transport errors are exceptions like any other.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from engine.diagnostics import Diagnostic, ProviderError, SourceRange, error
+from engine.frozen import frozen
 from engine.log import get_logger
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
@@ -48,7 +49,7 @@ from engine.provider.protocol import (
 
 log = get_logger("strata.provider")
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Failure:
     """How a call site words a provider's failure to answer (an exception).
 

@@ -19,11 +19,12 @@ null); :meth:`Node.render` writes it for a value whose name starts at column ``c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
+from engine.frozen import frozen
 from engine.lang.quote import go_quote
 from engine.render.value_text import scalar_text
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, from_plain_json
@@ -46,7 +47,7 @@ def _combine(current: str, nxt: str) -> str:
     return UPDATE if current != nxt else current
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Opts:
     override_null: bool = False  # no "-> null" after a removed value (a whole collection says it once)
     show_unchanged: bool = False  # unchanged entries in full (a list's context element)
@@ -99,7 +100,7 @@ class Node:
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Prim(Node):
     action: str
     before: Any
@@ -150,7 +151,7 @@ class _Prim(Node):
         return "<<-EOT\n" + "\n".join(body) + f"\n{' ' * col}EOT"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Unknown(Node):
     action: str
     before: Node | None
@@ -162,7 +163,7 @@ class _Unknown(Node):
         return self.before.render(col, replace(opts or _Opts(), override_null=True)) + " -> (known after apply)"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _TypeChange(Node):
     action: str
     before: Node
@@ -174,7 +175,7 @@ class _TypeChange(Node):
         return f"{self.before.render(col, replace(opts, override_null=True))} -> {self.after.render(col, opts)}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Object(Node):
     action: str
     children: dict[str, Node]
@@ -210,7 +211,7 @@ class _Object(Node):
         return "{\n" + "\n".join(lines) + f"\n{' ' * col}}}" + _null_suffix(self.action, opts)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Seq(Node):
     action: str
     children: tuple[Node, ...]

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from engine.events.log import LoggedEvent, read_log
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Operation:
     """One provider operation. ``ready``, ``start`` and ``end`` are seconds since the walk began:
     ready (its dependencies ended), started (its provider call began), ended (durable, or failed)."""
@@ -57,7 +58,7 @@ class Operation:
         return self.end - self.start
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Step:
     """A point of a step function: from ``t`` on, ``value`` operations were in flight."""
 
@@ -65,7 +66,7 @@ class Step:
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Latency:
     resource_type: str
     count: int
@@ -75,7 +76,7 @@ class Latency:
     max: float
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Problem:
     """A retry or an error: ``kind`` is ``retry`` or ``error``; ``address`` may be empty (an
     error about no resource)."""
@@ -86,7 +87,7 @@ class Problem:
     at: float
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Analysis:
     operations: tuple[Operation, ...]
     """In the order they started."""

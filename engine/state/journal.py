@@ -26,7 +26,6 @@ record is damage unless it is the torn last one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from zlib import crc32
 
@@ -34,6 +33,7 @@ import orjson
 
 from engine.addrs import ROOT, InstanceAddr, parse_module_path, resource_addr
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
+from engine.frozen import frozen
 from engine.state.codec import DynamicAttrs, InvalidField, decode_instance_key, decode_object, dumps
 from engine.state.model import ObjectState, State
 
@@ -79,7 +79,7 @@ class JournalDamagedError(DiagnosticsError):
             "in hex, a space, and the record's JSON), then run the command again.")])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Entry:
     """One object record: ``obj`` (None: removed) at ``addr`` / ``deposed``."""
 
@@ -89,7 +89,7 @@ class Entry:
     obj: ObjectState | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Replay:
     """A journal read whole and checked. Nothing is applied to a state before every record is."""
 

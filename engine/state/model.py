@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ObjectState:
     attributes: dict[str, Any]
     status: str = "ready"  # "ready" | "tainted"

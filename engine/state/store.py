@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -36,10 +35,12 @@ from engine.addrs import InstanceAddr
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.state import journal
 from engine.state.codec import DynamicAttrs, decode_state, encode_object, encode_state
-from engine.state.fsync import DataSync
 from engine.state.lock import LockMisuseError, LockState, StateLock, go_error
 from engine.state.lock import StateLockError as StateLockError  # where callers found it before
 from engine.state.model import ObjectState, State
+
+if TYPE_CHECKING:
+    from engine.state.fsync import DataSync
 
 
 class StateWriteError(StrataError):
@@ -214,6 +215,8 @@ class StateStore:
         journal) comes through here. ``backup``: where the snapshot as it was is copied first."""
         if backup is not None and os.path.exists(self.real_path):
             try:
+                import shutil
+
                 shutil.copy(self.real_path, backup)  # the mode too
             except OSError as exc:
                 raise StateSnapshotError(backup, exc, None) from None
@@ -255,6 +258,8 @@ class StateStore:
                     os.link(real, backup)
                 except OSError:
                     with contextlib.suppress(OSError):
+                        import shutil
+
                         shutil.copy(real, backup)  # the mode too: a backup is as private as its state
             os.replace(tmp, real)
             if self.fsync:
@@ -352,6 +357,8 @@ class StateWriter:
                                           "every change in the journal before it reports it, and cannot write "
                                           "it here.")]) from None
         if self.store.fsync:
+            from engine.state.fsync import DataSync  # ctypes: for the runs that write state
+
             self._sync = DataSync(self._fd)
 
     def put(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,

@@ -30,6 +30,16 @@ def test_lifecycle_is_unlocked_held_released(tmp_path: Path) -> None:
     assert not Path(lock.lock_path).exists()
 
 
+def test_a_lock_file_left_with_content_holds_only_the_new_info(tmp_path: Path) -> None:
+    """A holder killed before it removed its file leaves it behind, unlocked: the next one takes it
+    over and writes its own info over the whole of it (a fresh file is not emptied first)."""
+    state = tmp_path / "terraform.tfstate"
+    Path(lock_file_for(str(state))).write_bytes(b'{"ID": "left behind"}' + b"x" * 4096)
+    with StateLock(str(state), "OperationTypeApply") as lock:
+        info = orjson.loads(Path(lock.lock_path).read_bytes())
+        assert info["ID"] == lock.info.id and info["Operation"] == "OperationTypeApply"  # type: ignore[union-attr]
+
+
 def test_lock_false_is_unguarded_and_touches_nothing(tmp_path: Path) -> None:
     lock = StateLock(str(tmp_path / "terraform.tfstate"), "OperationTypeApply", enabled=False)
     with lock:

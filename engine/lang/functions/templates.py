@@ -12,10 +12,10 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from engine.diagnostics import DiagnosticsError, FunctionError
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang import hcl
 from engine.lang.functions.arguments import ArgumentError, _string_arg
@@ -27,7 +27,7 @@ STRING_TEMPLATE_NAME = "<templatestring argument>"
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Template:
     """A parsed template and the variables to render it with (all of them, by name)."""
 

@@ -14,16 +14,17 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from engine.diagnostics import FunctionError
+from engine.frozen import frozen
 from engine.lang.functions.arguments import ArgumentError, _known, _string_arg
 from engine.values import UNKNOWN
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Clock:
     """When an evaluation happens: the plan's time, and whether it is an apply."""
 
@@ -49,7 +50,7 @@ def evaluation_clock(plan_time: datetime, applying: bool) -> Iterator[None]:
 _RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})([Tt])(\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Stamp:
     at: datetime  # aware, in the timestamp's own offset
     zone: str  # "Z" or "+05:30": the offset as written
