@@ -304,6 +304,38 @@ def provider_key_from_state(prov: str) -> str:
     return f"{name}.{alias}" if alias else name
 
 
+def config_resource(r: ResourceAddr) -> ResourceAddr:
+    """``r`` as a configuration resource, terraform's ConfigResource: its module path without
+    instance keys (``module.m.terraform_data.a`` for every instance of ``m``). What the state's
+    ``dependencies`` name; ``str()`` of the result is :func:`config_text` of ``r``."""
+    if r.module is ROOT or not any(k is not None for _n, k in r.module.steps):
+        return r
+    return resource_addr(r.type, r.name, r.mode, ModulePath(tuple((n, None) for n, _k in r.module.steps)))
+
+
+_DEPENDENCIES: dict[str, ResourceAddr] = {}
+
+
+def parse_dependency(text: str) -> ResourceAddr:
+    """A state ``dependencies`` entry (``module.m.data.TYPE.NAME``) as the configuration resource
+    it names (:func:`config_resource`: module instance keys, if any, dropped as terraform drops
+    them). Raises ``ValueError`` for anything else, an instance key on the resource included.
+    Hot path (every object of a state loaded): each distinct text is parsed once."""
+    got = _DEPENDENCIES.get(text)
+    if got is None:
+        try:
+            module, rest = split_module_path(text)
+        except ValueError:
+            raise ValueError(f'invalid resource address "{text}"') from None
+        m = _ADDR_RE.match(rest)
+        if not m or m.group(4) is not None or m.group(5) is not None \
+                or (m.group(1) is None and m.group(2) == "data"):
+            raise ValueError(f'invalid resource address "{text}"')
+        got = config_resource(resource_addr(m.group(2), m.group(3), "data" if m.group(1) else "managed", module))
+        _DEPENDENCIES[text] = got
+    return got
+
+
 DEFAULT_REGISTRY_HOST = "registry.terraform.io"
 BUILTIN_HOST = "terraform.io"
 _PROVIDER_PART = re.compile(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?\Z")
@@ -315,7 +347,8 @@ class ProviderSource:
     """A provider's source address, ``HOST/NAMESPACE/TYPE`` (``registry.terraform.io/hashicorp/null``):
     what the lock file, ``.terraform/providers`` and the state's ``provider["…"]`` name. Always in
     terraform's normal form: lower case, the host in its ASCII (punycode) form, never the legacy
-    namespace ``-``. ``str()`` is the full address; :meth:`for_display` leaves out the default host."""
+    namespace ``-`` (but in the address of a provider configuration read from a state older than
+    terraform 0.13: :class:`ProviderConfigAddr`). ``str()`` is the full address; :meth:`for_display` leaves out the default host."""
 
     host: str
     namespace: str
@@ -413,3 +446,91 @@ def _normal_host(given: str, text: str) -> str:
         raise ValueError("Invalid provider source hostname",
                                   f'Invalid provider source hostname namespace "" in source "{text}": {problem}"')
     return ascii_name + (f":{port}" if port and port != "443" else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfigAddr:
+    """A provider configuration, terraform's AbsProviderConfig: the provider ``source``, in the
+    module ``module`` (a path without instance keys), with its ``alias`` (None: the default
+    configuration). ``str()`` is terraform's syntax, as the state's ``provider`` field, the plan
+    file and the JSON outputs record it: ``provider["registry.terraform.io/hashicorp/aws"]``,
+    ``module.m.provider["registry.terraform.io/hashicorp/aws"].west``.
+
+    Invariant: ``module`` has no instance keys; ``alias`` is None or not empty. A legacy address of
+    a state written before terraform 0.13 (``provider.aws``) has the namespace ``-``, as terraform
+    reads it (and writes it back: ``provider["registry.terraform.io/-/aws"]``)."""
+
+    source: ProviderSource
+    alias: str | None = None
+    module: ModulePath = ROOT
+    _str: str = field(default="", init=False, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        s = self._str
+        if not s:  # hot path: once per record of the state journal
+            s = f'provider["{self.source}"]'
+            if self.alias is not None:
+                s = f"{s}.{self.alias}"
+            if self.module is not ROOT and self.module.steps:
+                s = f"{self.module}.{s}"
+            object.__setattr__(self, "_str", s)
+        return s
+
+    @property
+    def local_key(self) -> str:
+        """The key of the provider configuration serving it where no configuration says which:
+        the provider's type, then the alias (``aws.west``), as a ``provider`` argument names it."""
+        return f"{self.source.type}.{self.alias}" if self.alias is not None else self.source.type
+
+
+_PROVIDER_CONFIG_RE = re.compile(r'provider(?:\["([^"]*)"\]|\.([0-9A-Za-z_-]+))(?:\.([A-Za-z_][0-9A-Za-z_-]*))?\Z')
+_PROVIDER_CONFIGS: dict[str, ProviderConfigAddr] = {}
+
+
+def provider_config_addr(source: ProviderSource, alias: str | None = None,
+                         module: ModulePath = ROOT) -> ProviderConfigAddr:
+    """The address of a provider configuration; the root's path is :data:`ROOT` itself."""
+    if module == ROOT:
+        module = ROOT
+    return ProviderConfigAddr(source, alias or None, module)
+
+
+def parse_provider_config_addr(text: str) -> ProviderConfigAddr:
+    """terraform's syntax of a provider configuration's address, as in the state's ``provider``
+    field (:class:`ProviderConfigAddr`), the legacy ``provider.TYPE[.ALIAS]`` of old states
+    included. Raises ``ValueError`` naming ``text``. Hot path (every resource of a state loaded,
+    every journal record replayed): each distinct text is parsed once, and gives one object."""
+    got = _PROVIDER_CONFIGS.get(text)
+    if got is not None:
+        return got
+    bad = ValueError(f'invalid provider configuration address "{text}"')
+    try:
+        module, rest = split_module_path(text)
+    except ValueError:
+        raise bad from None
+    m = _PROVIDER_CONFIG_RE.match(rest)
+    if not m or any(k is not None for _n, k in module.steps):
+        raise bad
+    quoted, legacy, alias = m.groups()
+    if legacy is not None:
+        source = ProviderSource(DEFAULT_REGISTRY_HOST, "-", legacy.lower())
+    else:
+        parts = quoted.split("/")
+        if len(parts) == 3 and all(parts) and quoted == quoted.lower():
+            source = ProviderSource(*parts)  # the normal form: as written (the common case)
+        else:
+            try:
+                source = parse_provider_source(quoted)
+            except ValueError:
+                raise bad from None
+    got = _PROVIDER_CONFIGS[text] = provider_config_addr(source, alias, module)
+    return got
+
+
+def provider_source_of(text: str) -> ProviderSource:
+    """A provider's ``source`` as it states it (``registry.terraform.io/hashicorp/null``): taken as
+    written when it has its three parts, else completed as a ``required_providers`` source is."""
+    parts = text.split("/")
+    if len(parts) == 3 and all(parts):
+        return ProviderSource(*parts)
+    return parse_provider_source(text)
