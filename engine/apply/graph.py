@@ -24,7 +24,7 @@ import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_text, parse_resource_addr
+from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
@@ -163,17 +163,17 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     # the state records a dependency in a module without its instance keys: it stands for the
     # resource in every instance of the module
-    by_config: dict[str, set[ResourceAddr]] = defaultdict(set)
+    by_config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
     for r in (*b.cu_by_res, *b.d_by_res):
-        by_config[config_text(r)].add(r)
+        by_config[config_resource(r)].add(r)
 
     def prior_of(c: ResourceInstanceChange) -> set[ResourceAddr]:
         out: set[ResourceAddr] = set()
-        for s in c.prior_dependencies:
-            found = by_config.get(s)
+        for r in c.prior_dependencies:
+            found = by_config.get(r)
             if found:
                 out |= found
-            elif (r := parse_resource_addr(s)) is not None:
+            else:
                 out.add(r)
         return out
 

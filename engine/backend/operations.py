@@ -107,12 +107,11 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
     """A typo in a concurrency setting would silently mean "no limit": make it an error."""
-    from engine.addrs import provider_key_from_state
     from engine.config.providers import all_resources
 
     every = all_resources(module)
     providers = {rc.provider_key for rc in every} | set(module.providers)
-    providers |= {provider_key_from_state(rs.provider) for rs in state.resources.values()}
+    providers |= {rs.provider.local_key for rs in state.resources.values()}
     types = {rc.addr.type for rc in every} | {a.type for a in state.resources}
     diags = []
     sources = [("command line", limits)] + [(f'provider "{pc.key}" block', pc.limits)
@@ -238,5 +237,5 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
                           sensitive_attributes=state_marks(read.new_state, frozenset(schema.sensitive_paths())),
                           private=read.private)
         async with store.writer(state) as writer:
-            writer.put(addr, providers.state_address(rc.provider_key), obj)
+            writer.put(addr, providers.config_address(rc.provider_key), obj)
         return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"

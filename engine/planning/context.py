@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.addrs import ROOT, InstanceAddr, ModulePath, ResourceAddr, resource_addr
+from engine.addrs import (
+    ROOT,
+    InstanceAddr,
+    ModulePath,
+    ProviderConfigAddr,
+    ResourceAddr,
+    resource_addr,
+)
 from engine.config.locals import LocalValues
 from engine.config.model import LocalConfig, Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
@@ -188,7 +195,7 @@ class PlanContext:
             return got.attributes(r.mode, r.type, r.name)
         return self.sensitivity.attributes(r.mode, r.type, r.name)
 
-    def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:
+    def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: ProviderConfigAddr) -> frozenset[str]:
         """What of an object in the state must not be shown: its recorded marks, its type's schema's,
         and the configuration's when it is still configured."""
         return in_state(obj, addr, prov, self.providers) | self.sensitive_of(addr)

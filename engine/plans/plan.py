@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
 
@@ -64,7 +64,7 @@ class ResourceInstanceChange:
 
     addr: InstanceAddr
     action: str
-    provider: str
+    provider: ProviderConfigAddr
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     reason: str | None = None
@@ -74,8 +74,11 @@ class ResourceInstanceChange:
     create_before_destroy: bool = False
     depends_on: frozenset[InstanceAddr] = frozenset()
     depends_on_resources: frozenset[ResourceAddr] = frozenset()
-    state_dependencies: tuple[str, ...] = ()
-    prior_dependencies: tuple[str, ...] = ()
+    state_dependencies: tuple[ResourceAddr, ...] = ()
+    """What the state will record the object depends on once applied (configuration resources,
+    sorted by their text: :attr:`engine.state.model.ObjectState.dependencies`)."""
+    prior_dependencies: tuple[ResourceAddr, ...] = ()
+    """What the state recorded the prior object depends on."""
     config: dict[str, Any] | None = None
     sensitive: frozenset[str] = frozenset()
     """Attributes never shown in plans: sensitive now (:mod:`engine.sensitivity`) or recorded
@@ -123,7 +126,7 @@ class DataRead:
 
     ``sensitive``: the attributes the state records sensitive (schema and configuration)."""
 
-    provider: str
+    provider: ProviderConfigAddr
     value: dict[str, Any]
     sensitive: frozenset[str] = frozenset()
 
@@ -135,7 +138,7 @@ class Refreshed:
     (:func:`prior_state`); apply starts from it, as terraform's from its plan's ``PriorState``."""
 
     addr: InstanceAddr
-    provider: str
+    provider: ProviderConfigAddr
     obj: ObjectState | None
     deposed: str | None = None
 

@@ -19,7 +19,14 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from engine.addrs import ProviderSource, implied_provider_source, parse_provider_source
+from engine.addrs import (
+    ProviderConfigAddr,
+    ProviderSource,
+    implied_provider_source,
+    parse_provider_source,
+    provider_config_addr,
+    provider_source_of,
+)
 from engine.diagnostics import ProviderError
 from engine.provider.protocol import Provider, ResourceSchema
 from engine.provider.seam import ProviderSeam
@@ -125,6 +132,7 @@ class Providers:
         self._seams: dict[str, ProviderSeam] = {}
         self._schemas: dict[str, ResourceSchema] = {}
         self._dynamic: dict[str, dict[str, Any]] = {}
+        self._config_addrs: dict[str, ProviderConfigAddr] = {}
 
     @property
     def plugins(self) -> dict[ProviderSource, Path]:
@@ -222,8 +230,12 @@ class Providers:
     def source(self, name: str) -> str:
         return self.get(name).source
 
-    def state_address(self, key: str) -> str:
-        """``provider["SOURCE"]`` or ``provider["SOURCE"].ALIAS`` as recorded in state."""
-        base, _, alias = key.partition(".")
-        addr = f'provider["{self.get(key).source}"]'
-        return f"{addr}.{alias}" if alias else addr
+    def config_address(self, key: str) -> ProviderConfigAddr:
+        """The address of the root's provider configuration ``key`` (``aws.west``): what the state
+        records as ``provider["SOURCE"].ALIAS``."""
+        got = self._config_addrs.get(key)
+        if got is None:  # once per configuration (asked for once per resource planned)
+            _base, _, alias = key.partition(".")
+            got = provider_config_addr(provider_source_of(self.get(key).source), alias or None)
+            self._config_addrs[key] = got
+        return got
