@@ -6,6 +6,7 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace as with_fields
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr
@@ -87,8 +88,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
                           limits=limits_of(module, opts.limits))  # refresh reads are held to them too
         try:
-            plan = await planner.run(destroy=destroy)
-            plan.config_digest = digest
+            plan = with_fields(await planner.run(destroy=destroy), config_digest=digest)
         except DiagnosticsError as exc:
             static = [d for d in exc.diagnostics if not any(d is w for w in planner.walk_errors)]
             if static:  # what terraform finds when it validates the configuration: it stops there

@@ -1,5 +1,5 @@
 """What one plan's walk shares: the inputs (configuration, prior state, providers, variables,
-options), the :class:`~engine.plans.plan.Plan` being built, the resources' planned values, the
+options), the :class:`~engine.plans.plan.PlanBuilder` of the plan being made, the resources' planned values, the
 local values, and the diagnostics found so far.
 
 A :class:`PlanContext` lives for one :meth:`Planner.run <engine.planning.planner.Planner.run>`;
@@ -32,7 +32,7 @@ from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.module_deps import ModuleDeps
 from engine.planning.resolver import PlanResolver
 from engine.planning.targeting import Targets
-from engine.plans.plan import Plan
+from engine.plans.plan import PlanBuilder
 from engine.provider.registry import Providers
 from engine.state.model import ObjectState, State
 
@@ -58,7 +58,7 @@ class PlanContext:
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)
-        self.plan = Plan(variables=variables, timestamp=plan_timestamp())
+        self.plan = PlanBuilder(variables=variables, timestamp=plan_timestamp())
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()

@@ -34,7 +34,7 @@ import base64
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -268,7 +268,7 @@ def _change_back(j: dict[str, Any]) -> ResourceInstanceChange:
         marks=None if j["marks"] is None else frozenset(_strings(j["marks"])))
 
 
-def _outputs(outputs: dict[str, tuple[Any, bool]]) -> dict[str, Any]:
+def _outputs(outputs: Mapping[str, tuple[Any, bool]]) -> dict[str, Any]:
     return {n: [_canonical(v), s] for n, (v, s) in outputs.items()}
 
 
@@ -305,15 +305,15 @@ def decode_plan(j: dict[str, Any]) -> Plan:
             raise ValueError(f"not an expansion: {kind!r}")
         expansions[_resource_back(r)] = Expansion.of(kind, [_instance_back([*r, k]).key for k in keys])
     return Plan(
-        changes=[_change_back(c) for c in _list(j["changes"])],
-        drift=[_change_back(c) for c in _list(j["drift"])],
+        changes=tuple(_change_back(c) for c in _list(j["changes"])),
+        drift=tuple(_change_back(c) for c in _list(j["drift"])),
         outputs=_outputs_back(j["outputs"]), prior_outputs=_outputs_back(j["prior_outputs"]),
         destroy=_bool(j["destroy"]), refresh_only=_bool(j["refresh_only"]), targeted=_bool(j["targeted"]),
         variables={_str(n): _value(v) for n, v in _dict(j["variables"]).items()},
         data_reads={_instance_back(a): DataRead(_provider_back(p), _object_value(v), frozenset(_strings(s)))
                     for a, p, v, s in _list(j["data_reads"])},
-        forget=[_instance_back(a) for a in _list(j["forget"])],
-        kept_outputs=set(_strings(j["kept_outputs"])),
+        forget=tuple(_instance_back(a) for a in _list(j["forget"])),
+        kept_outputs=frozenset(_strings(j["kept_outputs"])),
         refreshed=tuple(Refreshed(_instance_back(a), _provider_back(p), _object_back(o), _opt_str(d))
                         for a, p, o, d in _list(j["refreshed"])),
         expansions=MappingProxyType(expansions),

@@ -163,3 +163,24 @@ async def test_a_plan_and_its_saved_form_hold_provider_addresses_and_dependencie
         assert back == plan
     finally:
         planned.store.unlock()
+
+
+def test_a_plan_is_immutable_once_built() -> None:
+    import dataclasses
+
+    from engine.plans.plan import PlanBuilder
+
+    builder = PlanBuilder(variables={"v": 1})
+    builder.outputs["o"] = ("x", False)
+    plan = builder.build()
+    builder.outputs["later"] = ("y", False)  # the builder goes on; the plan it gave does not change
+    assert dict(plan.outputs) == {"o": ("x", False)}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.destroy = True  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        plan.outputs["o"] = ("z", False)  # type: ignore[index]
+    with pytest.raises(TypeError):
+        plan.variables["v"] = 2  # type: ignore[index]
+    listed = Plan(changes=[], forget=[], kept_outputs={"k"}, outputs={})  # type: ignore[arg-type]
+    assert type(listed.changes) is tuple and type(listed.kept_outputs) is frozenset
+    assert listed == Plan(kept_outputs=frozenset({"k"}))
