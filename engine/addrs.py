@@ -478,8 +478,9 @@ class ProviderConfigAddr:
 
     @property
     def local_key(self) -> str:
-        """The key of the provider configuration serving it where no configuration says which:
-        the provider's type, then the alias (``aws.west``), as a ``provider`` argument names it."""
+        """The key terraform implies for it: the provider's type, then the alias (``aws.west``), as
+        a ``provider`` argument names it (:meth:`engine.provider.registry.Providers.key_for`
+        prefers the local name ``required_providers`` gives its source)."""
         return f"{self.source.type}.{self.alias}" if self.alias is not None else self.source.type
 
 

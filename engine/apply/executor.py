@@ -261,7 +261,7 @@ class Applier:
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, ProviderSeam, ResourceSchema | None]:
         r = c.addr.resource
         rc = self.module.resource_at(r) if self.module else None
-        name = rc.provider_key if rc is not None else c.provider.local_key
+        name = rc.provider_key if rc is not None else self.providers.key_for(c.provider)
         key = (name, r.type, r.mode)
         found = self._providers_of.get(key)  # the same for every resource of a type: once each
         if found is None:

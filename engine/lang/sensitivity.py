@@ -396,7 +396,8 @@ def in_state(obj: Any, addr: Any, prov: ProviderConfigAddr, providers: Any) -> f
     """What of an object in the state must not be shown: what it records sensitive, and what its
     type's schema declares so (an imported object, or one written before marks were recorded)."""
     r = addr.resource
-    return recorded_names(obj) | schema_names(providers, prov.local_key, r.type, r.mode)
+    return recorded_names(obj) | schema_names(providers, providers.key_for(prov) if providers is not None else prov.local_key,
+                                                r.type, r.mode)
 
 
 def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[Any, ...]:

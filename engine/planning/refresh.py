@@ -69,7 +69,7 @@ class Refresher:
             if addr.resource.mode != "managed" or (self.only is not None and not self.only(addr)):
                 continue
             rc = self.module.resource_at(addr.resource)
-            pname = rc.provider_key if rc is not None else prov.local_key
+            pname = rc.provider_key if rc is not None else self.providers.key_for(prov)
             if not self.providers.known(pname):
                 self.diags.append(error("Provider not available",
                                         f'{addr} is in the state with provider {prov}, which is not installed.',

@@ -230,6 +230,15 @@ class Providers:
     def source(self, name: str) -> str:
         return self.get(name).source
 
+    def key_for(self, addr: ProviderConfigAddr) -> str:
+        """The key of the configuration that serves what the state records with ``addr`` where no
+        configuration says which (a resource no longer configured): the local name required for
+        its source (the first in name order), else its type; then its alias (``aws.west``)."""
+        names = sorted(n for n, s in self.local_sources.items() if s == addr.source)
+        if not names:
+            return addr.local_key
+        return f"{names[0]}.{addr.alias}" if addr.alias is not None else names[0]
+
     def config_address(self, key: str) -> ProviderConfigAddr:
         """The address of the root's provider configuration ``key`` (``aws.west``): what the state
         records as ``provider["SOURCE"].ALIAS``."""

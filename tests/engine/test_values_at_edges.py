@@ -184,3 +184,15 @@ def test_a_plan_is_immutable_once_built() -> None:
     listed = Plan(changes=[], forget=[], kept_outputs={"k"}, outputs={})  # type: ignore[arg-type]
     assert type(listed.changes) is tuple and type(listed.kept_outputs) is frozenset
     assert listed == Plan(kept_outputs=frozenset({"k"}))
+
+
+def test_a_provider_address_from_the_state_finds_its_configuration_by_source() -> None:
+    from engine.addrs import ProviderSource, parse_provider_config_addr
+    from engine.provider.registry import Providers
+
+    cloud = ProviderSource("example.com", "acme", "cloud")
+    providers = Providers(local_sources={"mycloud": cloud})
+    # required_providers names it "mycloud": its type "cloud" would be hashicorp/cloud
+    assert providers.key_for(parse_provider_config_addr('provider["example.com/acme/cloud"].west')) == "mycloud.west"
+    assert providers.key_for(parse_provider_config_addr('provider["example.com/acme/cloud"]')) == "mycloud"
+    assert providers.key_for(parse_provider_config_addr(NULL)) == "null"
