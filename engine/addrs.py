@@ -83,6 +83,7 @@ class ResourceAddr:
     mode: str = "managed"
     module: ModulePath = ROOT
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _str: str = field(default="", init=False, repr=False, compare=False)
     _instances: dict[InstanceKey, InstanceAddr] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
 
@@ -105,10 +106,14 @@ class ResourceAddr:
                 and self.mode == other.mode and (self.module is other.module or self.module == other.module))
 
     def __str__(self) -> str:
-        prefix = "data." if self.mode == "data" else ""
-        if self.module is not ROOT and self.module.steps:
-            prefix = f"{self.module}.{prefix}"
-        return f"{prefix}{self.type}.{self.name}"
+        s = self._str
+        if not s:  # made once: every object the state writes names its dependencies by it
+            prefix = "data." if self.mode == "data" else ""
+            if self.module is not ROOT and self.module.steps:
+                prefix = f"{self.module}.{prefix}"
+            s = f"{prefix}{self.type}.{self.name}"
+            object.__setattr__(self, "_str", s)
+        return s
 
     def instance(self, key: InstanceKey = None) -> InstanceAddr:
         """The instance's address, one object per key of this ResourceAddr: the state, the
@@ -316,6 +321,18 @@ def config_resource(r: ResourceAddr) -> ResourceAddr:
 _DEPENDENCIES: dict[str, ResourceAddr] = {}
 
 
+def parse_dependencies(texts: list[str]) -> tuple[ResourceAddr, ...]:
+    """A state ``dependencies`` list (:func:`parse_dependency` of each). Hot path: once per object
+    of a state loaded, each text met before found without a call."""
+    known = _DEPENDENCIES
+    return tuple([known.get(t) or parse_dependency(t) for t in texts])
+
+
+def dependency_texts(deps: tuple[ResourceAddr, ...]) -> list[str]:
+    """``deps`` as the state's ``dependencies`` record them. Hot path: once per object written."""
+    return [r._str or str(r) for r in deps]
+
+
 def parse_dependency(text: str) -> ResourceAddr:
     """A state ``dependencies`` entry (``module.m.data.TYPE.NAME``) as the configuration resource
     it names (:func:`config_resource`: module instance keys, if any, dropped as terraform drops
@@ -323,15 +340,19 @@ def parse_dependency(text: str) -> ResourceAddr:
     Hot path (every object of a state loaded): each distinct text is parsed once."""
     got = _DEPENDENCIES.get(text)
     if got is None:
-        try:
-            module, rest = split_module_path(text)
-        except ValueError:
-            raise ValueError(f'invalid resource address "{text}"') from None
+        module, rest = ROOT, text
+        if text.startswith("module."):
+            try:
+                module, rest = split_module_path(text)
+            except ValueError:
+                raise ValueError(f'invalid resource address "{text}"') from None
         m = _ADDR_RE.match(rest)
         if not m or m.group(4) is not None or m.group(5) is not None \
                 or (m.group(1) is None and m.group(2) == "data"):
             raise ValueError(f'invalid resource address "{text}"')
-        got = config_resource(resource_addr(m.group(2), m.group(3), "data" if m.group(1) else "managed", module))
+        got = resource_addr(m.group(2), m.group(3), "data" if m.group(1) else "managed", module)
+        if module is not ROOT:
+            got = config_resource(got)
         _DEPENDENCIES[text] = got
     return got
 

@@ -16,7 +16,8 @@ import orjson
 
 from engine.addrs import (
     ResourceAddr,
-    parse_dependency,
+    dependency_texts,
+    parse_dependencies,
     parse_module_path,
     parse_provider_config_addr,
     resource_addr,
@@ -125,7 +126,7 @@ def encode_object(key: Any, obj: ObjectState, dynamic: dict[str, Any], deposed: 
     if obj.private:  # terraform's []byte: base64 in JSON
         d["private"] = base64.b64encode(obj.private).decode("ascii")
     if obj.dependencies:
-        d["dependencies"] = [_dependency_text(r) for r in obj.dependencies]
+        d["dependencies"] = dependency_texts(obj.dependencies)
     if obj.create_before_destroy:
         d["create_before_destroy"] = True
     return d
@@ -164,7 +165,7 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
         if type(raw_deps) is not list or not all(type(d) is str for d in raw_deps):
             raise invalid_field("resources.instances.dependencies", raw_deps)
         try:
-            deps = tuple([parse_dependency(d) for d in raw_deps])
+            deps = parse_dependencies(raw_deps)
         except ValueError as exc:
             raise InvalidField("Invalid resource instance metadata in state",
                                f"Instance {where} has an invalid dependency: {exc}.") from None
@@ -195,17 +196,6 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
                            f"The attributes of {where} could not be decoded: {exc!r}") from exc
     return ObjectState(values, status, version, deps, cbd, tuple(sensitive), private,
                        encoded=attrs)  # written back exactly as read
-
-
-_DEPENDENCY_TEXTS: dict[ResourceAddr, str] = {}
-
-
-def _dependency_text(r: ResourceAddr) -> str:
-    """A dependency as the state records it. Hot path (every object written): each text made once."""
-    t = _DEPENDENCY_TEXTS.get(r)
-    if t is None:
-        t = _DEPENDENCY_TEXTS[r] = str(r)
-    return t
 
 
 def decode_instance_key(key: Any, resource: Any) -> Any:
