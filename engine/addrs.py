@@ -2,9 +2,12 @@
 
 ``module.net[0].module.subnet`` is a :class:`ModulePath`; ``module.net[0].terraform_data.a`` a
 :class:`ResourceAddr` in it, and ``module.net[0].terraform_data.a["k"]`` an :class:`InstanceAddr`.
-Everything in the root module has the path :data:`ROOT`, whose string is empty. These are the
-in-memory forms; the state's ``module`` field, dependency strings, the plan file and the event
-stream are encodings of them, made and read at those edges with ``str()`` and the parsers here.
+Everything in the root module has the path :data:`ROOT`, whose string is empty. A provider is
+known by its :class:`ProviderSource` (``registry.terraform.io/hashicorp/null``), and one of its
+configurations by a :class:`ProviderConfigAddr` (``provider["registry.terraform.io/hashicorp/null"].west``).
+These are the in-memory forms; the state's ``module``, ``provider`` and ``dependencies`` fields,
+the plan file, the journal and the event stream are encodings of them, made and read at those
+edges with ``str()`` and the parsers here.
 """
 
 from __future__ import annotations
@@ -299,14 +302,6 @@ def config_text(r: ResourceAddr) -> str:
         return str(r)
     mod = ".".join(f"module.{n}" for n, _k in r.module.steps)
     return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
-
-
-def provider_key_from_state(prov: str) -> str:
-    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
-    inner, _, alias = prov.rpartition("]")
-    name = inner.rstrip('"').rsplit("/", 1)[-1]
-    alias = alias.lstrip(".")
-    return f"{name}.{alias}" if alias else name
 
 
 def config_resource(r: ResourceAddr) -> ResourceAddr:

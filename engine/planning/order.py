@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.addrs import ResourceAddr, config_resource, resource_addr
+from engine.addrs import ModulePath, ResourceAddr, config_resource, resource_addr
 from engine.config.model import Module
 from engine.config.references import expressions_of
 from engine.diagnostics import Diagnostic, error
@@ -204,7 +204,8 @@ def with_dependencies(targets: Targets, g: Graph[CfgNode]) -> tuple[Targets, set
     seen -= targeted
     included_locals = {n.name for n in seen if n.kind == "local" and not n.path}
     root = {n.name for n in seen if n.kind == "resource" and not n.path}
-    inside = frozenset(str(n) for n in seen if n.kind == "resource" and n.path)
+    inside = frozenset(resource_addr(n.name.type, n.name.name, n.name.mode, ModulePath(tuple((p, None) for p in n.path)))
+                       for n in seen if n.kind == "resource" and n.path)
     return targets.with_resources(root, inside), included_locals
 
 
