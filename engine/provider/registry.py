@@ -244,7 +244,11 @@ class Providers:
         records as ``provider["SOURCE"].ALIAS``."""
         got = self._config_addrs.get(key)
         if got is None:  # once per configuration (asked for once per resource planned)
-            _base, _, alias = key.partition(".")
-            got = provider_config_addr(provider_source_of(self.get(key).source), alias or None)
+            base, _, alias = key.partition(".")
+            try:
+                source = provider_source_of(self.get(key).source)
+            except ValueError:  # a provider that does not say (BaseProvider's ""): as its name implies
+                source = self.source_of(base)
+            got = provider_config_addr(source, alias or None)
             self._config_addrs[key] = got
         return got

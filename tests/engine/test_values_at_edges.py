@@ -196,3 +196,15 @@ def test_a_provider_address_from_the_state_finds_its_configuration_by_source() -
     assert providers.key_for(parse_provider_config_addr('provider["example.com/acme/cloud"].west')) == "mycloud.west"
     assert providers.key_for(parse_provider_config_addr('provider["example.com/acme/cloud"]')) == "mycloud"
     assert providers.key_for(parse_provider_config_addr(NULL)) == "null"
+
+
+def test_a_provider_that_does_not_state_its_source_is_recorded_with_the_source_its_name_implies() -> None:
+    from engine.provider.protocol import BaseProvider
+    from engine.provider.registry import Providers
+
+    class Quiet(BaseProvider):  # source "": says nothing
+        pass
+
+    providers = Providers({"thing": Quiet(), "thing.b": Quiet()})
+    assert str(providers.config_address("thing")) == 'provider["registry.terraform.io/hashicorp/thing"]'
+    assert str(providers.config_address("thing.b")) == 'provider["registry.terraform.io/hashicorp/thing"].b'
