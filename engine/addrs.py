@@ -2,9 +2,12 @@
 
 ``module.net[0].module.subnet`` is a :class:`ModulePath`; ``module.net[0].terraform_data.a`` a
 :class:`ResourceAddr` in it, and ``module.net[0].terraform_data.a["k"]`` an :class:`InstanceAddr`.
-Everything in the root module has the path :data:`ROOT`, whose string is empty. These are the
-in-memory forms; the state's ``module`` field, dependency strings, the plan file and the event
-stream are encodings of them, made and read at those edges with ``str()`` and the parsers here.
+Everything in the root module has the path :data:`ROOT`, whose string is empty. A provider is
+known by its :class:`ProviderSource` (``registry.terraform.io/hashicorp/null``), and one of its
+configurations by a :class:`ProviderConfigAddr` (``provider["registry.terraform.io/hashicorp/null"].west``).
+These are the in-memory forms; the state's ``module``, ``provider`` and ``dependencies`` fields,
+the plan file, the journal and the event stream are encodings of them, made and read at those
+edges with ``str()`` and the parsers here.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class ResourceAddr:
     mode: str = "managed"
     module: ModulePath = ROOT
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _str: str = field(default="", init=False, repr=False, compare=False)
     _instances: dict[InstanceKey, InstanceAddr] = field(default_factory=dict, init=False, repr=False,
                                                         compare=False)
 
@@ -107,10 +111,14 @@ class ResourceAddr:
                 and self.mode == other.mode and (self.module is other.module or self.module == other.module))
 
     def __str__(self) -> str:
-        prefix = "data." if self.mode == "data" else ""
-        if self.module is not ROOT and self.module.steps:
-            prefix = f"{self.module}.{prefix}"
-        return f"{prefix}{self.type}.{self.name}"
+        s = self._str
+        if not s:  # made once: every object the state writes names its dependencies by it
+            prefix = "data." if self.mode == "data" else ""
+            if self.module is not ROOT and self.module.steps:
+                prefix = f"{self.module}.{prefix}"
+            s = f"{prefix}{self.type}.{self.name}"
+            object.__setattr__(self, "_str", s)
+        return s
 
     def instance(self, key: InstanceKey = None) -> InstanceAddr:
         """The instance's address, one object per key of this ResourceAddr: the state, the
@@ -298,12 +306,52 @@ def config_text(r: ResourceAddr) -> str:
     return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
 
 
-def provider_key_from_state(prov: str) -> str:
-    """``provider["registry.terraform.io/hashicorp/aws"].west`` → ``aws.west``."""
-    inner, _, alias = prov.rpartition("]")
-    name = inner.rstrip('"').rsplit("/", 1)[-1]
-    alias = alias.lstrip(".")
-    return f"{name}.{alias}" if alias else name
+def config_resource(r: ResourceAddr) -> ResourceAddr:
+    """``r`` as a configuration resource, terraform's ConfigResource: its module path without
+    instance keys (``module.m.terraform_data.a`` for every instance of ``m``). What the state's
+    ``dependencies`` name; ``str()`` of the result is :func:`config_text` of ``r``."""
+    if r.module is ROOT or not any(k is not None for _n, k in r.module.steps):
+        return r
+    return resource_addr(r.type, r.name, r.mode, ModulePath(tuple((n, None) for n, _k in r.module.steps)))
+
+
+_DEPENDENCIES: dict[str, ResourceAddr] = {}
+
+
+def parse_dependencies(texts: list[str]) -> tuple[ResourceAddr, ...]:
+    """A state ``dependencies`` list (:func:`parse_dependency` of each). Hot path: once per object
+    of a state loaded, each text met before found without a call."""
+    known = _DEPENDENCIES
+    return tuple([known.get(t) or parse_dependency(t) for t in texts])
+
+
+def dependency_texts(deps: tuple[ResourceAddr, ...]) -> list[str]:
+    """``deps`` as the state's ``dependencies`` record them. Hot path: once per object written."""
+    return [r._str or str(r) for r in deps]
+
+
+def parse_dependency(text: str) -> ResourceAddr:
+    """A state ``dependencies`` entry (``module.m.data.TYPE.NAME``) as the configuration resource
+    it names (:func:`config_resource`: module instance keys, if any, dropped as terraform drops
+    them). Raises ``ValueError`` for anything else, an instance key on the resource included.
+    Hot path (every object of a state loaded): each distinct text is parsed once."""
+    got = _DEPENDENCIES.get(text)
+    if got is None:
+        module, rest = ROOT, text
+        if text.startswith("module."):
+            try:
+                module, rest = split_module_path(text)
+            except ValueError:
+                raise ValueError(f'invalid resource address "{text}"') from None
+        m = _ADDR_RE.match(rest)
+        if not m or m.group(4) is not None or m.group(5) is not None \
+                or (m.group(1) is None and m.group(2) == "data"):
+            raise ValueError(f'invalid resource address "{text}"')
+        got = resource_addr(m.group(2), m.group(3), "data" if m.group(1) else "managed", module)
+        if module is not ROOT:
+            got = config_resource(got)
+        _DEPENDENCIES[text] = got
+    return got
 
 
 DEFAULT_REGISTRY_HOST = "registry.terraform.io"
@@ -317,7 +365,8 @@ class ProviderSource:
     """A provider's source address, ``HOST/NAMESPACE/TYPE`` (``registry.terraform.io/hashicorp/null``):
     what the lock file, ``.terraform/providers`` and the state's ``provider["…"]`` name. Always in
     terraform's normal form: lower case, the host in its ASCII (punycode) form, never the legacy
-    namespace ``-``. ``str()`` is the full address; :meth:`for_display` leaves out the default host."""
+    namespace ``-`` (but in the address of a provider configuration read from a state older than
+    terraform 0.13: :class:`ProviderConfigAddr`). ``str()`` is the full address; :meth:`for_display` leaves out the default host."""
 
     host: str
     namespace: str
@@ -415,3 +464,92 @@ def _normal_host(given: str, text: str) -> str:
         raise ValueError("Invalid provider source hostname",
                                   f'Invalid provider source hostname namespace "" in source "{text}": {problem}"')
     return ascii_name + (f":{port}" if port and port != "443" else "")
+
+
+@frozen
+class ProviderConfigAddr:
+    """A provider configuration, terraform's AbsProviderConfig: the provider ``source``, in the
+    module ``module`` (a path without instance keys), with its ``alias`` (None: the default
+    configuration). ``str()`` is terraform's syntax, as the state's ``provider`` field, the plan
+    file and the JSON outputs record it: ``provider["registry.terraform.io/hashicorp/aws"]``,
+    ``module.m.provider["registry.terraform.io/hashicorp/aws"].west``.
+
+    Invariant: ``module`` has no instance keys; ``alias`` is None or not empty. A legacy address of
+    a state written before terraform 0.13 (``provider.aws``) has the namespace ``-``, as terraform
+    reads it (and writes it back: ``provider["registry.terraform.io/-/aws"]``)."""
+
+    source: ProviderSource
+    alias: str | None = None
+    module: ModulePath = ROOT
+    _str: str = field(default="", init=False, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        s = self._str
+        if not s:  # hot path: once per record of the state journal
+            s = f'provider["{self.source}"]'
+            if self.alias is not None:
+                s = f"{s}.{self.alias}"
+            if self.module is not ROOT and self.module.steps:
+                s = f"{self.module}.{s}"
+            object.__setattr__(self, "_str", s)
+        return s
+
+    @property
+    def local_key(self) -> str:
+        """The key terraform implies for it: the provider's type, then the alias (``aws.west``), as
+        a ``provider`` argument names it (:meth:`engine.provider.registry.Providers.key_for`
+        prefers the local name ``required_providers`` gives its source)."""
+        return f"{self.source.type}.{self.alias}" if self.alias is not None else self.source.type
+
+
+_PROVIDER_CONFIG_RE = re.compile(r'provider(?:\["([^"]*)"\]|\.([0-9A-Za-z_-]+))(?:\.([A-Za-z_][0-9A-Za-z_-]*))?\Z')
+_PROVIDER_CONFIGS: dict[str, ProviderConfigAddr] = {}
+
+
+def provider_config_addr(source: ProviderSource, alias: str | None = None,
+                         module: ModulePath = ROOT) -> ProviderConfigAddr:
+    """The address of a provider configuration; the root's path is :data:`ROOT` itself."""
+    if module == ROOT:
+        module = ROOT
+    return ProviderConfigAddr(source, alias or None, module)
+
+
+def parse_provider_config_addr(text: str) -> ProviderConfigAddr:
+    """terraform's syntax of a provider configuration's address, as in the state's ``provider``
+    field (:class:`ProviderConfigAddr`), the legacy ``provider.TYPE[.ALIAS]`` of old states
+    included. Raises ``ValueError`` naming ``text``. Hot path (every resource of a state loaded,
+    every journal record replayed): each distinct text is parsed once, and gives one object."""
+    got = _PROVIDER_CONFIGS.get(text)
+    if got is not None:
+        return got
+    bad = ValueError(f'invalid provider configuration address "{text}"')
+    try:
+        module, rest = split_module_path(text)
+    except ValueError:
+        raise bad from None
+    m = _PROVIDER_CONFIG_RE.match(rest)
+    if not m or any(k is not None for _n, k in module.steps):
+        raise bad
+    quoted, legacy, alias = m.groups()
+    if legacy is not None:
+        source = ProviderSource(DEFAULT_REGISTRY_HOST, "-", legacy.lower())
+    else:
+        parts = quoted.split("/")
+        if len(parts) == 3 and all(parts) and quoted == quoted.lower():
+            source = ProviderSource(*parts)  # the normal form: as written (the common case)
+        else:
+            try:
+                source = parse_provider_source(quoted)
+            except ValueError:
+                raise bad from None
+    got = _PROVIDER_CONFIGS[text] = provider_config_addr(source, alias, module)
+    return got
+
+
+def provider_source_of(text: str) -> ProviderSource:
+    """A provider's ``source`` as it states it (``registry.terraform.io/hashicorp/null``): taken as
+    written when it has its three parts, else completed as a ``required_providers`` source is."""
+    parts = text.split("/")
+    if len(parts) == 3 and all(parts):
+        return ProviderSource(*parts)
+    return parse_provider_source(text)

@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from engine.addrs import ROOT, InstanceAddr, InstanceKey, ResourceAddr, provider_key_from_state
+from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
@@ -261,7 +261,7 @@ class Applier:
     def _provider(self, c: ResourceInstanceChange) -> tuple[str, ProviderSeam, ResourceSchema | None]:
         r = c.addr.resource
         rc = self.module.resource_at(r) if self.module else None
-        name = rc.provider_key if rc is not None else provider_key_from_state(c.provider)
+        name = rc.provider_key if rc is not None else self.providers.key_for(c.provider)
         key = (name, r.type, r.mode)
         found = self._providers_of.get(key)  # the same for every resource of a type: once each
         if found is None:
@@ -285,7 +285,7 @@ class Applier:
         self.result.failed += 1
         self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
-    def _record(self, addr: InstanceAddr, provider: str, obj: ObjectState | None, deposed: str | None,
+    def _record(self, addr: InstanceAddr, provider: ProviderConfigAddr, obj: ObjectState | None, deposed: str | None,
                 complete: Callable[[], ev.Event], done: Done, unmet: list[Diagnostic] | None = None) -> None:
         """Hand ``obj`` to the state writer; once the record is durable, emit ``complete()`` (its
         apply_complete, stamped with the moment it became true), report the ``unmet``
@@ -537,7 +537,9 @@ class Applier:
     def record_data_reads(self) -> None:
         """Write what planning read from data sources, and forget data objects no longer configured."""
         for addr in self.plan.forget:
-            self.writer.put(addr, "", None)
+            rs = self.writer.state.resources.get(addr.resource)
+            if rs is not None:  # a journal record names the provider: the one the state has for it
+                self.writer.put(addr, rs.provider, None)
         for addr, read in self.plan.data_reads.items():
             self.writer.put(addr, read.provider, ObjectState(read.value,
                                                              sensitive_attributes=state_marks(read.value, read.sensitive)))

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import field
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_text, parse_resource_addr
+from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.apply.reach import Reach
 from engine.frozen import frozen
 from engine.graph.dag import Graph
@@ -166,17 +166,17 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     # the state records a dependency in a module without its instance keys: it stands for the
     # resource in every instance of the module
-    by_config: dict[str, set[ResourceAddr]] = defaultdict(set)
+    by_config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
     for c in plan.changes:
-        by_config[config_text(c.addr.resource)].add(c.addr.resource)
+        by_config[config_resource(c.addr.resource)].add(c.addr.resource)
 
     def prior_of(c: ResourceInstanceChange) -> set[ResourceAddr]:
         out: set[ResourceAddr] = set()
-        for s in c.prior_dependencies:
-            found = by_config.get(s)
+        for r in c.prior_dependencies:
+            found = by_config.get(r)
             if found:
                 out |= found
-            elif (r := parse_resource_addr(s)) is not None:
+            else:
                 out.add(r)
         return out
 

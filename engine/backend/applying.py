@@ -80,7 +80,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
         plan_time = parse_plan_timestamp(p.plan.timestamp) or CLOCK.get().plan_time
         with evaluation_clock(plan_time, applying=True):
             async with p.store.writer(p.state) as writer:
-                applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
+                applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
                 applier.record_data_reads()
                 if p.plan.refresh_only and p.plan.drift:
@@ -121,7 +121,7 @@ def _module_instances(p: Planned, resolver: ApplyResolver, local_value: Callable
     def report(d: Diagnostic, _needs_values: bool) -> None:
         pass  # what planning did not find, the resource that evaluates it reports
 
-    return ModuleInstances(p.module, p.plan.variables, local_value, resolver, sensitivity_of_module, report, keep_all=False)
+    return ModuleInstances(p.module, dict(p.plan.variables), local_value, resolver, sensitivity_of_module, report, keep_all=False)
 
 
 def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity) -> Callable[[str, int], Any]:
@@ -129,6 +129,7 @@ def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity)
     others each time, as the resources they refer to are applied."""
     memo: dict[str, Any] = {}
     deps = p.plan.local_dependencies
+    variables = dict(p.plan.variables)
 
     def local_value(name: str, line: int) -> Any:
         if name in memo:
@@ -136,7 +137,7 @@ def _apply_locals(p: Planned, resolver: ApplyResolver, sensitivity: Sensitivity)
         lc = p.module.locals.get(name)
         if lc is None:
             raise EvalError("Reference to undeclared local value", name, line)
-        v = evaluate(lc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=sensitivity))
+        v = evaluate(lc.expr, Scope(variables, local_value, resolver, sensitivity=sensitivity))
         if not deps.get(name):
             memo[name] = v
         return v
@@ -150,13 +151,14 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
         # a targeted destroy leaves the rest, outputs included, as it was
         return dict(p.state.outputs) if p.plan.targeted else {}
     out: dict[str, tuple[Any, bool]] = {}
+    variables = dict(p.plan.variables)
     for oc in p.module.outputs.values():
         if oc.name in p.plan.kept_outputs:  # left out by -target
             if oc.name in p.state.outputs:
                 out[oc.name] = p.state.outputs[oc.name]
             continue
         try:
-            v = evaluate(oc.expr, Scope(p.plan.variables, local_value, resolver, sensitivity=sensitivity))
+            v = evaluate(oc.expr, Scope(variables, local_value, resolver, sensitivity=sensitivity))
         except EvalError as exc:
             if result.ok:
                 result.diagnostics.append(exc.error(SourceRange(oc.range.filename, exc.line)))

@@ -6,6 +6,7 @@ Every operation is a coroutine that runs on trio or asyncio (anyio).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace as with_fields
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import InstanceAddr
@@ -87,8 +88,7 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
                           limits=limits_of(module, opts.limits))  # refresh reads are held to them too
         try:
-            plan = await planner.run(destroy=destroy)
-            plan.config_digest = digest
+            plan = with_fields(await planner.run(destroy=destroy), config_digest=digest)
         except DiagnosticsError as exc:
             static = [d for d in exc.diagnostics if not any(d is w for w in planner.walk_errors)]
             if static:  # what terraform finds when it validates the configuration: it stops there
@@ -107,12 +107,11 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:
     """A typo in a concurrency setting would silently mean "no limit": make it an error."""
-    from engine.addrs import provider_key_from_state
     from engine.config.providers import all_resources
 
     every = all_resources(module)
     providers = {rc.provider_key for rc in every} | set(module.providers)
-    providers |= {provider_key_from_state(rs.provider) for rs in state.resources.values()}
+    providers |= {rs.provider.local_key for rs in state.resources.values()}
     types = {rc.addr.type for rc in every} | {a.type for a in state.resources}
     diags = []
     sources = [("command line", limits)] + [(f'provider "{pc.key}" block', pc.limits)
@@ -238,5 +237,5 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
                           sensitive_attributes=state_marks(read.new_state, frozenset(schema.sensitive_paths())),
                           private=read.private)
         async with store.writer(state) as writer:
-            writer.put(addr, providers.state_address(rc.provider_key), obj)
+            writer.put(addr, providers.config_address(rc.provider_key), obj)
         return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"

@@ -48,8 +48,9 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
         require_installed(module, opts.chdir, providers)
         # the providers are configured as for the plan (terraform's provider nodes are in both walks)
         diags = check_resource_types(module, providers)
-        await configure_providers(module, providers, plan.variables,
-                                  unplanned_locals(module, providers, plan.variables, diags), diags)
+        variables = dict(plan.variables)
+        await configure_providers(module, providers, variables,
+                                  unplanned_locals(module, providers, variables, diags), diags)
         if errors_of(diags):
             raise DiagnosticsError(errors_of(diags))
         store.compact(state)

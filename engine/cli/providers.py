@@ -62,6 +62,8 @@ def _state_providers(path: str) -> list[str]:
     """The provider sources the state's resources name, sorted (none when there is no state)."""
     import orjson
 
+    from engine.addrs import parse_provider_config_addr
+
     try:
         with open(path, "rb") as f:
             doc = orjson.loads(f.read())
@@ -69,7 +71,10 @@ def _state_providers(path: str) -> list[str]:
         return []
     found: set[str] = set()
     for r in doc.get("resources", []) if isinstance(doc, dict) else []:
-        p = r.get("provider", "") if isinstance(r, dict) else ""
-        if p.startswith('provider["'):
-            found.add(p[len('provider["'):].split('"]')[0])
+        p = r.get("provider") if isinstance(r, dict) else None
+        try:
+            if isinstance(p, str):
+                found.add(str(parse_provider_config_addr(p).source))
+        except ValueError:  # not an address: the state's own load will say so
+            continue
     return sorted(found)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.addrs import provider_key_from_state, resource_addr
+from engine.addrs import ProviderConfigAddr, resource_addr
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import children, path_of, traversals
 
@@ -392,11 +392,12 @@ def recorded_names(obj: Any) -> frozenset[str]:
     return frozenset(out)
 
 
-def in_state(obj: Any, addr: Any, prov: str, providers: Any) -> frozenset[str]:
+def in_state(obj: Any, addr: Any, prov: ProviderConfigAddr, providers: Any) -> frozenset[str]:
     """What of an object in the state must not be shown: what it records sensitive, and what its
     type's schema declares so (an imported object, or one written before marks were recorded)."""
     r = addr.resource
-    return recorded_names(obj) | schema_names(providers, provider_key_from_state(prov), r.type, r.mode)
+    return recorded_names(obj) | schema_names(providers, providers.key_for(prov) if providers is not None else prov.local_key,
+                                                r.type, r.mode)
 
 
 def state_marks(value: dict[str, Any] | None, names: frozenset[str]) -> tuple[Any, ...]:

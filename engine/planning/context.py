@@ -1,5 +1,5 @@
 """What one plan's walk shares: the inputs (configuration, prior state, providers, variables,
-options), the :class:`~engine.plans.plan.Plan` being built, the resources' planned values, the
+options), the :class:`~engine.plans.plan.PlanBuilder` of the plan being made, the resources' planned values, the
 local values, and the diagnostics found so far.
 
 A :class:`PlanContext` lives for one :meth:`Planner.run <engine.planning.planner.Planner.run>`;
@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.addrs import ROOT, InstanceAddr, ModulePath, ResourceAddr, resource_addr
+from engine.addrs import (
+    ROOT,
+    InstanceAddr,
+    ModulePath,
+    ProviderConfigAddr,
+    ResourceAddr,
+    resource_addr,
+)
 from engine.config.locals import LocalValues
 from engine.config.model import LocalConfig, Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
@@ -26,7 +33,7 @@ from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.planning.module_deps import ModuleDeps
 from engine.planning.resolver import PlanResolver
 from engine.planning.targeting import Targets
-from engine.plans.plan import Plan
+from engine.plans.plan import PlanBuilder
 from engine.provider.registry import Providers
 from engine.state.model import ObjectState, State
 
@@ -56,7 +63,7 @@ class PlanContext:
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)
-        self.plan = Plan(variables=variables, timestamp=plan_timestamp())
+        self.plan = PlanBuilder(variables=variables, timestamp=plan_timestamp())
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()
@@ -193,7 +200,7 @@ class PlanContext:
             return got.attributes(r.mode, r.type, r.name)
         return self.sensitivity.attributes(r.mode, r.type, r.name)
 
-    def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: str) -> frozenset[str]:
+    def sensitive_in_state(self, addr: InstanceAddr, obj: ObjectState, prov: ProviderConfigAddr) -> frozenset[str]:
         """What of an object in the state must not be shown: its recorded marks, its type's schema's,
         and the configuration's when it is still configured."""
         return in_state(obj, addr, prov, self.providers) | self.sensitive_of(addr)

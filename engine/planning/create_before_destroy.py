@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_text
+from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.plans.plan import Action, ResourceInstanceChange
 
 
@@ -22,12 +22,12 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
-    by_config: dict[str, list[int]] = {}  # the state's dependencies name a module's resource without keys
+    by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
     for i, c in enumerate(changes):
         if c.deposed is None:
             by_addr.setdefault(c.addr, []).append(i)
             by_res.setdefault(c.addr.resource, []).append(i)
-            by_config.setdefault(config_text(c.addr.resource), []).append(i)
+            by_config.setdefault(config_resource(c.addr.resource), []).append(i)
     stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
     seen = set(stack)
     forced: set[int] = set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_text
+from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
 from engine.config.module_instances import ModuleInstance
@@ -32,11 +32,11 @@ class RefSpec:
 class InstanceDeps:
     """What an instance depends on: single instances, whole resources (a reference with no key, or
     a key only known later, or through a local value), and both as the state records them
-    (resource addresses, sorted)."""
+    (configuration resources, sorted by their text)."""
 
     instances: frozenset[InstanceAddr]
     resources: frozenset[ResourceAddr]
-    recorded: tuple[str, ...]
+    recorded: tuple[ResourceAddr, ...]
 
 
 def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tuple[list[RefSpec], set[ResourceAddr]]:
@@ -107,6 +107,6 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             insts.add(InstanceAddr(s.target, k))
         else:
             res.add(s.target)
-    recorded = tuple(sorted({config_text(d.resource) for d in insts} | {config_text(r) for r in res}))
+    recorded = tuple(sorted({config_resource(d.resource) for d in insts} | {config_resource(r) for r in res}, key=str))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
 

@@ -4,7 +4,7 @@ outputs as the refreshed objects make them."""
 
 from __future__ import annotations
 
-from engine.addrs import InstanceAddr
+from engine.addrs import InstanceAddr, ProviderConfigAddr
 from engine.events import stream as ev
 from engine.lang.evaluate import EvalError, evaluate
 from engine.planning.context import PlanContext
@@ -15,7 +15,7 @@ from engine.planning.resources import plan_resource
 from engine.plans.plan import Action, Refreshed, ResourceInstanceChange
 from engine.state.model import ObjectState
 
-Drift = list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]]
+Drift = list[tuple[InstanceAddr, ProviderConfigAddr, ObjectState, ObjectState | None]]
 """(address, provider address, object before, object after refresh: None when it is gone)."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.addrs import InstanceAddr
+from engine.addrs import InstanceAddr, ProviderConfigAddr
 from engine.config.model import ResourceConfig
 from engine.diagnostics import Diagnostic, error
 from engine.frozen import frozen
@@ -37,7 +37,7 @@ class ResourceTarget:
     config: ResourceConfig
     schema: ResourceSchema
     provider: ProviderSeam
-    provider_addr: str
+    provider_addr: ProviderConfigAddr
 
 
 @frozen

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.addrs import ResourceAddr, config_text, resource_addr
+from engine.addrs import ModulePath, ResourceAddr, config_resource, resource_addr
 from engine.config.model import Module
 from engine.config.references import expressions_of
 from engine.diagnostics import Diagnostic, error
@@ -204,7 +204,8 @@ def with_dependencies(targets: Targets, g: Graph[CfgNode]) -> tuple[Targets, set
     seen -= targeted
     included_locals = {n.name for n in seen if n.kind == "local" and not n.path}
     root = {n.name for n in seen if n.kind == "resource" and not n.path}
-    inside = frozenset(str(n) for n in seen if n.kind == "resource" and n.path)
+    inside = frozenset(resource_addr(n.name.type, n.name.name, n.name.mode, ModulePath(tuple((p, None) for p in n.path)))
+                       for n in seen if n.kind == "resource" and n.path)
     return targets.with_resources(root, inside), included_locals
 
 
@@ -215,10 +216,10 @@ def _within(r: ResourceAddr) -> ResourceAddr:
 def destroy_targets(state: State, targets: Targets) -> Targets:
     """The targets and everything in state that depends on them, transitively (a dependency in a
     module, as recorded without instance keys, stands for every instance of it)."""
-    by_resource: dict[ResourceAddr, set[str]] = {}  # resource -> resources it depends on
+    by_resource: dict[ResourceAddr, set[ResourceAddr]] = {}  # resource -> resources it depends on
     for addr, _deposed, obj, _prov in state.objects():
         by_resource.setdefault(addr.resource, set()).update(obj.dependencies)
-    hit = {config_text(r) for r in by_resource if targets.touches(r)}
+    hit = {config_resource(r) for r in by_resource if targets.touches(r)}
     more: set[ResourceAddr] = set()
     changed = True
     while changed:
@@ -226,7 +227,7 @@ def destroy_targets(state: State, targets: Targets) -> Targets:
         for r, deps in by_resource.items():
             if r not in more and deps & hit:
                 more.add(r)
-                hit.add(config_text(r))
+                hit.add(config_resource(r))
                 changed = True
     return targets.with_resources(more)
 

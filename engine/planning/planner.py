@@ -74,7 +74,7 @@ class Planner:
 
     @property
     def plan(self) -> Plan:
-        return self.ctx.plan
+        return self.ctx.plan.build()
 
     @property
     def diags(self) -> list[Diagnostic]:
@@ -128,7 +128,7 @@ class Planner:
         for c in plan.changes:
             if c.action != Action.NOOP:
                 ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
-        return plan
+        return plan.build()
 
     async def _visit(self, node: CfgNode) -> None:
         """Plan ``node`` in every instance of its module."""
@@ -163,7 +163,7 @@ class Planner:
         local value refers to (apply never reads the planner)."""
         resolver = self.ctx.resolver
         values = resolver.values
-        self.plan.expansions = MappingProxyType({r: Expansion.of(kind, values.get(r, ()))
+        self.ctx.plan.expansions = MappingProxyType({r: Expansion.of(kind, values.get(r, ()))
                                                  for r, kind in resolver.kind.items()})
-        self.plan.local_dependencies = MappingProxyType(
+        self.ctx.plan.local_dependencies = MappingProxyType(
             {name: self.ctx.local_resource_deps(name) for name in self.module.locals})

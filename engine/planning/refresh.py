@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import anyio
 
-from engine.addrs import InstanceAddr, provider_key_from_state
+from engine.addrs import InstanceAddr, ProviderConfigAddr
 from engine.config.model import Module
 from engine.diagnostics import Diagnostic, error, errors_of
 from engine.events import stream as ev
@@ -55,9 +55,9 @@ class Refresher:
         self.refresh = refresh
         self.parallelism = parallelism
         self.only = only  # -target: the objects that may be refreshed
-        self.drift: list[tuple[InstanceAddr, str, ObjectState, ObjectState | None]] = []
+        self.drift: list[tuple[InstanceAddr, ProviderConfigAddr, ObjectState, ObjectState | None]] = []
         """Objects changed (or deleted: None) outside strata: (address, provider, before, after)."""
-        self.upgraded: list[tuple[InstanceAddr, str, ObjectState, str | None]] = []
+        self.upgraded: list[tuple[InstanceAddr, ProviderConfigAddr, ObjectState, str | None]] = []
         """Objects whose stored form changed without drift, for the plan to carry to apply:
         upgraded to their schema's version, or given new private data by a read (address,
         provider, object, deposed key; a later entry for the same object supersedes)."""
@@ -70,7 +70,7 @@ class Refresher:
             if addr.resource.mode != "managed" or (self.only is not None and not self.only(addr)):
                 continue
             rc = self.module.resource_at(addr.resource)
-            pname = rc.provider_key if rc is not None else provider_key_from_state(prov)
+            pname = rc.provider_key if rc is not None else self.providers.key_for(prov)
             if not self.providers.known(pname):
                 self.diags.append(error("Provider not available",
                                         f'{addr} is in the state with provider {prov}, which is not installed.',
@@ -105,7 +105,7 @@ class Refresher:
             for _ in range(min(max(1, self.parallelism), len(work))):
                 tg.start_soon(worker)
 
-    async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: str,
+    async def _upgrade(self, addr: InstanceAddr, deposed: str | None, obj: ObjectState, prov: ProviderConfigAddr,
                        provider: ProviderSeam, schema: ResourceSchema) -> ObjectState | None:
         if obj.schema_version > schema.version:
             self.diags.append(error("Resource instance managed by newer provider version",
@@ -156,7 +156,7 @@ class Refresher:
             attempt += 1
             await anyio.sleep(limits.retry.delay(attempt))
 
-    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: str, pname: str, provider: ProviderSeam,
+    async def _refresh_one(self, addr: InstanceAddr, obj: ObjectState, prov: ProviderConfigAddr, pname: str, provider: ProviderSeam,
                            schema: ResourceSchema) -> None:
         id_key = schema.id_attribute
         id_value = obj.attributes.get(id_key)

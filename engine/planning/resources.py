@@ -71,7 +71,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     pname = rc.provider_key
     schema = ctx.providers.schema(pname, rc.addr.type, rc.addr.mode)
     assert schema is not None
-    target = ResourceTarget(rc, schema, ctx.providers.seam(pname), ctx.providers.state_address(pname))
+    target = ResourceTarget(rc, schema, ctx.providers.seam(pname), ctx.providers.config_address(pname))
     specs, whole = ref_specs(rc, mi, ctx.module_deps)
     rs = ctx.state.resources.get(rc.addr)
     prior_instances = rs.instances if rs is not None else {}

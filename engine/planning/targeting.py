@@ -13,7 +13,7 @@ from engine.addrs import (
     InstanceAddr,
     ModulePath,
     ResourceAddr,
-    config_text,
+    config_resource,
     module_contains,
     parse_target,
 )
@@ -30,7 +30,7 @@ class Targets:
     resources: frozenset[ResourceAddr]  # every instance of these
     instances: frozenset[InstanceAddr] = frozenset()  # and these single instances
     modules: frozenset[ModulePath] = frozenset()
-    configs: frozenset[str] = frozenset()
+    configs: frozenset[ResourceAddr] = frozenset()
 
     def covers(self, addr: InstanceAddr) -> bool:
         return addr.resource in self.resources or addr in self.instances or self.in_modules(addr.resource)
@@ -40,12 +40,12 @@ class Targets:
 
     def in_modules(self, r: ResourceAddr) -> bool:
         """Is every instance of ``r`` targeted, by a module target or as a dependency in a module?"""
-        if self.configs and config_text(r) in self.configs:
+        if self.configs and config_resource(r) in self.configs:
             return True
         return any(module_contains(m, r.module) for m in self.modules)
 
     def with_resources(self, more: set[ResourceAddr] | frozenset[ResourceAddr],
-                       configs: frozenset[str] = frozenset()) -> Targets:
+                       configs: frozenset[ResourceAddr] = frozenset()) -> Targets:
         whole = self.resources | more
         return Targets(whole, frozenset(i for i in self.instances if i.resource not in whole), self.modules,
                        self.configs | configs)

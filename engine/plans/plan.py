@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.frozen import frozen
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
@@ -65,7 +65,7 @@ class ResourceInstanceChange:
 
     addr: InstanceAddr
     action: str
-    provider: str
+    provider: ProviderConfigAddr
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     reason: str | None = None
@@ -75,8 +75,11 @@ class ResourceInstanceChange:
     create_before_destroy: bool = False
     depends_on: frozenset[InstanceAddr] = frozenset()
     depends_on_resources: frozenset[ResourceAddr] = frozenset()
-    state_dependencies: tuple[str, ...] = ()
-    prior_dependencies: tuple[str, ...] = ()
+    state_dependencies: tuple[ResourceAddr, ...] = ()
+    """What the state will record the object depends on once applied (configuration resources,
+    sorted by their text: :attr:`engine.state.model.ObjectState.dependencies`)."""
+    prior_dependencies: tuple[ResourceAddr, ...] = ()
+    """What the state recorded the prior object depends on."""
     config: dict[str, Any] | None = None
     sensitive: frozenset[str] = frozenset()
     """Attributes never shown in plans: sensitive now (:mod:`engine.sensitivity`) or recorded
@@ -124,7 +127,7 @@ class DataRead:
 
     ``sensitive``: the attributes the state records sensitive (schema and configuration)."""
 
-    provider: str
+    provider: ProviderConfigAddr
     value: dict[str, Any]
     sensitive: frozenset[str] = frozenset()
 
@@ -136,12 +139,15 @@ class Refreshed:
     (:func:`prior_state`); apply starts from it, as terraform's from its plan's ``PriorState``."""
 
     addr: InstanceAddr
-    provider: str
+    provider: ProviderConfigAddr
     obj: ObjectState | None
     deposed: str | None = None
 
 
 _NO_EXPANSIONS: Mapping[ResourceAddr, Expansion] = MappingProxyType({})
+_NO_OUTPUTS: Mapping[str, tuple[Any, bool]] = MappingProxyType({})
+_NO_VALUES: Mapping[str, Any] = MappingProxyType({})
+_NO_READS: Mapping[InstanceAddr, DataRead] = MappingProxyType({})
 _NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
 
 
@@ -158,28 +164,32 @@ def whole_resource_value(kind: str, vals: Mapping[InstanceKey, Any] | None) -> A
     return vals.get(None)
 
 
-@dataclass
+@frozen
 class Plan:
-    """A plan, complete once the planner returns it (the planner alone builds it; nothing changes
-    it after). Every field is part of what apply is given: :mod:`engine.plans.planfile` writes
-    them all and reads them back equal."""
+    """A plan: a value, made by the planner (through a :class:`PlanBuilder`) and never changed
+    after. Every field is part of what apply is given: :mod:`engine.plans.planfile` writes them
+    all and reads them back equal.
 
-    changes: list[ResourceInstanceChange] = field(default_factory=list)
-    outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
-    prior_outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+    Invariant: the collections are immutable (tuples, frozensets, read-only mappings); a plan
+    built from lists, sets or dicts holds immutable copies of them."""
+
+    changes: tuple[ResourceInstanceChange, ...] = ()
+    outputs: Mapping[str, tuple[Any, bool]] = field(default_factory=lambda: _NO_OUTPUTS)
+    """Each output's planned value and whether it is sensitive."""
+    prior_outputs: Mapping[str, tuple[Any, bool]] = field(default_factory=lambda: _NO_OUTPUTS)
     destroy: bool = False
-    variables: dict[str, Any] = field(default_factory=dict)
-    data_reads: dict[InstanceAddr, DataRead] = field(default_factory=dict)
+    variables: Mapping[str, Any] = field(default_factory=lambda: _NO_VALUES)
+    data_reads: Mapping[InstanceAddr, DataRead] = field(default_factory=lambda: _NO_READS)
     """Data sources read while planning: recorded in state when the plan is applied."""
-    forget: list[InstanceAddr] = field(default_factory=list)
+    forget: tuple[InstanceAddr, ...] = ()
     """Data resource objects to drop from state (no longer configured, or destroy)."""
     targeted: bool = False
     """Made with -target: some of the configuration was left out."""
-    kept_outputs: set[str] = field(default_factory=set)
+    kept_outputs: frozenset[str] = frozenset()
     """Outputs left out by -target: they keep the values they had."""
     refresh_only: bool = False
     """-refresh-only: no change to any object, only the state brought up to date with them."""
-    drift: list[ResourceInstanceChange] = field(default_factory=list)
+    drift: tuple[ResourceInstanceChange, ...] = ()
     """What refresh found changed (update) or deleted (delete) outside strata (-refresh-only)."""
     refreshed: tuple[Refreshed, ...] = ()
     """The prior state's objects that refresh or a schema upgrade changed (:func:`prior_state`)."""
@@ -198,6 +208,18 @@ class Plan:
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
     saved plan is refused once it changed."""
+
+    def __post_init__(self) -> None:
+        for name in ("changes", "forget", "drift", "refreshed"):
+            v = getattr(self, name)
+            if type(v) is not tuple:
+                object.__setattr__(self, name, tuple(v))
+        for name in ("outputs", "prior_outputs", "variables", "data_reads", "expansions", "local_dependencies"):
+            v = getattr(self, name)
+            if type(v) is not MappingProxyType:
+                object.__setattr__(self, name, MappingProxyType(dict(v)))
+        if type(self.kept_outputs) is not frozenset:
+            object.__setattr__(self, "kept_outputs", frozenset(self.kept_outputs))
 
     def counts(self) -> dict[str, int]:
         add = change = remove = 0
@@ -221,6 +243,38 @@ class Plan:
         if set(self.outputs) != set(self.prior_outputs):
             return True
         return any(not equal(v[0], self.prior_outputs[k][0]) for k, v in self.outputs.items())
+
+
+@dataclass(slots=True)
+class PlanBuilder:
+    """A plan being made: the planner fills these fields as it walks the configuration (the
+    fields of :class:`Plan`, in mutable collections), and :meth:`build` gives the plan."""
+
+    changes: list[ResourceInstanceChange] = field(default_factory=list)
+    outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+    prior_outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+    destroy: bool = False
+    variables: dict[str, Any] = field(default_factory=dict)
+    data_reads: dict[InstanceAddr, DataRead] = field(default_factory=dict)
+    forget: list[InstanceAddr] = field(default_factory=list)
+    targeted: bool = False
+    kept_outputs: set[str] = field(default_factory=set)
+    refresh_only: bool = False
+    drift: list[ResourceInstanceChange] = field(default_factory=list)
+    refreshed: tuple[Refreshed, ...] = ()
+    expansions: Mapping[ResourceAddr, Expansion] = field(default_factory=lambda: _NO_EXPANSIONS)
+    local_dependencies: Mapping[str, frozenset[ResourceAddr]] = field(default_factory=lambda: _NO_LOCAL_DEPS)
+    timestamp: str = ""
+
+    def build(self) -> Plan:
+        """The plan as planned so far: a value that what the builder is given later leaves alone."""
+        return Plan(
+            changes=tuple(self.changes), outputs=MappingProxyType(dict(self.outputs)),
+            prior_outputs=MappingProxyType(dict(self.prior_outputs)), destroy=self.destroy,
+            variables=MappingProxyType(dict(self.variables)), data_reads=MappingProxyType(dict(self.data_reads)),
+            forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
+            refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
+            expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp)
 
 
 def prior_state(plan: Plan, state: State) -> None:

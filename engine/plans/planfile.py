@@ -33,13 +33,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 import orjson
 
-from engine.addrs import InstanceAddr, ResourceAddr, parse_module_path, resource_addr
+from engine.addrs import (
+    InstanceAddr,
+    ProviderConfigAddr,
+    ResourceAddr,
+    parse_dependency,
+    parse_module_path,
+    parse_provider_config_addr,
+    resource_addr,
+)
 from engine.config.module import config_files
 from engine.diagnostics import Diagnostic, DiagnosticsError, error
 from engine.frozen import frozen
@@ -198,11 +206,23 @@ def _bytes_back(j: Any) -> bytes:
     return base64.b64decode(_str(j), validate=True)
 
 
+def _provider_back(j: Any) -> ProviderConfigAddr:
+    return parse_provider_config_addr(_str(j))
+
+
+def _dependencies(deps: tuple[ResourceAddr, ...]) -> list[str]:
+    return [str(r) for r in deps]
+
+
+def _dependencies_back(j: Any) -> tuple[ResourceAddr, ...]:
+    return tuple(parse_dependency(s) for s in _strings(j))
+
+
 def _object(o: ObjectState | None) -> Any:
     if o is None:
         return None
     return {"attributes": _canonical(o.attributes), "status": o.status, "schema_version": o.schema_version,
-            "dependencies": list(o.dependencies), "create_before_destroy": o.create_before_destroy,
+            "dependencies": _dependencies(o.dependencies), "create_before_destroy": o.create_before_destroy,
             "sensitive_attributes": list(o.sensitive_attributes),  # state v4's paths: JSON already
             "private": _bytes(o.private)}
 
@@ -212,20 +232,21 @@ def _object_back(j: Any) -> ObjectState | None:
         return None
     if j["status"] not in ("ready", "tainted") or type(j["schema_version"]) is not int:
         raise ValueError("not an object")
-    return ObjectState(_value(j["attributes"]), j["status"], j["schema_version"], _strings(j["dependencies"]),
+    return ObjectState(_value(j["attributes"]), j["status"], j["schema_version"], _dependencies_back(j["dependencies"]),
                        _bool(j["create_before_destroy"]), tuple(_list(j["sensitive_attributes"])),
                        _bytes_back(j["private"]))
 
 
 def _change(c: ResourceInstanceChange) -> dict[str, Any]:
     return {
-        "addr": _instance(c.addr), "action": c.action, "provider": c.provider,
+        "addr": _instance(c.addr), "action": c.action, "provider": str(c.provider),
         "before": _canonical(c.before), "after": _canonical(c.after), "reason": c.reason, "deposed": c.deposed,
         "requires_replace": [_path(p) for p in c.requires_replace], "private": _bytes(c.private),
         "create_before_destroy": c.create_before_destroy,
         "depends_on": sorted((_instance(a) for a in c.depends_on), key=_dumps),
         "depends_on_resources": sorted(_resource(r) for r in c.depends_on_resources),
-        "state_dependencies": list(c.state_dependencies), "prior_dependencies": list(c.prior_dependencies),
+        "state_dependencies": _dependencies(c.state_dependencies),
+        "prior_dependencies": _dependencies(c.prior_dependencies),
         "config": _canonical(c.config), "sensitive": sorted(c.sensitive),
         "marks": None if c.marks is None else sorted(c.marks),
     }
@@ -233,19 +254,20 @@ def _change(c: ResourceInstanceChange) -> dict[str, Any]:
 
 def _change_back(j: dict[str, Any]) -> ResourceInstanceChange:
     return ResourceInstanceChange(
-        addr=_instance_back(j["addr"]), action=_str(j["action"]), provider=_str(j["provider"]),
+        addr=_instance_back(j["addr"]), action=_str(j["action"]), provider=_provider_back(j["provider"]),
         before=_object_value(j["before"]), after=_object_value(j["after"]), reason=_opt_str(j["reason"]),
         deposed=_opt_str(j["deposed"]), requires_replace=tuple(_path_back(p) for p in _list(j["requires_replace"])),
         private=_bytes_back(j["private"]),
         create_before_destroy=_bool(j["create_before_destroy"]),
         depends_on=frozenset(_instance_back(a) for a in _list(j["depends_on"])),
         depends_on_resources=frozenset(_resource_back(r) for r in _list(j["depends_on_resources"])),
-        state_dependencies=_strings(j["state_dependencies"]), prior_dependencies=_strings(j["prior_dependencies"]),
+        state_dependencies=_dependencies_back(j["state_dependencies"]),
+        prior_dependencies=_dependencies_back(j["prior_dependencies"]),
         config=_object_value(j["config"]), sensitive=frozenset(_strings(j["sensitive"])),
         marks=None if j["marks"] is None else frozenset(_strings(j["marks"])))
 
 
-def _outputs(outputs: dict[str, tuple[Any, bool]]) -> dict[str, Any]:
+def _outputs(outputs: Mapping[str, tuple[Any, bool]]) -> dict[str, Any]:
     return {n: [_canonical(v), s] for n, (v, s) in outputs.items()}
 
 
@@ -261,11 +283,11 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "outputs": _outputs(plan.outputs), "prior_outputs": _outputs(plan.prior_outputs),
         "destroy": plan.destroy, "refresh_only": plan.refresh_only, "targeted": plan.targeted,
         "variables": {n: _canonical(v) for n, v in plan.variables.items()},
-        "data_reads": [[_instance(a), r.provider, _canonical(r.value), sorted(r.sensitive)]
+        "data_reads": [[_instance(a), str(r.provider), _canonical(r.value), sorted(r.sensitive)]
                        for a, r in plan.data_reads.items()],
         "forget": [_instance(a) for a in plan.forget],
         "kept_outputs": sorted(plan.kept_outputs),
-        "refreshed": [[_instance(r.addr), r.provider, _object(r.obj), r.deposed] for r in plan.refreshed],
+        "refreshed": [[_instance(r.addr), str(r.provider), _object(r.obj), r.deposed] for r in plan.refreshed],
         "expansions": [[_resource(r), e.kind, list(e.keys)] for r, e in plan.expansions.items()],
         "local_dependencies": {n: sorted(_resource(r) for r in deps) for n, deps in plan.local_dependencies.items()},
         "config_digest": plan.config_digest,
@@ -282,16 +304,16 @@ def decode_plan(j: dict[str, Any]) -> Plan:
             raise ValueError(f"not an expansion: {kind!r}")
         expansions[_resource_back(r)] = Expansion.of(kind, [_instance_back([*r, k]).key for k in keys])
     return Plan(
-        changes=[_change_back(c) for c in _list(j["changes"])],
-        drift=[_change_back(c) for c in _list(j["drift"])],
+        changes=tuple(_change_back(c) for c in _list(j["changes"])),
+        drift=tuple(_change_back(c) for c in _list(j["drift"])),
         outputs=_outputs_back(j["outputs"]), prior_outputs=_outputs_back(j["prior_outputs"]),
         destroy=_bool(j["destroy"]), refresh_only=_bool(j["refresh_only"]), targeted=_bool(j["targeted"]),
         variables={_str(n): _value(v) for n, v in _dict(j["variables"]).items()},
-        data_reads={_instance_back(a): DataRead(_str(p), _object_value(v), frozenset(_strings(s)))
+        data_reads={_instance_back(a): DataRead(_provider_back(p), _object_value(v), frozenset(_strings(s)))
                     for a, p, v, s in _list(j["data_reads"])},
-        forget=[_instance_back(a) for a in _list(j["forget"])],
-        kept_outputs=set(_strings(j["kept_outputs"])),
-        refreshed=tuple(Refreshed(_instance_back(a), _str(p), _object_back(o), _opt_str(d))
+        forget=tuple(_instance_back(a) for a in _list(j["forget"])),
+        kept_outputs=frozenset(_strings(j["kept_outputs"])),
+        refreshed=tuple(Refreshed(_instance_back(a), _provider_back(p), _object_back(o), _opt_str(d))
                         for a, p, o, d in _list(j["refreshed"])),
         expansions=MappingProxyType(expansions),
         local_dependencies=MappingProxyType({_str(n): frozenset(_resource_back(r) for r in _list(deps))

@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.addrs import ProviderSource, implied_provider_source, parse_provider_source
+from engine.addrs import (
+    ProviderConfigAddr,
+    ProviderSource,
+    implied_provider_source,
+    parse_provider_source,
+    provider_config_addr,
+    provider_source_of,
+)
 from engine.diagnostics import ProviderError
 from engine.provider.protocol import Provider, ResourceSchema
 from engine.provider.seam import ProviderSeam
@@ -139,6 +146,7 @@ class Providers:
         self._seams: dict[str, ProviderSeam] = {}
         self._schemas: dict[str, ResourceSchema] = {}
         self._dynamic: dict[str, dict[str, Any]] = {}
+        self._config_addrs: dict[str, ProviderConfigAddr] = {}
 
     @property
     def plugins(self) -> dict[ProviderSource, Path]:
@@ -236,8 +244,25 @@ class Providers:
     def source(self, name: str) -> str:
         return self.get(name).source
 
-    def state_address(self, key: str) -> str:
-        """``provider["SOURCE"]`` or ``provider["SOURCE"].ALIAS`` as recorded in state."""
-        base, _, alias = key.partition(".")
-        addr = f'provider["{self.get(key).source}"]'
-        return f"{addr}.{alias}" if alias else addr
+    def key_for(self, addr: ProviderConfigAddr) -> str:
+        """The key of the configuration that serves what the state records with ``addr`` where no
+        configuration says which (a resource no longer configured): the local name required for
+        its source (the first in name order), else its type; then its alias (``aws.west``)."""
+        names = sorted(n for n, s in self.local_sources.items() if s == addr.source)
+        if not names:
+            return addr.local_key
+        return f"{names[0]}.{addr.alias}" if addr.alias is not None else names[0]
+
+    def config_address(self, key: str) -> ProviderConfigAddr:
+        """The address of the root's provider configuration ``key`` (``aws.west``): what the state
+        records as ``provider["SOURCE"].ALIAS``."""
+        got = self._config_addrs.get(key)
+        if got is None:  # once per configuration (asked for once per resource planned)
+            base, _, alias = key.partition(".")
+            try:
+                source = provider_source_of(self.get(key).source)
+            except ValueError:  # a provider that does not say (BaseProvider's ""): as its name implies
+                source = self.source_of(base)
+            got = provider_config_addr(source, alias or None)
+            self._config_addrs[key] = got
+        return got

@@ -6,37 +6,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.addrs import ROOT, InstanceAddr, ModulePath
+from engine.addrs import ROOT, InstanceAddr, ModulePath, ProviderConfigAddr
 from engine.lang.sensitivity import in_state
 from engine.state.codec import encode_attributes
 from engine.state.model import ObjectState, State
 from engine.values import cty_type, to_json
 
 
-def provider_source(prov: str) -> str:
-    """``module.x.provider["registry.terraform.io/hashicorp/aws"].west`` → the source, quoted part."""
-    start = prov.find('provider["')
-    end = prov.find('"]', start)
-    return prov[start + len('provider["'):end] if start >= 0 and end > start else prov
-
-
-def resource_item(addr: InstanceAddr, prov: str) -> dict[str, Any]:
+def resource_item(addr: InstanceAddr, prov: ProviderConfigAddr) -> dict[str, Any]:
     """The keys that name one resource instance, in terraform's order."""
     r = addr.resource
     item: dict[str, Any] = {"address": str(addr), "mode": r.mode, "type": r.type, "name": r.name}
     if addr.key is not None:
         item["index"] = addr.key
-    item["provider_name"] = provider_source(prov)
+    item["provider_name"] = str(prov.source)
     return item
 
 
-def state_resource(addr: InstanceAddr, obj: ObjectState, prov: str, sensitive: frozenset[str]) -> dict[str, Any]:
+def state_resource(addr: InstanceAddr, obj: ObjectState, prov: ProviderConfigAddr, sensitive: frozenset[str]) -> dict[str, Any]:
     item = resource_item(addr, prov)
     item["schema_version"] = obj.schema_version
     item["values"] = encode_attributes(obj.attributes, {})
     item["sensitive_values"] = {n: True for n in sorted(sensitive)}
     if obj.dependencies:
-        item["depends_on"] = list(obj.dependencies)
+        item["depends_on"] = [str(r) for r in obj.dependencies]
     if obj.tainted:
         item["tainted"] = True
     return item

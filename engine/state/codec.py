@@ -14,7 +14,14 @@ from typing import Any
 
 import orjson
 
-from engine.addrs import parse_module_path, resource_addr
+from engine.addrs import (
+    ResourceAddr,
+    dependency_texts,
+    parse_dependencies,
+    parse_module_path,
+    parse_provider_config_addr,
+    resource_addr,
+)
 from engine.diagnostics import DiagnosticsError, StrataError, error
 from engine.provider.protocol import FlatmapState
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
@@ -127,7 +134,7 @@ def _encode_rest(d: dict[str, Any], obj: ObjectState) -> dict[str, Any]:
     if obj.private:  # terraform's []byte: base64 in JSON
         d["private"] = base64.b64encode(obj.private).decode("ascii")
     if obj.dependencies:
-        d["dependencies"] = list(obj.dependencies)
+        d["dependencies"] = dependency_texts(obj.dependencies)
     if obj.create_before_destroy:
         d["create_before_destroy"] = True
     return d
@@ -164,11 +171,16 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
         version = 0
     elif type(version) is not int or version < 0:
         raise invalid_field("resources.instances.schema_version", version)
-    deps = get("dependencies")
-    if deps is None:
-        deps = ()
-    elif type(deps) is not list or not all(type(d) is str for d in deps):
-        raise invalid_field("resources.instances.dependencies", deps)
+    raw_deps = get("dependencies")
+    deps: tuple[ResourceAddr, ...] = ()
+    if raw_deps is not None:
+        if type(raw_deps) is not list or not all(type(d) is str for d in raw_deps):
+            raise invalid_field("resources.instances.dependencies", raw_deps)
+        try:
+            deps = parse_dependencies(raw_deps)
+        except ValueError as exc:
+            raise InvalidField("Invalid resource instance metadata in state",
+                               f"Instance {where} has an invalid dependency: {exc}.") from None
     cbd = get("create_before_destroy")
     if cbd is None:
         cbd = False
@@ -196,7 +208,7 @@ def decode_object(raw: Any, dynamic: dict[str, Any], where: Any = "") -> ObjectS
     except Exception as exc:  # the one seam where stored values meet their types: mapped here, once
         raise InvalidField("Invalid state file format",
                            f"The attributes of {where} could not be decoded: {exc!r}") from exc
-    return ObjectState(values, status, version, tuple(deps), cbd, tuple(sensitive), private,
+    return ObjectState(values, status, version, deps, cbd, tuple(sensitive), private,
                        encoded=attrs)  # written back exactly as read
 
 
@@ -233,7 +245,7 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
                 instances.append(encode_object(key, inst.deposed[dk], dyn, dk))
         r: dict[str, Any] = {} if addr.module.is_root else {"module": str(addr.module)}
         r.update(mode=addr.mode, type=addr.type, name=addr.name)
-        r["provider"] = rs.provider
+        r["provider"] = str(rs.provider)
         r["instances"] = instances
         resources.append(r)
     outputs = {}
@@ -328,9 +340,14 @@ def _decode_v4(doc: dict[str, Any], dynamic_attrs: DynamicAttrs) -> State:
             raise InvalidField("Invalid state file format", f'Resource "{type_}" "{name}" has the invalid '
                                f'module address "{module_text}".') from None
         addr = resource_addr(type_, name, mode, module)
-        provider = r.get("provider")
-        if type(provider) is not str or not provider:
-            raise invalid_field("resources.provider", provider)
+        provider_text = r.get("provider")
+        if type(provider_text) is not str or not provider_text:
+            raise invalid_field("resources.provider", provider_text)
+        try:
+            provider = parse_provider_config_addr(provider_text)
+        except ValueError as exc:
+            raise InvalidField("Invalid provider configuration address in state",
+                               f'Resource {addr} has {exc}.') from None
         dyn = dynamic_attrs(addr.type)
         for raw in _optional(r, "instances", list, "resources.instances") or ():
             if type(raw) is not dict:

@@ -31,7 +31,14 @@ from zlib import crc32
 
 import orjson
 
-from engine.addrs import ROOT, InstanceAddr, parse_module_path, resource_addr
+from engine.addrs import (
+    ROOT,
+    InstanceAddr,
+    ProviderConfigAddr,
+    parse_module_path,
+    parse_provider_config_addr,
+    resource_addr,
+)
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.frozen import frozen
 from engine.state.codec import DynamicAttrs, InvalidField, decode_instance_key, decode_object, dumps
@@ -52,11 +59,11 @@ def header(lineage: str) -> bytes:
     return frame(orjson.dumps({"journal": FORMAT, "lineage": lineage}))
 
 
-def record(addr: InstanceAddr, provider: str, obj: Any, deposed: str | None) -> bytes:
+def record(addr: InstanceAddr, provider: ProviderConfigAddr, obj: Any, deposed: str | None) -> bytes:
     """The line recording ``obj`` (an object's v4 JSON form; None: removed) at ``addr``."""
     r = addr.resource
     where = (r.mode, r.type, r.name) if r.module is ROOT else (r.mode, r.type, r.name, str(r.module))
-    return frame(dumps({"r": where, "k": addr.key, "d": deposed, "p": provider, "o": obj}))
+    return frame(dumps({"r": where, "k": addr.key, "d": deposed, "p": str(provider), "o": obj}))
 
 
 class JournalDamagedError(DiagnosticsError):
@@ -84,7 +91,7 @@ class Entry:
     """One object record: ``obj`` (None: removed) at ``addr`` / ``deposed``."""
 
     addr: InstanceAddr
-    provider: str
+    provider: ProviderConfigAddr
     deposed: str | None
     obj: ObjectState | None
 
@@ -201,8 +208,13 @@ def _parse(line: bytes, index: int, fmt: int, dynamic_attrs: DynamicAttrs, linea
             or r[0] not in ("managed", "data"):
         raise _Bad(f'its resource "r" is not [mode, type, name] or [mode, type, name, module]: '
                    f'{orjson.dumps(r).decode()}', torn=False)
-    if type(provider) is not str or not provider:
-        raise _Bad(f'its provider "p" is not a provider address: {orjson.dumps(provider).decode()}', torn=False)
+    try:
+        if type(provider) is not str:
+            raise ValueError(provider)
+        provider_addr = parse_provider_config_addr(provider)
+    except ValueError:
+        raise _Bad(f'its provider "p" is not a provider address: {orjson.dumps(provider).decode()}',
+                   torn=False) from None
     if deposed is not None and (type(deposed) is not str or not deposed):
         raise _Bad(f'its deposed key "d" is not a string: {orjson.dumps(deposed).decode()}', torn=False)
     try:
@@ -215,7 +227,7 @@ def _parse(line: bytes, index: int, fmt: int, dynamic_attrs: DynamicAttrs, linea
         decoded = None if obj is None else decode_object(obj, dynamic_attrs(resource.type), addr)
     except InvalidField as exc:
         raise _Bad(f"{exc.summary}: {exc.detail}", torn=False) from None
-    entries.append(Entry(addr, provider, deposed, decoded))
+    entries.append(Entry(addr, provider_addr, deposed, decoded))
 
 
 def apply(replay: Replay, state: State) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.addrs import InstanceAddr, InstanceKey, ResourceAddr
+from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.frozen import frozen
 
 
@@ -22,7 +22,10 @@ class ObjectState:
     attributes: dict[str, Any]
     status: str = "ready"  # "ready" | "tainted"
     schema_version: int = 0
-    dependencies: tuple[str, ...] = ()
+    dependencies: tuple[ResourceAddr, ...] = ()
+    """The resources the object depended on when it was applied, as configuration resources
+    (:func:`engine.addrs.config_resource`: module paths without instance keys), in the state's
+    order (sorted by their text)."""
     create_before_destroy: bool = False
     sensitive_attributes: tuple[Any, ...] = ()
     private: bytes = b""
@@ -48,7 +51,7 @@ class InstanceState:
 @dataclass(slots=True)
 class ResourceState:
     addr: ResourceAddr
-    provider: str  # 'provider["terraform.io/builtin/terraform"]'
+    provider: ProviderConfigAddr
     instances: dict[InstanceKey, InstanceState] = field(default_factory=dict)
 
 
@@ -76,7 +79,7 @@ class State:
             return inst.current
         return inst.deposed.get(deposed)
 
-    def set_object(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,
+    def set_object(self, addr: InstanceAddr, provider: ProviderConfigAddr, obj: ObjectState | None,
                    deposed: str | None = None) -> None:
         """Record ``obj`` (or remove it, when None) at ``addr`` / deposed key."""
         rs = self.resources.get(addr.resource)
@@ -100,7 +103,7 @@ class State:
             if not rs.instances:
                 del self.resources[addr.resource]
 
-    def objects(self) -> Iterator[tuple[InstanceAddr, str | None, ObjectState, str]]:
+    def objects(self) -> Iterator[tuple[InstanceAddr, str | None, ObjectState, ProviderConfigAddr]]:
         """Every tracked object: (instance address, deposed key or None, object, provider)."""
         for rs in self.resources.values():
             for key, inst in rs.instances.items():
@@ -112,7 +115,3 @@ class State:
 
     def instance_count(self) -> int:
         return sum(len(rs.instances) for rs in self.resources.values())
-
-
-def provider_state_addr(source: str) -> str:
-    return f'provider["{source}"]'

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from engine.addrs import InstanceAddr
+from engine.addrs import InstanceAddr, ProviderConfigAddr
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.state import journal
 from engine.state.codec import DynamicAttrs, decode_state, encode_object, encode_state
@@ -361,7 +361,7 @@ class StateWriter:
 
             self._sync = DataSync(self._fd)
 
-    def put(self, addr: InstanceAddr, provider: str, obj: ObjectState | None,
+    def put(self, addr: InstanceAddr, provider: ProviderConfigAddr, obj: ObjectState | None,
             deposed: str | None = None, on_durable: Callable[[], None] | None = None) -> None:
         """Record ``obj`` at ``addr`` (None removes it). ``on_durable`` runs after the fsync."""
         r = addr.resource

@@ -46,13 +46,13 @@ import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.apply.graph import ApplyNode, Barrier, build_apply_graph
 from engine.graph.dag import Graph
 from engine.graph.walker import Walker
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
 
-PROVIDER = 'provider["registry.terraform.io/hashicorp/test"]'
+PROVIDER = parse_provider_config_addr('provider["registry.terraform.io/hashicorp/test"]')
 ACTIONS = ("create", "update", "no-op", "replace", "replace-cbd", "delete")
 IN_CONFIG = {"create", "update", "no-op", "replace", "replace-cbd"}
 EXISTED = {"update", "no-op", "replace", "replace-cbd", "delete"}
@@ -176,8 +176,8 @@ def plan_of(s: Scenario) -> Plan:
             create_before_destroy=r.cbd,
             depends_on=frozenset(inst(j) for j in cfg if j not in r.whole),
             depends_on_resources=frozenset(res(j) for j in cfg if j in r.whole),
-            state_dependencies=tuple(sorted(str(res(j)) for j in cfg)),
-            prior_dependencies=tuple(sorted(str(res(j)) for j in s.prior_deps(i))),
+            state_dependencies=tuple(sorted((res(j) for j in cfg), key=str)),
+            prior_dependencies=tuple(sorted((res(j) for j in s.prior_deps(i)), key=str)),
         ))
     return Plan(changes=changes)
 

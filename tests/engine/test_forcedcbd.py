@@ -3,7 +3,7 @@ create_before_destroy too, transitively, through configuration and through state
 
 from __future__ import annotations
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_dependency, parse_provider_config_addr
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.plans.plan import Action, ResourceInstanceChange
 
@@ -12,11 +12,14 @@ def addr(name: str, key: int | None = None) -> InstanceAddr:
     return InstanceAddr(ResourceAddr("terraform_data", name, "managed"), key)
 
 
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
+
+
 def change(name: str, action: str, cbd: bool = False, deps: tuple[str, ...] = (), prior: tuple[str, ...] = (),
            deposed: str | None = None, key: int | None = None) -> ResourceInstanceChange:
-    return ResourceInstanceChange(addr(name, key), action, "p", None, None, deposed=deposed,
+    return ResourceInstanceChange(addr(name, key), action, PROVIDER, None, None, deposed=deposed,
                                   create_before_destroy=cbd, depends_on=frozenset(addr(d) for d in deps),
-                                  prior_dependencies=prior)
+                                  prior_dependencies=tuple(parse_dependency(p) for p in prior))
 
 
 def by_name(changes: list[ResourceInstanceChange]) -> dict[str, tuple[str, bool]]:
@@ -47,7 +50,7 @@ def test_deposed_objects_and_instances_of_the_same_resource_are_left_alone() -> 
     changes = [change("a", Action.DELETE, deposed="00000001"),
                change("a", Action.DELETE_THEN_CREATE),
                change("c", Action.DELETE_THEN_CREATE, key=0),
-               ResourceInstanceChange(addr("c", 1), Action.CREATE_THEN_DELETE, "p", None, None,
+               ResourceInstanceChange(addr("c", 1), Action.CREATE_THEN_DELETE, PROVIDER, None, None,
                                       create_before_destroy=True, depends_on=frozenset({addr("a"), addr("c", 0)}))]
     out = by_name(force_create_before_destroy(changes))
     assert out["terraform_data.a/00000001"] == (Action.DELETE, False)

@@ -15,6 +15,7 @@ from engine.addrs import (
     config_text,
     module_contains,
     parse_module_path,
+    parse_provider_config_addr,
     parse_target,
     resource_addr,
 )
@@ -168,7 +169,7 @@ def _state(*modules: str) -> State:
     state = State()
     for m in modules:
         r = resource_addr("terraform_data", "a", module=parse_module_path(m))
-        state.resources[r] = ResourceState(r, 'provider["terraform.io/builtin/terraform"]',
+        state.resources[r] = ResourceState(r, parse_provider_config_addr('provider["terraform.io/builtin/terraform"]'),
                                            {None: InstanceState(ObjectState({"id": m}))})
     return state
 

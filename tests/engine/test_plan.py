@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.plans.plan import (
     Action,
     Plan,
@@ -145,7 +145,7 @@ def test_orphan_reason_matches_terraform(in_config, key, kind, reason):
 
 def change(action: str, name: str = "a", key=None) -> ResourceInstanceChange:
     return ResourceInstanceChange(InstanceAddr(ResourceAddr("terraform_data", name), key), action,
-                                  'provider["terraform.io/builtin/terraform"]', None, None)
+                                  parse_provider_config_addr('provider["terraform.io/builtin/terraform"]'), None, None)
 
 
 def test_counts_of_empty_plan():

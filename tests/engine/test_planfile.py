@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine import UNKNOWN, DiagnosticsError, ListVal, MapVal, SetVal
-from engine.addrs import resource_addr
+from engine.addrs import parse_dependency, parse_provider_config_addr, resource_addr
 from engine.backend.operations import Options, apply_planned, make_plan, open_saved_plan
 from engine.plans import planfile
 from engine.plans.plan import (
@@ -36,22 +36,26 @@ VALUE = {"id": UNKNOWN, "big": 2 ** 80, "f": 1.5, "neg": -(2 ** 70), "s": SetVal
          "e": SetVal.of([])}
 
 
+P = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
+ALIASED = parse_provider_config_addr('module.m.provider["registry.terraform.io/hashicorp/local"].other')
+
+
 def _plan() -> Plan:
     change = ResourceInstanceChange(
-        A.instance(0), Action.DELETE_THEN_CREATE, 'provider["terraform.io/builtin/terraform"]',
+        A.instance(0), Action.DELETE_THEN_CREATE, P,
         {"id": "1", "input": "x"}, VALUE, "cannot_update", None, (("input",), ("m", "k", 0)), False,
-        frozenset({A.instance("k")}), frozenset({D}), ("data.local_file.d",), ("terraform_data.b",),
+        frozenset({A.instance("k")}), frozenset({D}), (parse_dependency("data.local_file.d"),), (parse_dependency("module.m.terraform_data.b"),),
         {"input": UNKNOWN}, frozenset({"input"}), frozenset())
-    deposed = ResourceInstanceChange(A.instance(0), Action.DELETE, "p", {"id": "0"}, None, deposed="abcd1234",
+    deposed = ResourceInstanceChange(A.instance(0), Action.DELETE, P, {"id": "0"}, None, deposed="abcd1234",
                                      create_before_destroy=True)
     return Plan(
         changes=[change, deposed], outputs={"o": (VALUE, True)}, prior_outputs={"o": ("x", False)},
         variables={"v": SetVal.of([1, 2]), "w": None}, destroy=False, targeted=True, kept_outputs={"k"},
-        data_reads={D.instance(): DataRead("p", {"content": "c"}, frozenset({"content"}))},
+        data_reads={D.instance(): DataRead(ALIASED, {"content": "c"}, frozenset({"content"}))},
         forget=[D.instance("gone")], drift=[deposed],
-        refreshed=(Refreshed(A.instance(1), "p", ObjectState({"id": "1", "n": 2 ** 64}, "tainted", 2, ("a.b",), True,
+        refreshed=(Refreshed(A.instance(1), P, ObjectState({"id": "1", "n": 2 ** 64}, "tainted", 2, (parse_dependency("a.b"),), True,
                                                              ([{"type": "get_attr", "value": "n"}],))),
-                   Refreshed(A.instance(2), "p", None), Refreshed(A.instance(3), "p", ObjectState({}), "dep")),
+                   Refreshed(A.instance(2), P, None), Refreshed(A.instance(3), P, ObjectState({}), "dep")),
         expansions=MappingProxyType({A: Expansion("count", (0, 1)), D: Expansion("single", (None,))}),
         local_dependencies=MappingProxyType({"l": frozenset({A, D}), "c": frozenset()}),
         config_digest="abc")

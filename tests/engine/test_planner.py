@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.addrs import ROOT, InstanceAddr, ResourceAddr
+from engine.addrs import ROOT, InstanceAddr, ResourceAddr, resource_addr
 from engine.backend.operations import Options, Planned, apply_planned, make_plan
 from engine.config.constants import _NoResources
 from engine.config.model import ResourceConfig
@@ -243,7 +243,7 @@ async def test_state_dependencies_name_resources(wd):
           input = terraform_data.a[count.index].id
         }
         """)
-    assert changes(p)["terraform_data.b[0]"].state_dependencies == ("terraform_data.a",)
+    assert changes(p)["terraform_data.b[0]"].state_dependencies == (resource_addr("terraform_data", "a"),)
 
 
 async def test_whole_resource_value_for_count_is_a_tuple_in_index_order():
@@ -602,7 +602,7 @@ async def test_an_instance_depends_on_the_instance_its_key_names_and_records_the
     specs, whole = ref_specs(rc, instances.by_path[ROOT], ModuleDeps(instances))
     deps = instance_deps(specs, whole, _scope_of(1, None), lambda r: "count")
     assert deps.instances == frozenset({inst("a", 1)}) and deps.resources == frozenset()
-    assert deps.recorded == ("terraform_data.a",)
+    assert deps.recorded == (resource_addr("terraform_data", "a"),)
 
 
 async def test_the_configuration_order_of_a_cycle_is_empty_with_one_error_naming_it(tmp_path):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.config.model import Module
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
@@ -26,7 +26,7 @@ from engine.provider.registry import Providers
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN
 
-PROV = 'provider["example.com/test/cloud"]'
+PROV = parse_provider_config_addr('provider["example.com/test/cloud"]')
 
 
 def cloud_of(live: dict[str, dict[str, Any] | None], version: int = 0, **answers: Any) -> MockProvider:

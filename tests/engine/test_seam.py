@@ -32,6 +32,7 @@ from engine import (
     ResourceSchema,
     error,
 )
+from engine.addrs import parse_dependency
 from engine.backend.operations import Options, apply_planned, make_plan
 from engine.diagnostics import SourceRange
 from engine.provider.contracts import check_planned_state
@@ -347,7 +348,7 @@ def test_the_state_keeps_private_bytes_base64_where_terraform_writes_them() -> N
     from engine.state.codec import decode_object, encode_object
     from engine.state.model import ObjectState
 
-    obj = ObjectState({"id": "1"}, dependencies=("a.b",), private=b"\x00\xffopaque")
+    obj = ObjectState({"id": "1"}, dependencies=(parse_dependency("a.b"),), private=b"\x00\xffopaque")
     raw = encode_object(None, obj, {})
     assert list(raw) == ["schema_version", "attributes", "sensitive_attributes", "private", "dependencies"]
     assert raw["private"] == base64.b64encode(b"\x00\xffopaque").decode()

@@ -10,11 +10,11 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.state.codec import StateDecodeError, decode_state
 from engine.state.store import StateStore
 
-PROVIDER = 'provider["terraform.io/builtin/terraform"]'
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 DYNAMIC = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
 
 
@@ -30,7 +30,7 @@ def instance(key: Any, **extra: Any) -> dict[str, Any]:
 
 
 def resource(*instances: dict[str, Any], name: str = "a") -> dict[str, Any]:
-    return {"mode": "managed", "type": "terraform_data", "name": name, "provider": PROVIDER,
+    return {"mode": "managed", "type": "terraform_data", "name": name, "provider": str(PROVIDER),
             "instances": list(instances)}
 
 

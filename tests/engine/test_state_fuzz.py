@@ -12,13 +12,13 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_dependency, parse_provider_config_addr
 from engine.diagnostics import StrataError
 from engine.state import journal
 from engine.state.codec import decode_state, encode_object
 from engine.state.model import ObjectState, State
 
-PROVIDER = 'provider["terraform.io/builtin/terraform"]'
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 DYNAMIC = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
 LINEAGE = "5a7c1c36-0000-4000-8000-000000000001"
 # a few seconds in the suite; STRATA_FUZZ_EXAMPLES=5000 (and a random seed) for a longer hunt
@@ -49,7 +49,7 @@ def objects(state: State) -> dict[tuple[str, str | None], ObjectState]:
 STEPS: list[tuple[InstanceAddr, ObjectState | None, str | None]] = [
     (InstanceAddr(ResourceAddr("terraform_data", "a"), 0), obj("a0"), None),
     (InstanceAddr(ResourceAddr("terraform_data", "a"), 1), obj("a1", status="tainted"), None),
-    (InstanceAddr(ResourceAddr("terraform_data", "b"), "k"), obj("bk", dependencies=("terraform_data.a",)), None),
+    (InstanceAddr(ResourceAddr("terraform_data", "b"), "k"), obj("bk", dependencies=(parse_dependency("terraform_data.a"),)), None),
     (InstanceAddr(ResourceAddr("terraform_data", "c")), obj("c-old"), "dep00001"),
     (InstanceAddr(ResourceAddr("terraform_data", "c")), obj("c"), None),
     (InstanceAddr(ResourceAddr("terraform_data", "a"), 1), None, None),
@@ -61,7 +61,7 @@ STEPS: list[tuple[InstanceAddr, ObjectState | None, str | None]] = [
 def record_json(addr: InstanceAddr, o: ObjectState | None, deposed: str | None) -> bytes:
     r = addr.resource
     enc = None if o is None else encode_object(None, o, DYNAMIC)
-    return orjson.dumps({"r": [r.mode, r.type, r.name], "k": addr.key, "d": deposed, "p": PROVIDER, "o": enc})
+    return orjson.dumps({"r": [r.mode, r.type, r.name], "k": addr.key, "d": deposed, "p": str(PROVIDER), "o": enc})
 
 
 def journal_lines(fmt: int) -> list[bytes]:
@@ -166,13 +166,13 @@ def instance(key: Any, **extra: Any) -> dict[str, Any]:
 STATE = {"version": 4, "terraform_version": "1.11.4", "serial": 7, "lineage": LINEAGE,
          "outputs": {"o": {"value": ["a", 1], "type": ["tuple", ["string", "number"]]}},
          "resources": [
-             {"mode": "managed", "type": "terraform_data", "name": "a", "provider": PROVIDER,
+             {"mode": "managed", "type": "terraform_data", "name": "a", "provider": str(PROVIDER),
               "instances": [instance(0), instance(1, status="tainted")]},
-             {"mode": "managed", "type": "terraform_data", "name": "b", "provider": PROVIDER,
+             {"mode": "managed", "type": "terraform_data", "name": "b", "provider": str(PROVIDER),
               "instances": [instance("k", dependencies=["terraform_data.a"]), instance("k", deposed="d1")]},
-             {"mode": "managed", "type": "terraform_data", "name": "a", "provider": PROVIDER,
+             {"mode": "managed", "type": "terraform_data", "name": "a", "provider": str(PROVIDER),
               "instances": [instance(2)]},
-             {"mode": "data", "type": "terraform_data", "name": "x", "provider": PROVIDER, "instances": [instance(None)]},
+             {"mode": "data", "type": "terraform_data", "name": "x", "provider": str(PROVIDER), "instances": [instance(None)]},
          ],
          "check_results": None}
 STATE_BYTES = orjson.dumps(STATE, option=orjson.OPT_INDENT_2)

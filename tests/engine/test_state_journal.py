@@ -10,14 +10,14 @@ import anyio
 import orjson
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.state import journal
 from engine.state.codec import encode_object
 from engine.state.journal import JournalDamagedError
 from engine.state.model import ObjectState, State
 from engine.state.store import StateStore
 
-PROVIDER = 'provider["terraform.io/builtin/terraform"]'
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 DYNAMIC = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
 LINEAGE = "5a7c1c36-0000-4000-8000-000000000001"
 
@@ -223,7 +223,7 @@ def test_a_writer_reopening_a_torn_journal_leaves_one_that_replays(state_path: P
 # ----------------------------------------------------------------------------- old journals
 
 def legacy_line(name: str) -> bytes:
-    return orjson.dumps({"r": ["managed", "terraform_data", name], "k": None, "d": None, "p": PROVIDER,
+    return orjson.dumps({"r": ["managed", "terraform_data", name], "k": None, "d": None, "p": str(PROVIDER),
                          "o": encode_object(None, obj(name), DYNAMIC)}) + b"\n"
 
 

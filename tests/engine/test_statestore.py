@@ -13,14 +13,14 @@ import anyio
 import orjson
 import pytest
 
-from engine.addrs import InstanceAddr, ResourceAddr
+from engine.addrs import InstanceAddr, ResourceAddr, parse_dependency, parse_provider_config_addr
 from engine.diagnostics import StrataError
 from engine.state.journal import frame, header
 from engine.state.model import ObjectState, State
 from engine.state.store import StateLockError, StateStore
 from tests.conftest import REPO, Workdir
 
-PROVIDER = 'provider["terraform.io/builtin/terraform"]'
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 DYNAMIC = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
 
 
@@ -87,12 +87,12 @@ CRASHER = textwrap.dedent("""
     import os, sys
     sys.path.insert(0, sys.argv[1])
     import anyio
-    from engine.addrs import InstanceAddr, ResourceAddr
+    from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
     from engine.state.model import ObjectState
     from engine.state.store import StateStore
 
     DYN = {"id": "string", "input": "dynamic", "output": "dynamic", "triggers_replace": "dynamic"}
-    PROV = 'provider["terraform.io/builtin/terraform"]'
+    PROV = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 
     async def main():
         store = StateStore(sys.argv[2], lambda t: DYN)
@@ -276,7 +276,7 @@ def test_crash_does_not_keep_the_lock(state_path: Path) -> None:
 
 def _journal_with_torn_tail(state_path: Path, lineage: str) -> Path:
     journal = Path(str(state_path) + ".journal")
-    good = {"r": ["managed", "terraform_data", "a"], "k": None, "d": None, "p": PROVIDER,
+    good = {"r": ["managed", "terraform_data", "a"], "k": None, "d": None, "p": str(PROVIDER),
             "o": {"schema_version": 0,
                   "attributes": {"id": "id-a", "input": {"value": "a", "type": "string"},
                                  "output": {"value": "a", "type": "string"}, "triggers_replace": None},
@@ -331,7 +331,7 @@ def test_compaction_writes_v4_snapshot_and_removes_journal(state_path: Path) -> 
     async def main() -> None:
         state = store.load()
         async with store.writer(state) as w:
-            w.put(addr("a"), PROVIDER, obj("a", dependencies=("terraform_data.old",)))
+            w.put(addr("a"), PROVIDER, obj("a", dependencies=(parse_dependency("terraform_data.old"),)))
             w.put(addr("n", 0), PROVIDER, obj("n0", create_before_destroy=True))
             w.put(addr("old"), PROVIDER, None)
 

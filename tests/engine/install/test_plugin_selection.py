@@ -34,21 +34,21 @@ def test_an_installed_plugin_serves_a_source_strata_has_built_in() -> None:
     p = providers.get("null")
     assert factory.started == [(Path("/x/terraform-provider-null"), "registry.terraform.io/hashicorp/null")]
     assert providers.get("null") is p, "one instance per provider configuration"
-    assert providers.state_address("null") == 'provider["registry.terraform.io/hashicorp/null"]'
+    assert str(providers.config_address("null")) == 'provider["registry.terraform.io/hashicorp/null"]'
 
 
 def test_a_built_in_serves_where_no_plugin_is_installed() -> None:
     factory = StandIn()
     providers = Providers(plugins={}, plugin_factory=factory)
     assert type(providers.get("null")).__name__ == "NullProvider" and factory.started == []
-    assert providers.state_address("null") == 'provider["registry.terraform.io/hashicorp/null"]'
+    assert str(providers.config_address("null")) == 'provider["registry.terraform.io/hashicorp/null"]'
 
 
 def test_each_alias_of_a_plugin_is_its_own_instance() -> None:
     factory = StandIn()
     providers = Providers(plugins={NULL: Path("/x/p")}, plugin_factory=factory)
     assert providers.get("null") is not providers.get("null.other") and len(factory.started) == 2
-    assert providers.state_address("null.other") == 'provider["registry.terraform.io/hashicorp/null"].other'
+    assert str(providers.config_address("null.other")) == 'provider["registry.terraform.io/hashicorp/null"].other'
 
 
 def test_a_plugin_makes_an_unknown_provider_known() -> None:
