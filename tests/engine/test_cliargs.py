@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.args import UsageError, enter_chdir, options_from, parse_args
+from engine.cli.args import UsageError, enter_chdir, parse_args, workspace_from
 
 
 @pytest.mark.parametrize("argv", [
@@ -20,14 +20,14 @@ def test_both_spellings_give_the_same_arguments(argv: list[str]) -> None:
     assert a.command == ["apply"]
     assert a.flags["auto-approve"] is True and a.flags["parallelism"] == "5"
     assert a.var_args == [("var", "a=1"), ("var", "b=2")] and a.replace == ["x.y"]
-    assert options_from(a).parallelism == 5
+    assert workspace_from(a).parallelism == 5
 
 
 @pytest.mark.parametrize("argv", [["apply", "-no-such-flag"], ["apply", "-parallelism=0"],
                                   ["apply", "-parallelism=many"], ["plan", "-var"]])
 def test_mistakes_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(UsageError):
-        options_from(parse_args(argv))
+        workspace_from(parse_args(argv))
 
 
 def test_chdir_before_the_command_switches_directory_first(tmp_path: Path) -> None:
