@@ -83,7 +83,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, p.plan.variables,
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
                 applier.record_data_reads()
-                if p.plan.refresh_only and p.plan.drift:
+                if (p.plan.refresh_only and p.plan.drift) or p.plan.moves:
                     writer.changed = True  # the refreshed objects are what this apply records
                 result = await applier.run(parallelism, fail_fast, on_signals)
                 outputs = _final_outputs(p, instances.by_path[ROOT], local_value, result, sensitivity)

@@ -70,8 +70,8 @@ async def _make_plan(opts: Options, out: Output, destroy: bool, command: str, st
             assert exc.partial is not None
             # terraform's stream: what was planned before the error, then the diagnostics
             for c in exc.partial.changes:
-                if c.action != Action.NOOP:
-                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+                if c.action != Action.NOOP or c.previous is not None:
+                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous))
             out.emit(ev.change_summary(exc.partial.counts(), "plan"))
             if exc.partial.outputs or exc.partial.prior_outputs:
                 out.emit(_plan_outputs_event(exc.partial))

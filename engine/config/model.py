@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from engine.addrs import ROOT, ModulePath, ProviderSource, ResourceAddr, resource_addr
+from engine.config.refactoring import ImportBlock, MovedBlock, RemovedBlock
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -184,6 +185,10 @@ class Module:
     provider_map: dict[str, str] = field(default_factory=dict)
     """This module's provider keys -> the root's configuration serving it (empty in the root)."""
     configuration_aliases: frozenset[str] = frozenset()
+    moved: list[MovedBlock] = field(default_factory=list)
+    removed: list[RemovedBlock] = field(default_factory=list)
+    imports: list[ImportBlock] = field(default_factory=list)
+    """The refactoring blocks (:mod:`engine.config.refactoring`), in the order written."""
     _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
     _template_cache: dict[tuple[object, ...], ResourceConfig] = field(default_factory=dict)
 

@@ -487,8 +487,10 @@ _UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this o
 
 def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
                    deposed: str | None = None, previous: InstanceAddr | None = None) -> Event:
-    a = json_action(action)
+    a = "move" if action == "no-op" and previous is not None else json_action(action)
     change: dict[str, Any] = {"resource": resource_json(addr), "action": a}
+    if previous is not None:
+        change = {"resource": change["resource"], "previous_resource": resource_json(previous), "action": a}
     if reason:
         change["reason"] = _UI_REASON.get(reason, reason)
     msg = f"{addr}: Plan to {a}"

@@ -15,6 +15,7 @@ for the whole resource: hashicorp/terraform#32148).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -27,6 +28,7 @@ from engine.graph.limits import Limits
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
+from engine.planning.moves import apply_moves, validate_moves
 from engine.planning.order import (
     CfgNode,
     config_graph,
@@ -86,6 +88,9 @@ class Planner:
         plan = ctx.plan
         plan.destroy = destroy
         plan.prior_outputs = dict(self.state.outputs)
+        # as terraform's: the prior state's objects are where the moved blocks say before anything
+        # is refreshed or planned (the statements are checked once the walk declared the instances)
+        plan.moves = MappingProxyType(apply_moves(self.module, self.state))
         ctx.diags.extend(check_resource_types(self.module, self.providers))
         check_sensitive_uses(ctx)
         ctx.raise_if_errors()
@@ -117,13 +122,17 @@ class Planner:
                 await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
+            ctx.diags.extend(validate_moves(ctx))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
         plan.changes = force_create_before_destroy(plan.changes)
+        if plan.moves:
+            plan.changes = [replace(c, previous=plan.moves[c.addr]) if c.addr in plan.moves else c
+                            for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
-            if c.action != Action.NOOP:
-                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+            if c.action != Action.NOOP or c.previous is not None:
+                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous))
         return plan
 
     async def _visit(self, node: CfgNode) -> None:

@@ -84,6 +84,8 @@ class ResourceInstanceChange:
     """The attributes the state records sensitive once this change is applied (None: ``sensitive``)."""
     private: bytes = b""
     """The provider's ``planned_private`` (opaque): handed back to it when the change is applied."""
+    previous: InstanceAddr | None = None
+    """The address the previous run left the object at, when a ``moved`` block moved it."""
 
     @property
     def is_replace(self) -> bool:
@@ -141,6 +143,7 @@ class Refreshed:
 
 
 _NO_EXPANSIONS: Mapping[ResourceAddr, Expansion] = MappingProxyType({})
+_NO_MOVES: Mapping[InstanceAddr, InstanceAddr] = MappingProxyType({})
 _NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
 
 
@@ -193,6 +196,9 @@ class Plan:
     """When the plan was made (RFC 3339, UTC, to the second; empty in a plan file older than this
     field): what ``plantimestamp()`` gives while planning and again when the plan is applied, and
     ``show -json``'s ``timestamp``."""
+    moves: Mapping[InstanceAddr, InstanceAddr] = field(default_factory=lambda: _NO_MOVES)
+    """Objects the ``moved`` blocks moved before planning: new address → previous one. Apply starts
+    from the state with them moved (:func:`prior_state`)."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
@@ -213,7 +219,7 @@ class Plan:
         return {"add": add, "change": change, "import": 0, "remove": remove}
 
     def has_changes(self) -> bool:
-        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes)
+        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes) or bool(self.moves)
                 or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
     def outputs_changed(self) -> bool:
@@ -224,7 +230,10 @@ class Plan:
 
 def prior_state(plan: Plan, state: State) -> None:
     """Put into ``state`` (loaded from the store) what refresh found when ``plan`` was made: the
-    state the plan was made from, which apply starts from and records."""
+    state the plan was made from, which apply starts from and records: the objects ``moved``
+    blocks moved first."""
+    if plan.moves:
+        state.move(dict(plan.moves))
     for r in plan.refreshed:
         state.set_object(r.addr, r.provider, r.obj, r.deposed)
 

@@ -103,7 +103,9 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     head = f"  # {addr}"
     if c.deposed:
         head += f" (deposed object {c.deposed})"
-    if c.action == Action.READ:
+    if c.action == Action.NOOP and c.previous is not None:
+        head = f"  # {c.previous} has moved to {addr}"
+    elif c.action == Action.READ:
         head += " will be read during apply"
     elif c.action == Action.CREATE:
         head += " will be created"
@@ -118,13 +120,15 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     else:
         head += " must be replaced"
     lines = [head]
+    if c.previous is not None and c.action != Action.NOOP:
+        lines.append(f"  # (moved from {c.previous})")
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
         # terraform names the resource within its module here (addr.Resource.Resource)
         local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
         lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, mod=r.module, key=ev.resource_json(addr)["resource_key"]
                                                               if not isinstance(addr.key, str) else
                                                               orjson.dumps(addr.key).decode()) + ")")
-    sym = _SYMBOL[c.action]
+    sym = _SYMBOL.get(c.action, "")
     kind = "data" if r.mode == "data" else "resource"
     lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} {kind} \"{r.type}\" \"{r.name}\" {{")
     before = c.before or {}
@@ -239,7 +243,7 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         if oc:
             text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
         return text
-    changes = [c for c in plan.changes if c.action != Action.NOOP]
+    changes = [c for c in plan.changes if c.action != Action.NOOP or c.previous is not None]
     if not changes and not plan.outputs_changed():
         if plan.destroy:
             return ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet "
@@ -250,8 +254,9 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
     out: list[str] = []
     if changes:
         used = [a for a in _LEGEND if any(c.action == a for c in changes)]
-        out.append("\nstrata used the selected providers to generate the following execution\n"
-                   "plan. Resource actions are indicated with the following symbols:")
+        if any(c.action != Action.NOOP for c in changes):
+            out.append("\nstrata used the selected providers to generate the following execution\n"
+                       "plan. Resource actions are indicated with the following symbols:")
         out.extend(_LEGEND[a] for a in used)
         out.append("\nstrata planned the following actions, but then encountered a problem:\n" if errored
                    else "\nstrata will perform the following actions:\n")

@@ -1,0 +1,330 @@
+"""``moved`` blocks through the ``strata`` command, each step compared with terraform 1.11 on the
+same files: the plan's text ("has moved to", "(moved from ...)"), its ``-json`` planned changes,
+the state after the apply, and terraform's errors for statements it refuses."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import Result, Workdir, requires_terraform
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def plan_text(res: Result) -> str:
+    """A plan's text as both tools print it: the tool's name, object ids, refresh lines (in no set
+    order) and the note after the rule (terraform leaves it out in automation) left out."""
+    text = _UUID.sub("<id>", (res.stdout + res.stderr).split("\n─", 1)[0]).replace("Terraform", "strata").replace("terraform apply",
+                                                                                           "strata apply")
+    return "\n".join(line for line in text.splitlines() if "Refreshing state..." not in line
+                     and "CLI configuration" not in line and ".terraformrc" not in line).strip()
+
+
+def planned(res: Result) -> list[dict]:
+    """The ``planned_change`` events of a ``-json`` plan, in address order."""
+    events = [orjson.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+    changes = [{k: v for k, v in e.items() if k not in ("@timestamp",)} for e in events
+               if e["type"] in ("planned_change", "change_summary")]
+    return sorted(changes, key=lambda e: e["@message"])
+
+
+class Both:
+    """The same files planned and applied by terraform (``tf``) and strata (``st``)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        (tmp_path / "tf").mkdir()
+        (tmp_path / "st").mkdir()
+        self.tf = Workdir(tmp_path / "tf")
+        self.st = Workdir(tmp_path / "st")
+
+    def write(self, files: dict[str, str]) -> None:
+        for w in (self.tf, self.st):
+            for old in list(w.path.rglob("*.tf")):
+                old.unlink()
+            for name, text in files.items():
+                p = w.path / name
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(textwrap.dedent(text))
+
+    def apply(self, files: dict[str, str]) -> None:
+        self.write(files)
+        self.tf.terraform("init", "-input=false", "-no-color")
+        self.st.strata("init", "-input=false", check=True)
+        tf = self.tf.terraform("apply", "-auto-approve", "-input=false", "-no-color")
+        assert tf.returncode == 0, tf.stdout + tf.stderr
+        self.st.strata("apply", "-auto-approve", "-input=false", "-no-color", check=True)
+
+    def plan(self, files: dict[str, str], *options: str) -> tuple[Result, Result]:
+        self.write(files)
+        self.tf.terraform("init", "-input=false", "-no-color")
+        self.st.strata("init", "-input=false")
+        return (self.tf.terraform("plan", "-input=false", "-no-color", *options),
+                self.st.strata("plan", "-input=false", "-no-color", *options))
+
+    def same_plan(self, files: dict[str, str]) -> str:
+        """Both plan ``files`` alike (text and -json planned changes); the text."""
+        tf, st = self.plan(files)
+        assert (st.returncode, plan_text(st)) == (tf.returncode, plan_text(tf))
+        tfj, stj = self.plan(files, "-json")
+        assert planned(stj) == [{**e, "@message": e["@message"]} for e in planned(tfj)]
+        return plan_text(st)
+
+    def state_list(self) -> str:
+        ours = self.st.strata("state", "list", check=True).stdout
+        assert ours == self.tf.terraform("state", "list").stdout
+        return ours
+
+
+@pytest.fixture
+def both(tmp_path: Path) -> Both:
+    return Both(tmp_path)
+
+
+FIRST = {"main.tf": """
+    resource "terraform_data" "a" {
+      input = "x"
+    }
+    resource "terraform_data" "c" {
+      count = 2
+      input = count.index
+    }
+    """}
+
+
+@requires_terraform
+def test_rename_is_a_move_that_changes_nothing(both: Both) -> None:
+    both.apply(FIRST)
+    renamed = {"main.tf": """
+        resource "terraform_data" "b" {
+          input = "x"
+        }
+        resource "terraform_data" "c" {
+          count = 2
+          input = count.index
+        }
+        moved {
+          from = terraform_data.a
+          to   = terraform_data.b
+        }
+        """}
+    text = both.same_plan(renamed)
+    assert "# terraform_data.a has moved to terraform_data.b" in text
+    both.apply(renamed)
+    assert "terraform_data.b\n" in both.state_list()
+    tf, st = both.plan(renamed, "-detailed-exitcode")
+    assert (tf.returncode, st.returncode) == (0, 0), st.stdout + st.stderr
+
+
+@requires_terraform
+def test_count_instances_moved_to_for_each_keys_are_updated_in_place(both: Both) -> None:
+    both.apply(FIRST)
+    moved = {"main.tf": """
+        resource "terraform_data" "a" {
+          input = "x"
+        }
+        resource "terraform_data" "d" {
+          for_each = toset(["p", "q"])
+          input    = each.key
+        }
+        moved {
+          from = terraform_data.c[0]
+          to   = terraform_data.d["p"]
+        }
+        moved {
+          from = terraform_data.c[1]
+          to   = terraform_data.d["q"]
+        }
+        """}
+    text = both.same_plan(moved)
+    assert '# (moved from terraform_data.c[0])' in text
+    both.apply(moved)
+    assert both.state_list() == 'terraform_data.a\nterraform_data.d["p"]\nterraform_data.d["q"]\n'
+
+
+CHILD = {"mod/main.tf": """
+    resource "terraform_data" "x" {
+      input = "x"
+    }
+    """}
+
+
+@requires_terraform
+def test_resource_moved_into_a_module_then_the_module_to_a_counted_call(both: Both) -> None:
+    both.apply(FIRST)
+    into = {**CHILD, "main.tf": """
+        module "m" {
+          source = "./mod"
+        }
+        resource "terraform_data" "c" {
+          count = 2
+          input = count.index
+        }
+        moved {
+          from = terraform_data.a
+          to   = module.m.terraform_data.x
+        }
+        """}
+    assert "# terraform_data.a has moved to module.m.terraform_data.x" in both.same_plan(into)
+    both.apply(into)
+    counted = {**CHILD, "main.tf": """
+        module "n" {
+          source = "./mod"
+          count  = 1
+        }
+        resource "terraform_data" "c" {
+          count = 2
+          input = count.index
+        }
+        moved {
+          from = module.m
+          to   = module.n[0]
+        }
+        """}
+    assert "# module.m.terraform_data.x has moved to module.n[0].terraform_data.x" in both.same_plan(counted)
+    both.apply(counted)
+    assert "module.n[0].terraform_data.x" in both.state_list()
+
+
+@requires_terraform
+def test_a_chain_of_moves_takes_an_object_to_its_end(both: Both) -> None:
+    both.apply(FIRST)
+    chained = {"main.tf": """
+        resource "terraform_data" "z" {
+          input = "x"
+        }
+        resource "terraform_data" "c" {
+          count = 2
+          input = count.index
+        }
+        moved {
+          from = terraform_data.a
+          to   = terraform_data.b
+        }
+        moved {
+          from = terraform_data.b
+          to   = terraform_data.z
+        }
+        """}
+    assert "# terraform_data.a has moved to terraform_data.z" in both.same_plan(chained)
+    both.apply(chained)
+    assert both.state_list().startswith("terraform_data.z") or "terraform_data.z\n" in both.state_list()
+
+
+@requires_terraform
+def test_whole_module_call_moves_every_instance(both: Both) -> None:
+    files = {**CHILD, "main.tf": """
+        module "m" {
+          source   = "./mod"
+          for_each = toset(["a", "b"])
+        }
+        """}
+    both.apply(files)
+    renamed = {**CHILD, "main.tf": """
+        module "k" {
+          source   = "./mod"
+          for_each = toset(["a", "b"])
+        }
+        moved {
+          from = module.m
+          to   = module.k
+        }
+        """}
+    text = both.same_plan(renamed)
+    assert '# module.m["b"].terraform_data.x has moved to module.k["b"].terraform_data.x' in text
+    both.apply(renamed)
+    assert both.state_list() == 'module.k["a"].terraform_data.x\nmodule.k["b"].terraform_data.x\n'
+
+
+def _errors(both: Both, files: dict[str, str]) -> str:
+    tf, st = both.plan(files)
+    assert st.returncode == tf.returncode == 1, st.stdout + st.stderr
+    assert "Traceback" not in st.stderr
+    assert plan_text(st) == plan_text(tf)
+    return plan_text(st)
+
+
+@requires_terraform
+def test_a_moved_object_still_declared_is_terraforms_error(both: Both) -> None:
+    both.apply({"main.tf": """
+        resource "terraform_data" "d" {
+          for_each = toset(["p", "q"])
+          input    = each.key
+        }
+        """})
+    text = _errors(both, {"main.tf": """
+        resource "terraform_data" "d" {
+          for_each = toset(["p", "q"])
+          input    = each.key
+        }
+        moved {
+          from = terraform_data.d["p"]
+          to   = terraform_data.d["q"]
+        }
+        """})
+    assert "Error: Moved object still exists" in text
+
+
+@requires_terraform
+def test_redundant_and_ambiguous_statements_are_terraforms_errors(both: Both) -> None:
+    text = _errors(both, {"main.tf": """
+        resource "terraform_data" "a" {
+        }
+        resource "terraform_data" "b" {
+        }
+        moved {
+          from = terraform_data.a
+          to   = terraform_data.b
+        }
+        moved {
+          from = terraform_data.c
+          to   = terraform_data.c
+        }
+        moved {
+          from = terraform_data.x
+          to   = terraform_data.y
+        }
+        moved {
+          from = terraform_data.x
+          to   = terraform_data.z
+        }
+        """})
+    for summary in ("Moved object still exists", "Redundant move statement", "Ambiguous move statements"):
+        assert f"Error: {summary}" in text
+
+
+@requires_terraform
+def test_a_cycle_of_moves_is_terraforms_error(both: Both) -> None:
+    text = _errors(both, {"main.tf": """
+        resource "terraform_data" "c" {
+        }
+        moved {
+          from = terraform_data.a
+          to   = terraform_data.b
+        }
+        moved {
+          from = terraform_data.b
+          to   = terraform_data.a
+        }
+        """})
+    assert "main.tf:4,1: terraform_data.a[*] → terraform_data.b[*]" in text
+
+
+@requires_terraform
+def test_addresses_that_cannot_be_moved_are_terraforms_errors(both: Both) -> None:
+    text = _errors(both, {"main.tf": """
+        moved {
+          from = terraform_data.a
+          to   = module.x
+        }
+        moved {
+          from = "terraform_data.x"
+          to   = terraform_data.y[var.x]
+        }
+        """})
+    assert 'Error: Invalid "moved" addresses' in text
+    assert "A single static variable reference is required" in text
