@@ -479,6 +479,8 @@ def json_action(action: str) -> str:
         return "replace"
     if action == "no-op":
         return "noop"
+    if action == "forget":
+        return "remove"
     return action
 
 

@@ -15,6 +15,7 @@ for the whole resource: hashicorp/terraform#32148).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -28,6 +29,7 @@ from engine.graph.limits import Limits
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
+from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.moves import apply_moves, validate_moves
 from engine.planning.order import (
     CfgNode,
@@ -92,6 +94,7 @@ class Planner:
         # is refreshed or planned (the statements are checked once the walk declared the instances)
         plan.moves = MappingProxyType(apply_moves(self.module, self.state))
         ctx.diags.extend(check_resource_types(self.module, self.providers))
+        ctx.diags.extend(self.module.with_context(check_removed(self.module)))
         check_sensitive_uses(ctx)
         ctx.raise_if_errors()
         await configure_providers(self.module, self.providers, self.variables, ctx.local_value, ctx.diags)
@@ -104,6 +107,8 @@ class Planner:
             else:
                 ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph)
         covers = ctx.targets.covers if ctx.targets is not None else None
+        if ctx.forgotten and not destroy:  # a forgotten object is not read again
+            covers = _not_forgotten(ctx, covers)
         refresher = Refresher(self.module, self.state, self.providers, ctx.diags, ctx.emit,
                               self.refresh, self.parallelism, only=covers, limits=self.limits)
         await refresher.run()
@@ -123,6 +128,9 @@ class Planner:
             plan_orphans(ctx)
             plan_outputs(ctx)
             ctx.diags.extend(validate_moves(ctx))
+        forgot = [c.addr for c in plan.changes if c.action == Action.FORGET]
+        if forgot:
+            ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
         plan.changes = force_create_before_destroy(plan.changes)
@@ -172,3 +180,12 @@ class Planner:
                                                  for r, kind in resolver.kind.items()})
         self.plan.local_dependencies = MappingProxyType(
             {name: self.ctx.local_resource_deps(name) for name in self.module.locals})
+
+
+def _not_forgotten(ctx: PlanContext, covers: Callable[[InstanceAddr], bool] | None) -> Callable[[InstanceAddr], bool]:
+    """What may be refreshed: what ``covers`` (all when None) and no removed block forgets."""
+    def refreshed(addr: InstanceAddr) -> bool:
+        if covers is not None and not covers(addr):
+            return False
+        return ctx.module.resource_at(addr.resource) is not None or not forgets(ctx.forgotten, addr)
+    return refreshed

@@ -35,6 +35,7 @@ class Action:
     DELETE = "delete"
     DELETE_THEN_CREATE = "delete-create"  # replace, default ordering
     CREATE_THEN_DELETE = "create-delete"  # replace, create_before_destroy
+    FORGET = "forget"  # out of the state, not destroyed (a removed block's destroy = false)
 
     REPLACES = frozenset({DELETE_THEN_CREATE, CREATE_THEN_DELETE})
 
@@ -174,7 +175,8 @@ class Plan:
     data_reads: dict[InstanceAddr, DataRead] = field(default_factory=dict)
     """Data sources read while planning: recorded in state when the plan is applied."""
     forget: list[InstanceAddr] = field(default_factory=list)
-    """Data resource objects to drop from state (no longer configured, or destroy)."""
+    """Objects to drop from state: data resource objects (no longer configured, or destroy), and
+    managed objects a ``removed`` block forgets (each also a change of action ``forget``)."""
     targeted: bool = False
     """Made with -target: some of the configuration was left out."""
     kept_outputs: set[str] = field(default_factory=set)

@@ -103,7 +103,10 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     head = f"  # {addr}"
     if c.deposed:
         head += f" (deposed object {c.deposed})"
-    if c.action == Action.NOOP and c.previous is not None:
+    if c.action == Action.FORGET:
+        head = f" # {addr} will no longer be managed by strata, but will not be destroyed\n" \
+               " # (destroy = false is set in the configuration)"
+    elif c.action == Action.NOOP and c.previous is not None:
         head = f"  # {c.previous} has moved to {addr}"
     elif c.action == Action.READ:
         head += " will be read during apply"
@@ -130,7 +133,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                                                               orjson.dumps(addr.key).decode()) + ")")
     sym = _SYMBOL.get(c.action, "")
     kind = "data" if r.mode == "data" else "resource"
-    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} {kind} \"{r.type}\" \"{r.name}\" {{")
+    lead = " ." if c.action == Action.FORGET else sym.rjust(3) if len(sym) < 3 else sym
+    lines.append(f"{lead} {kind} \"{r.type}\" \"{r.name}\" {{")
     before = c.before or {}
     after = c.after or {}
     names = sorted(set(before) | set(after))

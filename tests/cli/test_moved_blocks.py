@@ -21,8 +21,11 @@ def plan_text(res: Result) -> str:
     order) and the note after the rule (terraform leaves it out in automation) left out."""
     text = _UUID.sub("<id>", (res.stdout + res.stderr).split("\n─", 1)[0]).replace("Terraform", "strata").replace("terraform apply",
                                                                                            "strata apply")
-    return "\n".join(line for line in text.splitlines() if "Refreshing state..." not in line
-                     and "CLI configuration" not in line and ".terraformrc" not in line).strip()
+    text = "\n".join(line for line in text.splitlines() if "Refreshing state..." not in line
+                      and "CLI configuration" not in line and ".terraformrc" not in line).strip()
+    # diagnostics are wrapped to a width, where the tool's name takes room: compared as words
+    m = re.search(r"^(Warning|Error): ", text, re.MULTILINE)
+    return text if m is None else text[:m.start()] + " ".join(text[m.start():].split())
 
 
 def planned(res: Result) -> list[dict]:
