@@ -106,7 +106,7 @@ class Planner:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
             else:
                 ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph)
-        covers = ctx.targets.covers if ctx.targets is not None else None
+        covers: Callable[[InstanceAddr], bool] | None = ctx.targets.covers if ctx.targets is not None else None
         if ctx.forgotten and not destroy:  # a forgotten object is not read again
             covers = _not_forgotten(ctx, covers)
         refresher = Refresher(self.module, self.state, self.providers, ctx.diags, ctx.emit,
