@@ -20,6 +20,8 @@ from engine import (
     ApplyResourceChangeResponse,
     AttributeSchema,
     BaseProvider,
+    ImportResourceStateRequest,
+    ImportResourceStateResponse,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
@@ -87,6 +89,10 @@ class TerraformProvider(BaseProvider):
         if not equal(prior.get("input"), inp):
             planned["output"] = UNKNOWN
         return PlanResourceChangeResponse(planned)
+
+    async def import_resource_state(self, req: ImportResourceStateRequest) -> ImportResourceStateResponse:
+        # terraform's importDataStore: the id, nothing else known of the object
+        return ImportResourceStateResponse({"id": req.id, "input": None, "output": None, "triggers_replace": None})
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
         planned = req.planned_state

@@ -30,6 +30,7 @@ from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
+from engine.planning.imports import plan_imports
 from engine.planning.moves import apply_moves, validate_moves
 from engine.planning.order import (
     CfgNode,
@@ -114,6 +115,8 @@ class Planner:
         await refresher.run()
         ctx.raise_if_errors()
         record_refreshed(ctx, refresher)
+        imported = await plan_imports(ctx) if self.module.imports and not destroy and not self.refresh_only else {}
+        ctx.raise_if_errors()
         if self.refresh_only:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
@@ -134,13 +137,14 @@ class Planner:
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
         plan.changes = force_create_before_destroy(plan.changes)
-        if plan.moves:
-            plan.changes = [replace(c, previous=plan.moves[c.addr]) if c.addr in plan.moves else c
+        if plan.moves or imported:
+            plan.changes = [replace(c, previous=plan.moves.get(c.addr), importing=imported.get(c.addr))
+                            if (c.addr in plan.moves or c.addr in imported) and c.deposed is None else c
                             for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
-            if c.action != Action.NOOP or c.previous is not None:
-                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous))
+            if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
+                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing))
         return plan
 
     async def _visit(self, node: CfgNode) -> None:

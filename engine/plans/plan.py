@@ -87,6 +87,9 @@ class ResourceInstanceChange:
     """The provider's ``planned_private`` (opaque): handed back to it when the change is applied."""
     previous: InstanceAddr | None = None
     """The address the previous run left the object at, when a ``moved`` block moved it."""
+    importing: str | None = None
+    """The id an ``import`` block imported the object by while planning (its prior state is the
+    object imported; apply records it)."""
 
     @property
     def is_replace(self) -> bool:
@@ -207,8 +210,10 @@ class Plan:
     saved plan is refused once it changed."""
 
     def counts(self) -> dict[str, int]:
-        add = change = remove = 0
+        add = change = remove = imported = 0
         for c in self.changes:
+            if c.importing is not None:
+                imported += 1
             if c.action == Action.CREATE:
                 add += 1
             elif c.action == Action.UPDATE:
@@ -218,10 +223,11 @@ class Plan:
             elif c.is_replace:
                 add += 1
                 remove += 1
-        return {"add": add, "change": change, "import": 0, "remove": remove}
+        return {"add": add, "change": change, "import": imported, "remove": remove}
 
     def has_changes(self) -> bool:
-        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes) or bool(self.moves)
+        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None for c in self.changes)
+                or bool(self.moves)
                 or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
     def outputs_changed(self) -> bool:

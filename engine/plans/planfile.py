@@ -229,7 +229,7 @@ def _change(c: ResourceInstanceChange) -> dict[str, Any]:
         "state_dependencies": list(c.state_dependencies), "prior_dependencies": list(c.prior_dependencies),
         "config": _canonical(c.config), "sensitive": sorted(c.sensitive),
         "marks": None if c.marks is None else sorted(c.marks),
-        "previous": None if c.previous is None else _instance(c.previous),
+        "previous": None if c.previous is None else _instance(c.previous), "importing": c.importing,
     }
 
 
@@ -245,7 +245,8 @@ def _change_back(j: dict[str, Any]) -> ResourceInstanceChange:
         state_dependencies=_strings(j["state_dependencies"]), prior_dependencies=_strings(j["prior_dependencies"]),
         config=_object_value(j["config"]), sensitive=frozenset(_strings(j["sensitive"])),
         marks=None if j["marks"] is None else frozenset(_strings(j["marks"])),
-        previous=None if j.get("previous") is None else _instance_back(j["previous"]))
+        previous=None if j.get("previous") is None else _instance_back(j["previous"]),
+        importing=_opt_str(j.get("importing")))
 
 
 def _outputs(outputs: dict[str, tuple[Any, bool]]) -> dict[str, Any]:

@@ -106,6 +106,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     if c.action == Action.FORGET:
         head = f" # {addr} will no longer be managed by strata, but will not be destroyed\n" \
                " # (destroy = false is set in the configuration)"
+    elif c.action == Action.NOOP and c.importing is not None:
+        head += " will be imported"
     elif c.action == Action.NOOP and c.previous is not None:
         head = f"  # {c.previous} has moved to {addr}"
     elif c.action == Action.READ:
@@ -125,6 +127,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     lines = [head]
     if c.previous is not None and c.action != Action.NOOP:
         lines.append(f"  # (moved from {c.previous})")
+    if c.importing is not None and c.action != Action.NOOP:
+        lines.append(f"  # (imported from {orjson.dumps(c.importing).decode()})")
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
         # terraform names the resource within its module here (addr.Resource.Resource)
         local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
@@ -247,7 +251,8 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         if oc:
             text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
         return text
-    changes = [c for c in plan.changes if c.action != Action.NOOP or c.previous is not None]
+    changes = [c for c in plan.changes
+               if c.action != Action.NOOP or c.previous is not None or c.importing is not None]
     if not changes and not plan.outputs_changed():
         if plan.destroy:
             return ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet "
@@ -268,7 +273,8 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
             out.append(render_change(c, types(c.addr.resource.type) if types else None))
             out.append("")
         counts = plan.counts()
-        out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, "
+        imported = f"{counts['import']} to import, " if counts["import"] else ""
+        out.append(f"Plan: {imported}{counts['add']} to add, {counts['change']} to change, "
                    f"{counts['remove']} to destroy.")
     oc = _output_changes(plan)
     if oc:
@@ -345,7 +351,7 @@ class HumanSink:
     """Prints progress events as terraform does."""
 
     SHOWN = frozenset({"apply_start", "apply_complete", "apply_errored", "apply_progress", "apply_skipped",
-                       "refresh_start"})
+                       "refresh_start", "import_preparing", "import_start", "import_complete"})
 
     def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
         self.stream = stream or sys.stdout
