@@ -5,8 +5,10 @@ block whose resource is still declared."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.cli.test_moved_blocks import Both, plan_text
@@ -112,3 +114,37 @@ def test_a_removed_resource_still_declared_is_terraforms_error(both: Both) -> No
     assert "Traceback" not in st.stderr
     assert plan_text(st) == plan_text(tf)
     assert "Error: Removed resource still exists" in plan_text(st)
+
+
+def _changes_json(res_stdout: str) -> str:
+    doc = orjson.loads(res_stdout)
+    return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<id>",
+                  orjson.dumps([doc["resource_changes"], doc["planned_values"]], option=orjson.OPT_SORT_KEYS).decode())
+
+
+@requires_terraform
+def test_show_json_of_a_plan_that_moves_imports_and_forgets_is_terraforms(both: Both) -> None:
+    both.apply(START)
+    both.write({**START, "main.tf": _without('module "m"', extra="""
+        removed {
+          from = module.m
+          lifecycle {
+            destroy = false
+          }
+        }
+        moved {
+          from = terraform_data.e
+          to   = terraform_data.moved_e
+        }
+        resource "terraform_data" "imported" {
+        }
+        import {
+          to = terraform_data.imported
+          id = "abc"
+        }
+        """)["main.tf"].replace('"e" {', '"moved_e" {')})
+    assert both.tf.terraform("plan", "-out=p.tfplan", "-no-color").returncode == 0
+    both.st.strata("plan", "-out=p.tfplan", "-no-color", check=True)
+    ours = both.st.strata("show", "-json", "p.tfplan", check=True).stdout
+    theirs = both.tf.terraform("show", "-json", "p.tfplan").stdout
+    assert _changes_json(ours) == _changes_json(theirs)
