@@ -61,37 +61,48 @@ def _targets(ctx: PlanContext, b: ImportBlock) -> list[tuple[InstanceAddr, str]]
     return out
 
 
-async def plan_imports(ctx: PlanContext) -> dict[InstanceAddr, str]:
-    """Import what the root's ``import`` blocks name and the state does not have; the imported
-    instances and their ids. Mistakes go to ``ctx.diags``."""
+async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[InstanceAddr]]:
+    """Import what the root's ``import`` blocks name and the state does not have: the imported
+    instances and their ids, and the instances whose import failed. A mistake in a block raises
+    (terraform finds it validating the configuration); what the provider refuses is an error of
+    the plan walk, which goes on (the instance is then not planned)."""
     found: dict[InstanceAddr, str] = {}
+    failed: set[InstanceAddr] = set()
+    static: list[Diagnostic] = []
     for b in ctx.module.imports:
         try:
             targets = _targets(ctx, b)
         except EvalError as exc:
-            ctx.diags.append(exc.error(SourceRange(b.range.filename, exc.line)))
+            static.append(exc.error(SourceRange(b.range.filename, exc.line)))
             continue
         for addr, ident in targets:
             if addr in found:
-                ctx.diags.append(error("Duplicate import configuration for \"" + str(addr) + "\"",
+                static.append(error("Duplicate import configuration for \"" + str(addr) + "\"",
                                        f"An import block for the resource \"{addr}\" was already declared.",
                                        b.range))
                 continue
             rc = ctx.module.resource_at(addr.resource)
             if rc is None:
-                ctx.diags.append(error("Configuration for import target does not exist",
+                static.append(error("Configuration for import target does not exist",
                                        f"The configuration for the given import target {addr} does not exist. "
                                        "All target instances must have an associated configuration to be "
                                        "imported.", b.range))
                 continue
             if ctx.state.object(addr) is not None:
                 continue  # already managed: nothing to import
+            if static:
+                continue  # nothing is imported from a configuration with mistakes
             d = await _import_one(ctx, addr, ident, rc.provider_key)
-            if d:
-                ctx.diags.extend(d)
+            for one in d:
+                ctx.walk_error(one)
+            if errors_of(d):
+                failed.add(addr)
             else:
                 found[addr] = ident
-    return found
+    if static:
+        ctx.diags.extend(static)
+        ctx.raise_if_errors()
+    return found, failed
 
 
 async def _import_one(ctx: PlanContext, addr: InstanceAddr, ident: str, pname: str) -> list[Diagnostic]:

@@ -104,6 +104,26 @@ def apply_moves(module: Module, state: State) -> Moves:
     return done
 
 
+def check_cross_type(ctx: PlanContext, moves: Moves) -> list[Diagnostic]:
+    """terraform's error for an object moved to a resource of another type: strata has no
+    MoveResourceState, so no provider here can take one (terraform's builtin provider takes
+    ``null_resource`` → ``terraform_data``; strata does not yet)."""
+    out: list[Diagnostic] = []
+    for s in statements(ctx.module):
+        f, t = s.from_.resource, s.to.resource
+        if f is None or t is None or f[1] == t[1]:
+            continue
+        if any(prev.resource.type == f[1] and new.resource.type == t[1] for new, prev in moves.items()):
+            rc = next((ctx.module.resource_at(new.resource) for new in moves if new.resource.type == t[1]), None)
+            key = rc.provider_key if rc is not None else t[1].split("_", 1)[0]
+            source = ctx.providers.state_address(key).removeprefix('provider["').split('"]', 1)[0] \
+                if rc is not None else key
+            out.append(error("Unsupported `moved` across resource types",
+                             f'The provider "{source}" does not support moved operations across resource types '
+                             "and providers.", s.range))
+    return out
+
+
 def validate_moves(ctx: PlanContext) -> list[Diagnostic]:
     """terraform's ValidateMoves, once the plan walk declared the instances: redundant statements,
     objects moved away that are still declared, ambiguous statements, then cycles."""

@@ -31,7 +31,7 @@ from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import plan_imports
-from engine.planning.moves import apply_moves, validate_moves
+from engine.planning.moves import apply_moves, check_cross_type, validate_moves
 from engine.planning.order import (
     CfgNode,
     config_graph,
@@ -94,6 +94,9 @@ class Planner:
         # as terraform's: the prior state's objects are where the moved blocks say before anything
         # is refreshed or planned (the statements are checked once the walk declared the instances)
         plan.moves = MappingProxyType(apply_moves(self.module, self.state))
+        if plan.moves:
+            ctx.diags.extend(check_cross_type(ctx, dict(plan.moves)))
+            ctx.raise_if_errors()
         ctx.diags.extend(check_resource_types(self.module, self.providers))
         ctx.diags.extend(self.module.with_context(check_removed(self.module)))
         check_sensitive_uses(ctx)
@@ -115,8 +118,8 @@ class Planner:
         await refresher.run()
         ctx.raise_if_errors()
         record_refreshed(ctx, refresher)
-        imported = await plan_imports(ctx) if self.module.imports and not destroy and not self.refresh_only else {}
-        ctx.raise_if_errors()
+        imported: dict[InstanceAddr, str] = {}
+        not_imported: set[InstanceAddr] = set()
         if self.refresh_only:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
@@ -126,21 +129,25 @@ class Planner:
         else:
             order = config_order(graph, ctx.diags)
             ctx.raise_if_errors()
+            if self.module.imports:
+                imported, not_imported = await plan_imports(ctx)
             for node in order:
                 await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
             ctx.diags.extend(validate_moves(ctx))
+        if not_imported:  # as terraform's: an instance whose import failed is not planned
+            plan.changes = [c for c in plan.changes if c.addr not in not_imported]
+        if plan.moves or imported:
+            plan.changes = [replace(c, previous=plan.moves.get(c.addr), importing=imported.get(c.addr))
+                            if (c.addr in plan.moves or c.addr in imported) and c.deposed is None else c
+                            for c in plan.changes]
         forgot = [c.addr for c in plan.changes if c.action == Action.FORGET]
         if forgot:
             ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
         plan.changes = force_create_before_destroy(plan.changes)
-        if plan.moves or imported:
-            plan.changes = [replace(c, previous=plan.moves.get(c.addr), importing=imported.get(c.addr))
-                            if (c.addr in plan.moves or c.addr in imported) and c.deposed is None else c
-                            for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

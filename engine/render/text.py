@@ -227,8 +227,9 @@ def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]]
 
 def partial_plan_shown(plan: Plan | None) -> bool:
     """Does terraform show what was planned before planning stopped at an error (text or -json)?"""
-    return plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
-                                                           or plan.outputs_changed())
+    return plan is not None and not plan.refresh_only and (
+        any(c.action != Action.NOOP or c.previous is not None or c.importing is not None for c in plan.changes)
+        or plan.outputs_changed())
 
 
 def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None,

@@ -123,3 +123,44 @@ def test_a_saved_plan_with_an_import_records_the_object_when_applied(tmp_path: P
     assert "terraform_data.a: Import complete [id=abc]" in applied.stdout
     assert "Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed." in applied.stdout
     assert w.strata("state", "list", check=True).stdout == "terraform_data.a\n"
+
+
+@requires_terraform
+def test_the_null_plugin_refusing_an_import_stops_the_plan_as_terraforms(both: Both) -> None:
+    """The real terraform-provider-null: its null_resource has no importer. The plan shows what it
+    planned before (a move), then the provider's error, as terraform's does."""
+    from tests.plugins.fetch import fetch
+
+    got = fetch(aws=False)
+    if got.null is None:
+        pytest.skip("terraform-provider-null 2.1.2 could not be fetched: " + "; ".join(got.problems))
+    first = {"main.tf": 'resource "null_resource" "a" {\n  triggers = { v = "1" }\n}\n'}
+    both.write(first)
+    for w in (both.tf, both.st):
+        assert w.terraform("init", "-input=false", "-no-color", f"-plugin-dir={got.mirror}").returncode == 0
+    assert both.tf.terraform("apply", "-auto-approve", "-no-color").returncode == 0
+    both.st.strata("apply", "-auto-approve", "-no-color", check=True)
+    both.write({"main.tf": """
+        resource "null_resource" "b" {
+          triggers = { v = "1" }
+        }
+        moved {
+          from = null_resource.a
+          to   = null_resource.b
+        }
+        resource "null_resource" "i" {
+        }
+        import {
+          to = null_resource.i
+          id = "12345"
+        }
+        """})
+    tf = both.tf.terraform("plan", "-input=false", "-no-color")
+    st = both.st.strata("plan", "-input=false", "-no-color")
+    assert st.returncode == tf.returncode == 1
+
+    def numbered(res: Result) -> str:  # null_resource ids are random numbers
+        return re.sub(r"\d{8,}", "<id>", plan_text(res))
+
+    assert numbered(st) == numbered(tf)
+    assert "Error: resource null_resource doesn't support import" in plan_text(st)
