@@ -507,10 +507,13 @@ def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
     return Event("planned_change", msg, {"change": change})
 
 
-def resource_drift(addr: InstanceAddr, action: str) -> Event:
-    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh."""
-    return Event("resource_drift", f"{addr}: Drift detected ({action})",
-                 {"change": {"resource": resource_json(addr), "action": action}})
+def resource_drift(addr: InstanceAddr, action: str, previous: InstanceAddr | None = None) -> Event:
+    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh; or
+    (``move``, a refresh-only plan) moved by a ``moved`` block from ``previous``."""
+    change: dict[str, Any] = {"resource": resource_json(addr), "action": action}
+    if previous is not None:
+        change = {"resource": change["resource"], "previous_resource": resource_json(previous), "action": action}
+    return Event("resource_drift", f"{addr}: Drift detected ({action})", {"change": change})
 
 
 def change_summary(counts: dict[str, int], operation: str) -> Event:

@@ -10,11 +10,15 @@ valid is known only after planning (:func:`validate_moves`); an invalid plan is 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.addrs import ROOT, InstanceAddr, ModulePath, resource_addr
 from engine.config.model import Module
 from engine.config.refactoring import Endpoint, MovedBlock
 from engine.diagnostics import Diagnostic, SourceRange, error, source_line
+from engine.events import stream as ev
 from engine.planning.context import PlanContext
+from engine.plans.plan import Action, ResourceInstanceChange
 from engine.state.model import State
 
 Moves = dict[InstanceAddr, InstanceAddr]
@@ -102,6 +106,23 @@ def apply_moves(module: Module, state: State) -> Moves:
         done[new] = prev
     state.move(done)
     return done
+
+
+def moves_as_drift(ctx: PlanContext) -> None:
+    """A refresh-only plan shows each moved object among what changed outside (terraform's "has
+    moved to"): the drift of a moved object says where it was, an object only moved is drift too."""
+    plan = ctx.plan
+    drift = [replace(c, previous=plan.moves.get(c.addr)) for c in plan.drift]
+    drifted = {c.addr for c in drift}
+    for new, prev in sorted(plan.moves.items(), key=lambda m: m[0].sort_key()):
+        obj = ctx.state.object(new)
+        if new in drifted or obj is None:
+            continue
+        prov = ctx.state.resources[new.resource].provider
+        drift.append(ResourceInstanceChange(new, Action.NOOP, prov, obj.attributes, obj.attributes, previous=prev,
+                                            sensitive=ctx.sensitive_in_state(new, obj, prov)))
+        ctx.emit(ev.resource_drift(new, "move", prev))
+    plan.drift = sorted(drift, key=lambda c: c.addr.sort_key())
 
 
 def check_cross_type(ctx: PlanContext, moves: Moves) -> list[Diagnostic]:

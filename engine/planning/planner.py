@@ -31,7 +31,7 @@ from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import plan_imports
-from engine.planning.moves import apply_moves, check_cross_type, validate_moves
+from engine.planning.moves import apply_moves, check_cross_type, moves_as_drift, validate_moves
 from engine.planning.order import (
     CfgNode,
     config_graph,
@@ -124,6 +124,8 @@ class Planner:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
             await plan_refresh_only(ctx, refresher.drift, order)
+            if plan.moves:
+                moves_as_drift(ctx)
         elif graph is None:
             plan_destroy(ctx)
         else:
@@ -138,9 +140,10 @@ class Planner:
             ctx.diags.extend(validate_moves(ctx))
         if not_imported:  # as terraform's: an instance whose import failed is not planned
             plan.changes = [c for c in plan.changes if c.addr not in not_imported]
-        if plan.moves or imported:
-            plan.changes = [replace(c, previous=plan.moves.get(c.addr), importing=imported.get(c.addr))
-                            if (c.addr in plan.moves or c.addr in imported) and c.deposed is None else c
+        moves = plan.moves if not destroy else {}  # a destroy plan does not say where objects were
+        if moves or imported:
+            plan.changes = [replace(c, previous=moves.get(c.addr), importing=imported.get(c.addr))
+                            if (c.addr in moves or c.addr in imported) and c.deposed is None else c
                             for c in plan.changes]
         forgot = [c.addr for c in plan.changes if c.action == Action.FORGET]
         if forgot:

@@ -206,7 +206,8 @@ def render_drift(plan: Plan, types: Callable[[str], dict[str, Any]] | None = Non
     for c in plan.drift:
         text = render_change(c, types(c.addr.resource.type) if types else None).split("\n")
         verb = "has been deleted" if c.action == Action.DELETE else "has changed"
-        text[0] = f"  # {c.addr} {verb}"
+        if c.action != Action.NOOP:  # (an object only moved says so, as render_change has it)
+            text[0] = f"  # {c.addr} {verb}"
         out.append("\n".join(text))
         out.append("")
     return "\n".join(out)
@@ -245,7 +246,8 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         if not plan.drift:
             return "\nChanges to Outputs:\n" + "\n".join(oc) + "\n" + _SAVE_OUTPUTS
         text = render_drift(plan, types)
-        text += ("\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
+        # terraform's: two empty lines after the last object (its text starts with "\n\n")
+        text += ("\n\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
                  "these. If you were expecting these changes then you can apply this plan to\n"
                  "record the updated values in the strata state without changing any remote\n"
                  "objects.\n")

@@ -331,3 +331,55 @@ def test_addresses_that_cannot_be_moved_are_terraforms_errors(both: Both) -> Non
         """})
     assert 'Error: Invalid "moved" addresses' in text
     assert "A single static variable reference is required" in text
+
+
+RENAMED = {"main.tf": """
+    resource "terraform_data" "b" {
+      input = "x"
+    }
+    resource "terraform_data" "c" {
+      count = 2
+      input = count.index
+    }
+    moved {
+      from = terraform_data.a
+      to   = terraform_data.b
+    }
+    """}
+
+
+@requires_terraform
+def test_a_refresh_only_plan_shows_moves_among_the_changes_outside(both: Both) -> None:
+    both.apply(FIRST)
+    both.write(RENAMED)
+    tf = both.tf.terraform("plan", "-refresh-only", "-no-color")
+    st = both.st.strata("plan", "-refresh-only", "-no-color")
+    assert (st.returncode, plan_text(st)) == (tf.returncode, plan_text(tf))
+    assert "# terraform_data.a has moved to terraform_data.b" in plan_text(st)
+    tfj = both.tf.terraform("plan", "-refresh-only", "-json")
+    stj = both.st.strata("plan", "-refresh-only", "-json")
+    drift = [[{k: v for k, v in e.items() if k != "@timestamp"} for e in (orjson.loads(x) for x in r.stdout.splitlines()
+              if x.startswith("{")) if e["type"] == "resource_drift"] for r in (tfj, stj)]
+    assert drift[1] == drift[0] and drift[0]
+
+
+@requires_terraform
+def test_a_destroy_plan_destroys_moved_objects_at_their_new_address(both: Both) -> None:
+    both.apply(FIRST)
+    both.write(RENAMED)
+    tf = both.tf.terraform("plan", "-destroy", "-no-color")
+    st = both.st.strata("plan", "-destroy", "-no-color")
+    assert (st.returncode, plan_text(st)) == (tf.returncode, plan_text(tf))
+    assert "# terraform_data.b will be destroyed" in plan_text(st)
+
+
+def test_a_saved_plan_moves_the_objects_when_applied(workdir: Workdir) -> None:
+    workdir.write(FIRST["main.tf"])
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(RENAMED["main.tf"])
+    workdir.strata("plan", "-out=p.plan", check=True)
+    workdir.strata("apply", "p.plan", check=True)
+    assert workdir.strata("state", "list", check=True).stdout == \
+        "terraform_data.b\nterraform_data.c[0]\nterraform_data.c[1]\n"
+    again = workdir.strata("plan", "-detailed-exitcode")
+    assert again.returncode == 0, again.stdout + again.stderr
