@@ -227,6 +227,8 @@ def decode_moved(b: Block, module_path: tuple[str, ...]) -> tuple[MovedBlock | N
 
 def decode_removed(b: Block, module_path: tuple[str, ...]) -> tuple[RemovedBlock | None, list[Diagnostic]]:
     diags = _unexpected(b, {"from"}, {"lifecycle", "provisioner", "connection"})
+    diags += [error('Unsupported block type "provisioner"', "provisioner blocks are not supported by strata yet.",
+                    nb.range) for nb in b.blocks if nb.type in ("provisioner", "connection")]
     attr, d = _required(b, "from")
     if d is not None or attr is None:
         return None, [*diags, d or error("Missing required argument")]

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.cli.test_moved_blocks import Both, plan_text
+from tests.cli.test_moved_blocks import _UUID, Both, plan_text
 from tests.conftest import Result, requires_terraform
 
 
@@ -22,13 +22,13 @@ def both(tmp_path: Path) -> Both:
 
 def _apply_lines(res: Result) -> list[str]:
     """What an apply printed about objects and its summary, in order of address."""
-    return sorted(line for line in res.stdout.splitlines()
+    return sorted(_UUID.sub("<id>", line) for line in res.stdout.splitlines()
                   if re.search(r": (Import|Modif|Creat|Destr)|Apply complete", line))
 
 
 def _resources(w_path: Path) -> object:
-    state = orjson.loads((w_path / "terraform.tfstate").read_bytes())
-    return [(r["type"], r["name"], [i.get("index_key") for i in r["instances"]],
+    state = orjson.loads(_UUID.sub("<id>", (w_path / "terraform.tfstate").read_text()))
+    return [(r.get("module"), r["type"], r["name"], [i.get("index_key") for i in r["instances"]],
              [i["attributes"] for i in r["instances"]]) for r in state["resources"]]
 
 
@@ -164,3 +164,26 @@ def test_the_null_plugin_refusing_an_import_stops_the_plan_as_terraforms(both: B
 
     assert numbered(st) == numbered(tf)
     assert "Error: resource null_resource doesn't support import" in plan_text(st)
+
+
+@requires_terraform
+def test_an_import_block_imports_into_a_module_instance(both: Both) -> None:
+    files = {
+        "main.tf": """
+            module "m" {
+              source = "./mod"
+              count  = 2
+            }
+            import {
+              to = module.m[1].terraform_data.x
+              id = "in-module"
+            }
+            """,
+        "mod/main.tf": """
+            resource "terraform_data" "x" {
+            }
+            """,
+    }
+    text = both.same_plan(files)
+    assert "# module.m[1].terraform_data.x will be imported" in text
+    _apply_both(both, files)
