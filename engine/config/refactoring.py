@@ -100,6 +100,8 @@ class ImportBlock:
     to_key: E.Expr | None = None
     """With for_each: the expression of the key in ``to`` (``terraform_data.a[each.key]``)."""
     provider: str | None = None
+    to_range: SourceRange | None = None
+    """Where ``to`` is written (what terraform's errors about the target point at)."""
 
 
 def _endpoint(attr: Attribute, allow_key_expr: bool = False
@@ -283,4 +285,4 @@ def decode_import(b: Block, module_path: tuple[str, ...]) -> tuple[ImportBlock |
     if diags:
         return None, diags
     return ImportBlock(ep, id_attr.expr, b.range.header(), for_each.expr if for_each else None, key_expr,
-                       provider), []
+                       provider, to_attr.range), []

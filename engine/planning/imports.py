@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, resource_addr
 from engine.config.refactoring import ImportBlock
-from engine.diagnostics import Diagnostic, SourceRange, error, errors_of
+from engine.diagnostics import Diagnostic, SourceRange, decl_range, error, errors_of
 from engine.events import stream as ev
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import state_marks
@@ -66,9 +66,9 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
     instances and their ids, and the instances whose import failed. A mistake in a block raises
     (terraform finds it validating the configuration); what the provider refuses is an error of
     the plan walk, which goes on (the instance is then not planned)."""
-    found: dict[InstanceAddr, str] = {}
-    failed: set[InstanceAddr] = set()
     static: list[Diagnostic] = []
+    seen: dict[InstanceAddr, SourceRange] = {}
+    todo: list[tuple[InstanceAddr, str, str]] = []
     for b in ctx.module.imports:
         try:
             targets = _targets(ctx, b)
@@ -76,32 +76,35 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
             static.append(exc.error(SourceRange(b.range.filename, exc.line)))
             continue
         for addr, ident in targets:
-            if addr in found:
-                static.append(error("Duplicate import configuration for \"" + str(addr) + "\"",
-                                       f"An import block for the resource \"{addr}\" was already declared.",
-                                       b.range))
+            if addr in seen:
+                static.append(error(f'Duplicate import configuration for "{addr}"',
+                                    f'An import block for the resource "{addr}" was already declared at '
+                                    f"{decl_range(seen[addr])}. A resource can have only one import block.",
+                                    b.to_range or b.range))
                 continue
+            seen[addr] = b.range
             rc = ctx.module.resource_at(addr.resource)
             if rc is None:
-                static.append(error("Configuration for import target does not exist",
-                                       f"The configuration for the given import target {addr} does not exist. "
-                                       "All target instances must have an associated configuration to be "
-                                       "imported.", b.range))
-                continue
-            if ctx.state.object(addr) is not None:
-                continue  # already managed: nothing to import
-            if static:
-                continue  # nothing is imported from a configuration with mistakes
-            d = await _import_one(ctx, addr, ident, rc.provider_key)
-            for one in d:
-                ctx.walk_error(one)
-            if errors_of(d):
-                failed.add(addr)
-            else:
-                found[addr] = ident
-    if static:
+                # (terraform's detail goes on to suggest -generate-config-out, which strata has not)
+                ctx.walk_error(error("Configuration for import target does not exist",
+                                     f"The configuration for the given import target {addr} does not exist. Make "
+                                     "sure the target resource exists within your configuration.",
+                                     b.to_range or b.range))
+            elif ctx.state.object(addr) is None:  # (one already managed: nothing to import)
+                todo.append((addr, ident, rc.provider_key))
+    if static:  # nothing is imported from a configuration with mistakes
         ctx.diags.extend(static)
         ctx.raise_if_errors()
+    found: dict[InstanceAddr, str] = {}
+    failed: set[InstanceAddr] = set()
+    for addr, ident, pname in todo:
+        d = await _import_one(ctx, addr, ident, pname)
+        for one in d:
+            ctx.walk_error(one)
+        if errors_of(d):
+            failed.add(addr)
+        else:
+            found[addr] = ident
     return found, failed
 
 
@@ -135,3 +138,15 @@ async def _import_one(ctx: PlanContext, addr: InstanceAddr, ident: str, pname: s
     ctx.state.set_object(addr, prov, obj)
     ctx.plan.refreshed = (*ctx.plan.refreshed, Refreshed(addr, prov, obj))
     return []
+
+
+def check_import_targets(ctx: PlanContext, imported: dict[InstanceAddr, str]) -> None:
+    """After the plan walk: an instance imported that its resource's count or for_each does not
+    declare is terraform's error, and nothing is planned (the object is not recorded)."""
+    for addr in sorted(imported, key=lambda a: a.sort_key()):
+        if addr.resource in ctx.failed or addr.key in ctx.resolver.values.get(addr.resource, {}):
+            continue
+        ctx.walk_error(error("Configuration for import target does not exist",
+                             f"The configuration for the given import {addr} does not exist. All target "
+                             "instances must have an associated configuration to be imported."))
+        ctx.plan.changes = []  # as terraform's: no plan to show

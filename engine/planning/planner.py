@@ -30,7 +30,7 @@ from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
-from engine.planning.imports import plan_imports
+from engine.planning.imports import check_import_targets, plan_imports
 from engine.planning.moves import apply_moves, check_cross_type, moves_as_drift, validate_moves
 from engine.planning.order import (
     CfgNode,
@@ -137,6 +137,8 @@ class Planner:
                 await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
+            if imported:
+                check_import_targets(ctx, imported)
             ctx.diags.extend(validate_moves(ctx))
         if not_imported:  # as terraform's: an instance whose import failed is not planned
             plan.changes = [c for c in plan.changes if c.addr not in not_imported]

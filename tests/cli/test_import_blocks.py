@@ -109,8 +109,45 @@ def test_an_import_target_without_configuration_is_terraforms_error(both: Both) 
         """})
     assert st.returncode == tf.returncode == 1
     assert "Traceback" not in st.stderr
+    # terraform's detail goes on to suggest -generate-config-out, which strata has not
+    assert plan_text(st).split("does not")[0] == plan_text(tf).split("does not")[0]
     assert "Error: Configuration for import target does not exist" in plan_text(st)
-    assert "Error: Configuration for import target does not exist" in plan_text(tf)
+
+
+@requires_terraform
+def test_an_import_to_an_instance_its_for_each_does_not_declare_is_terraforms_error(both: Both) -> None:
+    tf, st = both.plan({"main.tf": """
+        resource "terraform_data" "d" {
+          for_each = toset(["p"])
+        }
+        import {
+          to = terraform_data.d["zzz"]
+          id = "abc"
+        }
+        """})
+    assert st.returncode == tf.returncode == 1
+    assert plan_text(st) == plan_text(tf)
+    assert 'The configuration for the given import terraform_data.d["zzz"] does not exist' in plan_text(st)
+    assert not (both.st.path / "terraform.tfstate").exists()
+
+
+@requires_terraform
+def test_two_import_blocks_for_one_instance_are_terraforms_error(both: Both) -> None:
+    tf, st = both.plan({"main.tf": """
+        resource "terraform_data" "d" {
+        }
+        import {
+          to = terraform_data.d
+          id = "abc"
+        }
+        import {
+          to = terraform_data.d
+          id = "abc"
+        }
+        """})
+    assert st.returncode == tf.returncode == 1
+    assert plan_text(st) == plan_text(tf)
+    assert "Preparing import" not in st.stdout
 
 
 def test_a_saved_plan_with_an_import_records_the_object_when_applied(tmp_path: Path) -> None:
