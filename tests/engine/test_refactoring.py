@@ -204,3 +204,50 @@ def test_the_plan_file_carries_moves_imports_and_forgets() -> None:
     assert back.forget == [a]
     assert back.counts()["import"] == 1
     assert ROOT.is_root
+
+
+def test_events_say_where_an_object_moved_from_and_what_it_was_imported_by() -> None:
+    from engine.events import stream as ev
+
+    a = parse_instance_addr("terraform_data.a")
+    b = parse_instance_addr("terraform_data.b")
+    moved = ev.planned_change(b, Action.NOOP, previous=a)
+    assert moved.message == "terraform_data.b: Plan to move"
+    assert moved.payload["change"]["previous_resource"]["addr"] == "terraform_data.a"
+    imported = ev.planned_change(a, Action.NOOP, importing="abc")
+    assert (imported.message, imported.payload["change"]["importing"]) == ("terraform_data.a: Plan to import",
+                                                                           {"id": "abc"})
+    assert ev.planned_change(a, Action.FORGET).payload["change"]["action"] == "remove"
+    summary = ev.change_summary({"add": 0, "change": 1, "import": 2, "remove": 0}, "plan")
+    assert summary.message == "Plan: 2 to import, 0 to add, 1 to change, 0 to destroy."
+
+
+def test_the_json_stream_leaves_out_import_progress_terraform_prints_only_as_text() -> None:
+    import io
+
+    from engine.events import stream as ev
+
+    out = io.BytesIO()
+    sink = ev.JsonSink(out)
+    a = parse_instance_addr("terraform_data.a")
+    for e in (ev.import_preparing(a, "x"), ev.import_start(a, "x"), ev.import_complete(a, "x")):
+        sink(e)
+    sink(ev.refresh_start(a, "id", "x"))
+    sink.flush()
+    lines = out.getvalue().decode().splitlines()
+    assert len(lines) == 1 and "Refreshing state" in lines[0]
+
+
+def test_plan_text_of_a_move_an_import_and_a_forget() -> None:
+    from engine.render.text import render_change
+
+    a = parse_instance_addr("terraform_data.a")
+    b = parse_instance_addr("terraform_data.b")
+    obj = {"id": "1", "input": "x"}
+    assert render_change(ResourceInstanceChange(b, Action.NOOP, PROV, obj, obj, previous=a)).splitlines()[:2] == [
+        "  # terraform_data.a has moved to terraform_data.b", '    resource "terraform_data" "b" {']
+    assert render_change(ResourceInstanceChange(a, Action.UPDATE, PROV, obj, {**obj, "input": "y"},
+                                                importing="1")).splitlines()[1] == '  # (imported from "1")'
+    forget = render_change(ResourceInstanceChange(a, Action.FORGET, PROV, obj, obj)).splitlines()
+    assert forget[:3] == [" # terraform_data.a will no longer be managed by strata, but will not be destroyed",
+                          " # (destroy = false is set in the configuration)", ' . resource "terraform_data" "a" {']
