@@ -15,11 +15,12 @@ from dataclasses import replace
 from engine.addrs import ROOT, InstanceAddr, ModulePath, resource_addr
 from engine.config.model import Module
 from engine.config.refactoring import Endpoint, MovedBlock
-from engine.diagnostics import Diagnostic, SourceRange, error, source_line
+from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from engine.events import stream as ev
 from engine.planning.context import PlanContext
-from engine.plans.plan import Action, ResourceInstanceChange
-from engine.state.model import State
+from engine.plans.plan import Action, Refreshed, ResourceInstanceChange
+from engine.provider.protocol import MoveResourceStateRequest
+from engine.state.model import ObjectState, State
 
 Moves = dict[InstanceAddr, InstanceAddr]
 """An object's new address → the address the previous run left it at."""
@@ -125,24 +126,49 @@ def moves_as_drift(ctx: PlanContext) -> None:
     plan.drift = sorted(drift, key=lambda c: c.addr.sort_key())
 
 
-def check_cross_type(ctx: PlanContext, moves: Moves) -> list[Diagnostic]:
-    """terraform's error for an object moved to a resource of another type: strata has no
-    MoveResourceState, so no provider here can take one (terraform's builtin provider takes
-    ``null_resource`` → ``terraform_data``; strata does not yet)."""
+async def move_across_types(ctx: PlanContext, moves: Moves) -> list[Diagnostic]:
+    """Objects moved to a resource of another type, made objects of that type by its provider
+    (MoveResourceState; terraform's builtin provider takes ``null_resource`` → ``terraform_data``);
+    terraform's error where the provider takes no such move. Each object made is put in the plan's
+    ``refreshed``, so apply starts from it."""
     out: list[Diagnostic] = []
     for s in statements(ctx.module):
         f, t = s.from_.resource, s.to.resource
         if f is None or t is None or f[1] == t[1]:
             continue
-        if any(prev.resource.type == f[1] and new.resource.type == t[1] for new, prev in moves.items()):
-            rc = next((ctx.module.resource_at(new.resource) for new in moves if new.resource.type == t[1]), None)
+        for new, prev in moves.items():
+            if prev.resource.type != f[1] or new.resource.type != t[1]:
+                continue
+            rc = ctx.module.resource_at(new.resource)
             key = rc.provider_key if rc is not None else t[1].split("_", 1)[0]
-            source = ctx.providers.state_address(key).removeprefix('provider["').split('"]', 1)[0] \
-                if rc is not None else key
-            out.append(error("Unsupported `moved` across resource types",
-                             f'The provider "{source}" does not support moved operations across resource types '
-                             "and providers.", s.range))
+            seam = ctx.providers.seam(key)
+            if not seam.moves_resource_state:
+                out.append(error("Unsupported `moved` across resource types",
+                                 f'The provider "{seam.source}" does not support moved operations across '
+                                 "resource types and providers.", s.range))
+                break
+            out.extend(await _move_one(ctx, new, key, s))
     return out
+
+
+async def _move_one(ctx: PlanContext, addr: InstanceAddr, key: str, s: MovedBlock) -> list[Diagnostic]:
+    rs = ctx.state.resources[addr.resource]
+    obj = rs.instances[addr.key].current
+    if obj is None:
+        return []
+    source = rs.provider.removeprefix('provider["').split('"]', 1)[0]
+    resp = await ctx.providers.seam(key).move_resource_state(MoveResourceStateRequest(
+        source, s.from_.resource[1] if s.from_.resource else "", obj.schema_version, obj.attributes,
+        addr.resource.type, obj.private), address=str(addr), subject=s.range)
+    if errors_of(resp.diagnostics) or resp.target_state is None:
+        return list(resp.diagnostics) or [error("Provider produced invalid object", f"Moving to {addr} returned no object.")]
+    schema = ctx.providers.schema(key, addr.resource.type)
+    moved = ObjectState(resp.target_state, obj.status, schema.version if schema is not None else 0, obj.dependencies,
+                        obj.create_before_destroy, private=resp.target_private)
+    rs.provider = ctx.providers.state_address(key)
+    ctx.state.set_object(addr, rs.provider, moved)
+    ctx.plan.refreshed = (*ctx.plan.refreshed, Refreshed(addr, rs.provider, moved))
+    return list(resp.diagnostics)
 
 
 def validate_moves(ctx: PlanContext) -> list[Diagnostic]:

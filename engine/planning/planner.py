@@ -31,7 +31,7 @@ from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import check_import_targets, plan_imports
-from engine.planning.moves import apply_moves, check_cross_type, moves_as_drift, validate_moves
+from engine.planning.moves import apply_moves, move_across_types, moves_as_drift, validate_moves
 from engine.planning.order import (
     CfgNode,
     config_graph,
@@ -95,7 +95,7 @@ class Planner:
         # is refreshed or planned (the statements are checked once the walk declared the instances)
         plan.moves = MappingProxyType(apply_moves(self.module, self.state))
         if plan.moves:
-            ctx.diags.extend(check_cross_type(ctx, dict(plan.moves)))
+            ctx.diags.extend(await move_across_types(ctx, dict(plan.moves)))
             ctx.raise_if_errors()
         ctx.diags.extend(check_resource_types(self.module, self.providers))
         ctx.diags.extend(self.module.with_context(check_removed(self.module)))

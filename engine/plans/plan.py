@@ -244,6 +244,9 @@ def prior_state(plan: Plan, state: State) -> None:
         state.move(dict(plan.moves))
     for r in plan.refreshed:
         state.set_object(r.addr, r.provider, r.obj, r.deposed)
+        rs = state.resources.get(r.addr.resource)
+        if rs is not None and r.obj is not None:
+            rs.provider = r.provider  # an object a moved block took to another type's provider
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,

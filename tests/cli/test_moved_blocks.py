@@ -383,3 +383,66 @@ def test_a_saved_plan_moves_the_objects_when_applied(workdir: Workdir) -> None:
         "terraform_data.b\nterraform_data.c[0]\nterraform_data.c[1]\n"
     again = workdir.strata("plan", "-detailed-exitcode")
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def _with_null_plugin(both: Both, files: dict[str, str]) -> None:
+    """``files`` applied by both tools, the real terraform-provider-null installed from the mirror."""
+    from tests.plugins.fetch import fetch
+
+    got = fetch(aws=False)
+    if got.null is None:
+        pytest.skip("terraform-provider-null 2.1.2 could not be fetched: " + "; ".join(got.problems))
+    both.write(files)
+    for w in (both.tf, both.st):
+        assert w.terraform("init", "-input=false", "-no-color", f"-plugin-dir={got.mirror}").returncode == 0
+    assert both.tf.terraform("apply", "-auto-approve", "-no-color").returncode == 0
+    both.st.strata("apply", "-auto-approve", "-no-color", check=True)
+
+
+def _numbered(res: Result) -> str:  # null_resource ids are random numbers
+    return re.sub(r"\d{8,}", "<id>", plan_text(res))
+
+
+@requires_terraform
+def test_a_null_resource_moved_to_terraform_data_is_taken_by_the_builtin_provider(both: Both) -> None:
+    _with_null_plugin(both, {"main.tf": 'resource "null_resource" "a" {\n  triggers = { v = "1" }\n}\n'})
+    moved = {"main.tf": """
+        resource "terraform_data" "b" {
+          triggers_replace = { v = "1" }
+        }
+        moved {
+          from = null_resource.a
+          to   = terraform_data.b
+        }
+        """}
+    tf, st = both.plan(moved)
+    assert (st.returncode, _numbered(st)) == (tf.returncode, _numbered(tf))
+    assert "# null_resource.a has moved to terraform_data.b" in plan_text(st)
+    both.st.strata("apply", "-auto-approve", "-no-color", check=True)
+    (res,) = orjson.loads((both.st.path / "terraform.tfstate").read_bytes())["resources"]
+    assert res["provider"] == 'provider["terraform.io/builtin/terraform"]'
+    assert res["instances"][0]["attributes"]["triggers_replace"] == {"value": {"v": "1"},
+                                                                      "type": ["object", {"v": "string"}]}
+    # terraform plans no change on the state strata wrote
+    theirs = both.tf.path / "terraform.tfstate"
+    theirs.write_bytes((both.st.path / "terraform.tfstate").read_bytes())
+    assert both.tf.terraform("plan", "-detailed-exitcode", "-no-color").returncode == 0
+
+
+@requires_terraform
+def test_a_move_to_a_provider_without_move_resource_state_is_terraforms_error(both: Both) -> None:
+    _with_null_plugin(both, {"main.tf": 'resource "terraform_data" "a" {\n}\n'
+                                        'resource "null_resource" "n" {\n}\n'})
+    tf, st = both.plan({"main.tf": """
+        resource "null_resource" "n" {
+        }
+        resource "null_resource" "b" {
+        }
+        moved {
+          from = terraform_data.a
+          to   = null_resource.b
+        }
+        """})
+    assert st.returncode == tf.returncode == 1
+    assert _numbered(st) == _numbered(tf)
+    assert "Error: Unsupported `moved` across resource types" in plan_text(st)
