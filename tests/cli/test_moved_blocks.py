@@ -18,11 +18,20 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 def plan_text(res: Result) -> str:
     """A plan's text as both tools print it: the tool's name, object ids, refresh and import lines
-    (in no set order) and the note after the rule (terraform leaves it out in automation) left out."""
-    text = _UUID.sub("<id>", (res.stdout + res.stderr).split("\n─", 1)[0]).replace("Terraform", "strata").replace("terraform apply",
-                                                                                           "strata apply")
-    text = "\n".join(line for line in text.splitlines() if "Refreshing state..." not in line
-                      and "Preparing import..." not in line and "CLI configuration" not in line and ".terraformrc" not in line).strip()
+    (in no set order) and the note after the rule (terraform leaves it out in automation) left out;
+    a diagnostic's list of objects (" - ADDR" lines, in terraform's order of processing) sorted."""
+    text = _UUID.sub("<id>", (res.stdout + res.stderr).split("\n─", 1)[0])
+    text = text.replace("Terraform", "strata").replace("terraform apply", "strata apply")
+    runs: list[list[str]] = []
+    for line in text.splitlines():
+        if any(skip in line for skip in ("Refreshing state...", "Preparing import...", "CLI configuration",
+                                         ".terraformrc")):
+            continue
+        if line.startswith(" - ") and runs and runs[-1][0].startswith(" - "):
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    text = "\n".join(line for run in runs for line in sorted(run)).strip()
     # diagnostics are wrapped to a width, where the tool's name takes room: compared as words
     m = re.search(r"^(Warning|Error): ", text, re.MULTILINE)
     return text if m is None else text[:m.start()] + " ".join(text[m.start():].split())
