@@ -83,6 +83,8 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them
         BlockSchema,
         ImportResourceStateRequest,
         ImportResourceStateResponse,
+        MoveResourceStateRequest,
+        MoveResourceStateResponse,
         NestedType,
         PlanResourceChangeRequest,
         PlanResourceChangeResponse,
@@ -133,6 +135,8 @@ _LAZY: dict[str, str] = {
     "BlockSchema": "engine.provider.protocol",
     "ImportResourceStateRequest": "engine.provider.protocol",
     "ImportResourceStateResponse": "engine.provider.protocol",
+    "MoveResourceStateRequest": "engine.provider.protocol",
+    "MoveResourceStateResponse": "engine.provider.protocol",
     "PlanResourceChangeRequest": "engine.provider.protocol",
     "PlanResourceChangeResponse": "engine.provider.protocol",
     "Provider": "engine.provider.protocol",
@@ -160,7 +164,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "ApplyContext", "Attr", "BlockSchema", "DataSource", "FrameworkProvider", "ImportResourceStateRequest",
-    "ImportResourceStateResponse", "ModifyPlanRequest", "ReadDataSourceRequest", "ReadDataSourceResponse",
+    "ImportResourceStateResponse", "ModifyPlanRequest", "MoveResourceStateRequest", "MoveResourceStateResponse", "ReadDataSourceRequest", "ReadDataSourceResponse",
     "Resource", "ResourceError", "UpgradeResourceStateRequest", "UpgradeResourceStateResponse",
     "ValidateResourceConfigRequest", "ValidateResourceConfigResponse", "all_of", "requires_replace_if_set",
     "sequence",

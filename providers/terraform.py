@@ -20,6 +20,10 @@ from engine import (
     ApplyResourceChangeResponse,
     AttributeSchema,
     BaseProvider,
+    ImportResourceStateRequest,
+    ImportResourceStateResponse,
+    MoveResourceStateRequest,
+    MoveResourceStateResponse,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
@@ -87,6 +91,21 @@ class TerraformProvider(BaseProvider):
         if not equal(prior.get("input"), inp):
             planned["output"] = UNKNOWN
         return PlanResourceChangeResponse(planned)
+
+    async def import_resource_state(self, req: ImportResourceStateRequest) -> ImportResourceStateResponse:
+        # terraform's importDataStore: the id, nothing else known of the object
+        return ImportResourceStateResponse({"id": req.id, "input": None, "output": None, "triggers_replace": None})
+
+    async def move_resource_state(self, req: MoveResourceStateRequest) -> MoveResourceStateResponse:
+        # terraform's moveDataStoreResourceState: a null_resource becomes a terraform_data, its
+        # triggers the object triggers_replace (nothing else is taken)
+        if req.source_type_name != "null_resource" or req.target_type_name != "terraform_data":
+            return MoveResourceStateResponse(None, (error(
+                f"unsupported move: {req.source_type_name} -> {req.target_type_name}; only move from "
+                "null_resource to terraform_data is supported"),))
+        triggers = req.source_state.get("triggers")
+        return MoveResourceStateResponse({"id": req.source_state.get("id"), "input": None, "output": None,
+                                          "triggers_replace": dict(triggers) if triggers is not None else None})
 
     async def apply_resource_change(self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse:
         planned = req.planned_state

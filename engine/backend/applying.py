@@ -83,9 +83,16 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
                 applier.record_data_reads()
-                if p.plan.refresh_only and p.plan.drift:
-                    writer.changed = True  # the refreshed objects are what this apply records
+                if (p.plan.refresh_only and p.plan.drift) or p.plan.moves:
+                    writer.changed = True  # the refreshed (or moved) objects are what this apply records
+                imported = [c for c in p.plan.changes if c.importing is not None]
+                for c in imported:  # the object was read when planning: recorded as the apply starts
+                    assert c.importing is not None
+                    emit(ev.import_start(c.addr, c.importing))
+                    writer.put(c.addr, c.provider, p.state.object(c.addr))
+                    emit(ev.import_complete(c.addr, c.importing))
                 result = await applier.run(parallelism, fail_fast, on_signals)
+                result.counts["import"] = len(imported)
                 outputs = _final_outputs(p, instances.by_path[ROOT], local_value, result, sensitivity)
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True

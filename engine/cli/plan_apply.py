@@ -61,8 +61,8 @@ async def _make_plan(op: Operation, out: Output, command: str) -> Planned:
             assert exc.partial is not None
             # terraform's stream: what was planned before the error, then the diagnostics
             for c in exc.partial.changes:
-                if c.action != Action.NOOP:
-                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+                if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
+                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing))
             out.emit(ev.change_summary(exc.partial.counts(), "plan"))
             if exc.partial.outputs or exc.partial.prior_outputs:
                 out.emit(_plan_outputs_event(exc.partial))
@@ -182,7 +182,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
         if destroy:
             out.text(f"\nDestroy complete! Resources: {c['remove']} destroyed.\n")
         elif not refresh_cmd:
-            out.text(f"\nApply complete! Resources: {c['add']} added, {c['change']} changed, "
+            imported = f"{c['import']} imported, " if c.get("import") else ""
+            out.text(f"\nApply complete! Resources: {imported}{c['add']} added, {c['change']} changed, "
                      f"{c['remove']} destroyed.\n")
         if not destroy:
             out.emit(_state_outputs_event(p.state.outputs))  # "Outputs: 0" too, as terraform's

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from engine.addrs import ROOT, ModulePath, ProviderSource, ResourceAddr, resource_addr
+from engine.config.refactoring import ImportBlock, MovedBlock, RemovedBlock
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.frozen import frozen
 from engine.graph.limits import Limits
@@ -192,6 +193,10 @@ class Module:
     mentions_applying: bool = False
     """A file of it has the word ``applying``: only then may it use ``terraform.applying``
     (:func:`engine.lang.ephemerality.refusals` looks no further otherwise)."""
+    moved: list[MovedBlock] = field(default_factory=list)
+    removed: list[RemovedBlock] = field(default_factory=list)
+    imports: list[ImportBlock] = field(default_factory=list)
+    """The refactoring blocks (:mod:`engine.config.refactoring`), in the order written."""
     _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
     _template_cache: dict[tuple[object, ...], ResourceConfig] = field(default_factory=dict)
 

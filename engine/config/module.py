@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +46,7 @@ from engine.config.module_calls import (
     installed_dir,
     is_local_source,
 )
+from engine.config.refactoring import decode_import, decode_moved, decode_removed
 from engine.config.references import validate_references
 from engine.config.requirements import read_required_providers
 from engine.config.versions import _check_required_version
@@ -336,8 +338,13 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             module.configuration_aliases = module.configuration_aliases | aliases
     elif b.type == "module":
         return decode_call(module, b)
+    elif b.type in _REFACTORING:
+        got, bdiags = _REFACTORING[b.type](b, module.path)
+        if got is not None:
+            getattr(module, "imports" if b.type == "import" else b.type).append(got)
+        diags.extend(bdiags)
     else:
-        known = {"moved", "import", "check", "removed"}
+        known = {"check"}
         if b.type in known:
             diags.append(error(f'Unsupported block type "{b.type}"',
                                f"{b.type} blocks are not supported by strata yet.", b.range))
@@ -347,6 +354,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
     return diags
 
 
+_REFACTORING: dict[str, Callable[[Block, tuple[str, ...]], tuple[Any, list[Diagnostic]]]] = {
+    "moved": decode_moved, "removed": decode_removed, "import": decode_import}
 _VALID_NAME = re.compile(r"[^\W\d][\w-]*\Z")  # HCL's identifiers: letters (any script), digits, _ and -
 # terraform's: what a module block's arguments are called
 _RESERVED_VARIABLE_NAMES = frozenset({"count", "depends_on", "for_each", "lifecycle", "locals", "providers",

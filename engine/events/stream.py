@@ -317,7 +317,7 @@ class JsonSink:
     what = "-json event stream"  # in what it says when it cannot write
 
     def __call__(self, event: Event) -> None:
-        if self.closed:
+        if self.closed or event.type in HUMAN_ONLY:
             return
         if self._writer is None and 0 <= self._writer_after <= self._count and self._within is not None:
             self._start_writer()
@@ -486,6 +486,8 @@ def json_action(action: str) -> str:
         return "replace"
     if action == "no-op":
         return "noop"
+    if action == "forget":
+        return "remove"
     return action
 
 
@@ -493,11 +495,18 @@ _UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this o
 
 
 def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
-                   deposed: str | None = None, previous: InstanceAddr | None = None) -> Event:
-    a = json_action(action)
+                   deposed: str | None = None, previous: InstanceAddr | None = None,
+                   importing: str | None = None) -> Event:
+    a = "move" if action == "no-op" and previous is not None else json_action(action)
+    if action == "no-op" and importing is not None:
+        a = "import"
     change: dict[str, Any] = {"resource": resource_json(addr), "action": a}
+    if previous is not None:
+        change = {"resource": change["resource"], "previous_resource": resource_json(previous), "action": a}
     if reason:
         change["reason"] = _UI_REASON.get(reason, reason)
+    if importing is not None:
+        change["importing"] = {"id": importing}
     msg = f"{addr}: Plan to {a}"
     if deposed:
         change["deposed_key"] = deposed
@@ -505,14 +514,24 @@ def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
     return Event("planned_change", msg, {"change": change})
 
 
-def resource_drift(addr: InstanceAddr, action: str) -> Event:
-    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh."""
-    return Event("resource_drift", f"{addr}: Drift detected ({action})",
-                 {"change": {"resource": resource_json(addr), "action": action}})
+def resource_drift(addr: InstanceAddr, action: str, previous: InstanceAddr | None = None) -> Event:
+    """An object changed (``update``) or deleted (``delete``) outside strata, found by refresh; or
+    (``move``, a refresh-only plan) moved by a ``moved`` block from ``previous``."""
+    change: dict[str, Any] = {"resource": resource_json(addr), "action": action}
+    if previous is not None:
+        change = {"resource": change["resource"], "previous_resource": resource_json(previous), "action": action}
+    return Event("resource_drift", f"{addr}: Drift detected ({action})", {"change": change})
 
 
 def change_summary(counts: dict[str, int], operation: str) -> Event:
-    if operation == "plan":
+    imported = counts.get("import", 0)
+    if operation == "plan" and imported:
+        msg = (f"Plan: {imported} to import, {counts['add']} to add, {counts['change']} to change, "
+               f"{counts['remove']} to destroy.")
+    elif operation == "apply" and imported:
+        msg = (f"Apply complete! Resources: {imported} imported, {counts['add']} added, {counts['change']} "
+               f"changed, {counts['remove']} destroyed.")
+    elif operation == "plan":
         msg = f"Plan: {counts['add']} to add, {counts['change']} to change, {counts['remove']} to destroy."
     elif operation == "destroy":
         msg = f"Destroy complete! Resources: {counts['remove']} destroyed."
@@ -589,6 +608,23 @@ def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool
 def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
     return Event("refresh_start", f"{addr}: Refreshing state... [{id_key}={id_value}]",
                  {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
+
+
+HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete"})
+"""Progress terraform prints as text but not in its ``-json`` stream."""
+
+
+def import_preparing(addr: InstanceAddr, ident: str) -> Event:
+    """An ``import`` block's object about to be imported while planning."""
+    return Event("import_preparing", f"{addr}: Preparing import... [id={ident}]", {"id": ident})
+
+
+def import_start(addr: InstanceAddr, ident: str) -> Event:
+    return Event("import_start", f"{addr}: Importing... [id={ident}]", {"id": ident})
+
+
+def import_complete(addr: InstanceAddr, ident: str) -> Event:
+    return Event("import_complete", f"{addr}: Import complete [id={ident}]", {"id": ident})
 
 
 def refresh_complete(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:

@@ -30,6 +30,7 @@ from engine.lang.evaluate import EvalError, Scope
 from engine.lang.functions.timestamps import plan_timestamp
 from engine.lang.sensitivity import Sensitivity, in_state
 from engine.lang.sensitivity import of_module as sensitivity_of
+from engine.planning.forget import forgotten
 from engine.planning.module_deps import ModuleDeps
 from engine.planning.resolver import PlanResolver
 from engine.planning.targeting import Targets
@@ -60,6 +61,8 @@ class PlanContext:
         """How many provider calls the plan walk may have in flight (``-parallelism``)."""
         self.limits: Limits | None = None
         """``-provider-parallelism`` and the other limits, which the plan walk's calls keep too."""
+        self.forgotten = forgotten(module)
+        """The ``removed`` blocks that forget what they remove (:mod:`.forget`)."""
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)
         self.sensitivity = sensitivity_of(module, providers)

@@ -15,6 +15,8 @@ for the whole resource: hashicorp/terraform#32148).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -28,6 +30,9 @@ from engine.lang.ephemerality import refusals
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
+from engine.planning.forget import check_removed, forget_warning, forgets
+from engine.planning.imports import check_import_targets, plan_imports
+from engine.planning.moves import apply_moves, move_across_types, moves_as_drift, validate_moves
 from engine.planning.order import (
     CfgNode,
     config_graph,
@@ -89,7 +94,14 @@ class Planner:
         plan = ctx.plan
         plan.destroy = destroy
         plan.prior_outputs = dict(self.state.outputs)
+        # as terraform's: the prior state's objects are where the moved blocks say before anything
+        # is refreshed or planned (the statements are checked once the walk declared the instances)
+        plan.moves = apply_moves(self.module, self.state)
+        if plan.moves:
+            ctx.diags.extend(await move_across_types(ctx, dict(plan.moves)))
+            ctx.raise_if_errors()
         ctx.diags.extend(check_resource_types(self.module, self.providers))
+        ctx.diags.extend(self.module.with_context(check_removed(self.module)))
         check_sensitive_uses(ctx)
         ctx.diags.extend(refusals(self.module))
         ctx.raise_if_errors()
@@ -102,32 +114,53 @@ class Planner:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
             else:
                 ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph)
-        covers = ctx.targets.covers if ctx.targets is not None else None
+        covers: Callable[[InstanceAddr], bool] | None = ctx.targets.covers if ctx.targets is not None else None
+        if ctx.forgotten and not destroy:  # a forgotten object is not read again
+            covers = _not_forgotten(ctx, covers)
         refresher = Refresher(self.module, self.state, self.providers, ctx.diags, ctx.emit,
                               self.refresh, self.parallelism, only=covers, limits=self.limits)
         await refresher.run()
         ctx.raise_if_errors()
         record_refreshed(ctx, refresher)
+        imported: dict[InstanceAddr, str] = {}
+        not_imported: set[InstanceAddr] = set()
         if self.refresh_only:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
             await plan_refresh_only(ctx, refresher.drift, order)
+            if plan.moves:
+                moves_as_drift(ctx)
         elif graph is None:
             plan_destroy(ctx)
         else:
             order = config_order(graph, ctx.diags)
             ctx.raise_if_errors()
+            if self.module.imports:
+                imported, not_imported = await plan_imports(ctx)
             for node in order:
                 await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
+            if imported:
+                check_import_targets(ctx, imported)
+            ctx.diags.extend(validate_moves(ctx))
+        if not_imported:  # as terraform's: an instance whose import failed is not planned
+            plan.changes = [c for c in plan.changes if c.addr not in not_imported]
+        moves = plan.moves if not destroy else {}  # a destroy plan does not say where objects were
+        if moves or imported:
+            plan.changes = [replace(c, previous=moves.get(c.addr), importing=imported.get(c.addr))
+                            if (c.addr in moves or c.addr in imported) and c.deposed is None else c
+                            for c in plan.changes]
+        forgot = [c.addr for c in plan.changes if c.action == Action.FORGET]
+        if forgot:
+            ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
         plan.changes = force_create_before_destroy(plan.changes)
         self._record_for_apply()
         for c in plan.changes:
-            if c.action != Action.NOOP:
-                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed))
+            if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
+                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing))
         return plan.build()
 
     async def _visit(self, node: CfgNode) -> None:
@@ -167,3 +200,12 @@ class Planner:
                                                  for r, kind in resolver.kind.items()})
         self.ctx.plan.local_dependencies = MappingProxyType(
             {name: self.ctx.local_resource_deps(name) for name in self.module.locals})
+
+
+def _not_forgotten(ctx: PlanContext, covers: Callable[[InstanceAddr], bool] | None) -> Callable[[InstanceAddr], bool]:
+    """What may be refreshed: what ``covers`` (all when None) and no removed block forgets."""
+    def refreshed(addr: InstanceAddr) -> bool:
+        if covers is not None and not covers(addr):
+            return False
+        return ctx.module.resource_at(addr.resource) is not None or not forgets(ctx.forgotten, addr)
+    return refreshed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine.diagnostics import error
 from engine.planning.context import PlanContext
+from engine.planning.forget import forgets
 from engine.plans.plan import Action, Reason, ResourceInstanceChange, orphan_reason
 
 
@@ -36,6 +37,12 @@ def plan_orphans(ctx: PlanContext) -> None:
         reason = None if deposed else orphan_reason(rc is not None, kind != "single", addr.key, kind)
         if not deposed and no_module:
             reason = Reason.DELETE_NO_MODULE
+        if ctx.forgotten and rc is None and not deposed and forgets(ctx.forgotten, addr):
+            ctx.plan.forget.append(addr)  # a removed block's destroy = false (its deposed objects are destroyed)
+            ctx.plan.changes.append(ResourceInstanceChange(
+                addr, Action.FORGET, prov, obj.attributes, obj.attributes, reason,
+                sensitive=ctx.sensitive_in_state(addr, obj, prov)))
+            continue
         ctx.plan.changes.append(ResourceInstanceChange(
             addr, Action.DELETE, prov, obj.attributes, None, reason, deposed,
             create_before_destroy=obj.create_before_destroy or deposed is not None,

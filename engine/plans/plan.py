@@ -36,6 +36,7 @@ class Action:
     DELETE = "delete"
     DELETE_THEN_CREATE = "delete-create"  # replace, default ordering
     CREATE_THEN_DELETE = "create-delete"  # replace, create_before_destroy
+    FORGET = "forget"  # out of the state, not destroyed (a removed block's destroy = false)
 
     REPLACES = frozenset({DELETE_THEN_CREATE, CREATE_THEN_DELETE})
 
@@ -88,6 +89,11 @@ class ResourceInstanceChange:
     """The attributes the state records sensitive once this change is applied (None: ``sensitive``)."""
     private: bytes = b""
     """The provider's ``planned_private`` (opaque): handed back to it when the change is applied."""
+    previous: InstanceAddr | None = None
+    """The address the previous run left the object at, when a ``moved`` block moved it."""
+    importing: str | None = None
+    """The id an ``import`` block imported the object by while planning (its prior state is the
+    object imported; apply records it)."""
 
     @property
     def is_replace(self) -> bool:
@@ -148,6 +154,7 @@ _NO_EXPANSIONS: Mapping[ResourceAddr, Expansion] = MappingProxyType({})
 _NO_OUTPUTS: Mapping[str, tuple[Any, bool]] = MappingProxyType({})
 _NO_VALUES: Mapping[str, Any] = MappingProxyType({})
 _NO_READS: Mapping[InstanceAddr, DataRead] = MappingProxyType({})
+_NO_MOVES: Mapping[InstanceAddr, InstanceAddr] = MappingProxyType({})
 _NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
 
 
@@ -182,7 +189,8 @@ class Plan:
     data_reads: Mapping[InstanceAddr, DataRead] = field(default_factory=lambda: _NO_READS)
     """Data sources read while planning: recorded in state when the plan is applied."""
     forget: tuple[InstanceAddr, ...] = ()
-    """Data resource objects to drop from state (no longer configured, or destroy)."""
+    """Objects to drop from state: data resource objects (no longer configured, or destroy), and
+    managed objects a ``removed`` block forgets (each also a change of action ``forget``)."""
     targeted: bool = False
     """Made with -target: some of the configuration was left out."""
     kept_outputs: frozenset[str] = frozenset()
@@ -204,6 +212,9 @@ class Plan:
     """When the plan was made (RFC 3339, UTC, to the second; empty in a plan file older than this
     field): what ``plantimestamp()`` gives while planning and again when the plan is applied, and
     ``show -json``'s ``timestamp``."""
+    moves: Mapping[InstanceAddr, InstanceAddr] = field(default_factory=lambda: _NO_MOVES)
+    """Objects the ``moved`` blocks moved before planning: new address → previous one. Apply starts
+    from the state with them moved (:func:`prior_state`)."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
@@ -214,7 +225,8 @@ class Plan:
             v = getattr(self, name)
             if type(v) is not tuple:
                 object.__setattr__(self, name, tuple(v))
-        for name in ("outputs", "prior_outputs", "variables", "data_reads", "expansions", "local_dependencies"):
+        for name in ("outputs", "prior_outputs", "variables", "data_reads", "expansions", "local_dependencies",
+                     "moves"):
             v = getattr(self, name)
             if type(v) is not MappingProxyType:
                 object.__setattr__(self, name, MappingProxyType(dict(v)))
@@ -222,8 +234,10 @@ class Plan:
             object.__setattr__(self, "kept_outputs", frozenset(self.kept_outputs))
 
     def counts(self) -> dict[str, int]:
-        add = change = remove = 0
+        add = change = remove = imported = 0
         for c in self.changes:
+            if c.importing is not None:
+                imported += 1
             if c.action == Action.CREATE:
                 add += 1
             elif c.action == Action.UPDATE:
@@ -233,10 +247,11 @@ class Plan:
             elif c.is_replace:
                 add += 1
                 remove += 1
-        return {"add": add, "change": change, "import": 0, "remove": remove}
+        return {"add": add, "change": change, "import": imported, "remove": remove}
 
     def has_changes(self) -> bool:
-        return (any(c.action not in (Action.NOOP, Action.READ) for c in self.changes)
+        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None for c in self.changes)
+                or bool(self.moves)
                 or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
     def outputs_changed(self) -> bool:
@@ -265,6 +280,7 @@ class PlanBuilder:
     expansions: Mapping[ResourceAddr, Expansion] = field(default_factory=lambda: _NO_EXPANSIONS)
     local_dependencies: Mapping[str, frozenset[ResourceAddr]] = field(default_factory=lambda: _NO_LOCAL_DEPS)
     timestamp: str = ""
+    moves: dict[InstanceAddr, InstanceAddr] = field(default_factory=dict)
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -274,14 +290,21 @@ class PlanBuilder:
             variables=MappingProxyType(dict(self.variables)), data_reads=MappingProxyType(dict(self.data_reads)),
             forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
             refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
-            expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp)
+            expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
+            moves=MappingProxyType(dict(self.moves)))
 
 
 def prior_state(plan: Plan, state: State) -> None:
     """Put into ``state`` (loaded from the store) what refresh found when ``plan`` was made: the
-    state the plan was made from, which apply starts from and records."""
+    state the plan was made from, which apply starts from and records: the objects ``moved``
+    blocks moved first."""
+    if plan.moves:
+        state.move(dict(plan.moves))
     for r in plan.refreshed:
         state.set_object(r.addr, r.provider, r.obj, r.deposed)
+        rs = state.resources.get(r.addr.resource)
+        if rs is not None and r.obj is not None:
+            rs.provider = r.provider  # an object a moved block took to another type's provider
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,

@@ -249,6 +249,7 @@ def _change(c: ResourceInstanceChange) -> dict[str, Any]:
         "prior_dependencies": _dependencies(c.prior_dependencies),
         "config": _canonical(c.config), "sensitive": sorted(c.sensitive),
         "marks": None if c.marks is None else sorted(c.marks),
+        "previous": None if c.previous is None else _instance(c.previous), "importing": c.importing,
     }
 
 
@@ -264,7 +265,9 @@ def _change_back(j: dict[str, Any]) -> ResourceInstanceChange:
         state_dependencies=_dependencies_back(j["state_dependencies"]),
         prior_dependencies=_dependencies_back(j["prior_dependencies"]),
         config=_object_value(j["config"]), sensitive=frozenset(_strings(j["sensitive"])),
-        marks=None if j["marks"] is None else frozenset(_strings(j["marks"])))
+        marks=None if j["marks"] is None else frozenset(_strings(j["marks"])),
+        previous=None if j.get("previous") is None else _instance_back(j["previous"]),
+        importing=_opt_str(j.get("importing")))
 
 
 def _outputs(outputs: Mapping[str, tuple[Any, bool]]) -> dict[str, Any]:
@@ -290,6 +293,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "refreshed": [[_instance(r.addr), str(r.provider), _object(r.obj), r.deposed] for r in plan.refreshed],
         "expansions": [[_resource(r), e.kind, list(e.keys)] for r, e in plan.expansions.items()],
         "local_dependencies": {n: sorted(_resource(r) for r in deps) for n, deps in plan.local_dependencies.items()},
+        "moves": [[_instance(new), _instance(prev)] for new, prev in plan.moves.items()],
         "config_digest": plan.config_digest,
         "timestamp": plan.timestamp,
     }
@@ -318,6 +322,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         expansions=MappingProxyType(expansions),
         local_dependencies=MappingProxyType({_str(n): frozenset(_resource_back(r) for r in _list(deps))
                                              for n, deps in _dict(j["local_dependencies"]).items()}),
+        moves=MappingProxyType({_instance_back(n): _instance_back(p) for n, p in _list(j.get("moves", []))}),
         config_digest=_str(j["config_digest"]),
         timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
     )

@@ -327,6 +327,31 @@ class FlatmapState(dict[str, str]):
 
 
 @frozen
+class MoveResourceStateRequest:
+    """A ``moved`` block took an object of another resource type (terraform 1.8's
+    MoveResourceState): the provider of the target type makes its object of it. Only a provider
+    with a ``move_resource_state`` method takes such moves (terraform's MoveResourceState
+    server capability); the core says so otherwise."""
+
+    source_provider_address: str
+    """core: the source object's provider, ``registry.terraform.io/hashicorp/null``."""
+    source_type_name: str
+    source_schema_version: int
+    source_state: dict[str, Any]
+    """core: the source object's attributes, as the state has them."""
+    target_type_name: str
+    source_private: bytes = b""
+
+
+@frozen
+class MoveResourceStateResponse:
+    target_state: dict[str, Any] | None
+    """provider: the object of the target type, wholly known; ``None`` with errors."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    target_private: bytes = b""
+
+
+@frozen
 class UpgradeResourceStateRequest:
     """``raw_state`` is the stored JSON form of an object written with schema ``version`` (or its
     flatmap form, a :class:`FlatmapState`)."""

@@ -33,6 +33,8 @@ from engine.provider.protocol import (
     AttributePath,
     ImportResourceStateRequest,
     ImportResourceStateResponse,
+    MoveResourceStateRequest,
+    MoveResourceStateResponse,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     Provider,
@@ -289,6 +291,22 @@ class ProviderSeam:
             d = self._failed("ImportResourceState", exc, address, subject, failure)
             return ImportResourceStateResponse(None, (d,))
         return resp
+
+    @property
+    def moves_resource_state(self) -> bool:
+        """Does the provider take objects of other resource types (MoveResourceState)?"""
+        return callable(getattr(self.provider, "move_resource_state", None))
+
+    async def move_resource_state(self, req: MoveResourceStateRequest, *, address: str = "",
+                                  subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR
+                                  ) -> MoveResourceStateResponse:
+        """MoveResourceState, of a provider that :attr:`moves_resource_state`."""
+        try:
+            resp: MoveResourceStateResponse = await self.provider.move_resource_state(req)  # type: ignore[attr-defined]
+        except Exception as exc:  # the seam: a provider's exception is mapped here, once
+            d = self._failed("MoveResourceState", exc, address, subject, failure)
+            return MoveResourceStateResponse(None, (d,))
+        return replace(resp, diagnostics=self._addressed(resp.diagnostics, address, subject))
 
     async def upgrade_resource_state(self, req: UpgradeResourceStateRequest, *, address: str = "",
                                      subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR

@@ -52,7 +52,9 @@ class LiveSink(HumanSink):
         t = event.type
         if t == "planned_change":
             action = event.payload["change"]["action"]
-            self.planned += 2 if action == "replace" else 0 if action in ("read", "noop") else 1
+            # (a move, an import and a forget are no operation of the apply)
+            self.planned += 2 if action == "replace" else 0 if action in ("read", "noop", "move", "import",
+                                                                           "remove") else 1
             return
         if t not in _SHOWN_LIVE or self._finished or self.closed:
             super().__call__(event)

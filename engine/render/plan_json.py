@@ -31,7 +31,7 @@ FORMAT_VERSION = "1.2"
 
 _ACTIONS = {Action.NOOP: ["no-op"], Action.READ: ["read"], Action.CREATE: ["create"], Action.UPDATE: ["update"],
             Action.DELETE: ["delete"], Action.DELETE_THEN_CREATE: ["delete", "create"],
-            Action.CREATE_THEN_DELETE: ["create", "delete"]}
+            Action.CREATE_THEN_DELETE: ["create", "delete"], Action.FORGET: ["forget"]}
 
 _REASONS = {"tainted": "replace_because_tainted", "cannot_update": "replace_because_cannot_update"}
 """strata's reasons whose plan-JSON names differ (the others are spelled as terraform spells them)."""
@@ -74,6 +74,14 @@ def _skeleton(v: Any) -> Any:
 
 def _change(c: ResourceInstanceChange, sensitive_after: frozenset[str]) -> dict[str, Any]:
     item = resource_item(c.addr, c.provider)
+    module = c.addr.resource.module
+    if c.previous is not None or module.steps:  # after the address, as terraform's
+        head: dict[str, Any] = {"address": item.pop("address")}
+        if c.previous is not None:
+            head["previous_address"] = str(c.previous)
+        if module.steps:
+            head["module_address"] = str(module)
+        item = {**head, **item}
     if c.deposed:
         item["deposed"] = c.deposed
     change: dict[str, Any] = {"actions": _ACTIONS[c.action],
@@ -84,6 +92,10 @@ def _change(c: ResourceInstanceChange, sensitive_after: frozenset[str]) -> dict[
                               "after_sensitive": sensitive_json(c.after, sensitive_after)}
     if c.is_replace and c.requires_replace:
         change["replace_paths"] = [list(p) for p in c.requires_replace]
+    if c.importing is not None:
+        change["importing"] = {"id": c.importing}
+    if c.action == Action.FORGET:  # no object after it, as terraform writes it
+        change.update(after=None, after_unknown={}, after_sensitive=False)
     item["change"] = change
     if c.reason:
         item["action_reason"] = _REASONS.get(c.reason, c.reason)
@@ -93,6 +105,9 @@ def _change(c: ResourceInstanceChange, sensitive_after: frozenset[str]) -> dict[
 def _planned_resource(c: ResourceInstanceChange, schema_version: int, sensitive: frozenset[str]) -> dict[str, Any]:
     item = resource_item(c.addr, c.provider)
     item["schema_version"] = schema_version
+    if c.action == Action.FORGET:  # terraform lists it, without values
+        item["sensitive_values"] = False
+        return item
     item["values"] = known_json(c.after)
     item["sensitive_values"] = sensitive_json(c.after, sensitive)
     return item

@@ -103,7 +103,14 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     head = f"  # {addr}"
     if c.deposed:
         head += f" (deposed object {c.deposed})"
-    if c.action == Action.READ:
+    if c.action == Action.FORGET:
+        head = f" # {addr} will no longer be managed by strata, but will not be destroyed\n" \
+               " # (destroy = false is set in the configuration)"
+    elif c.action == Action.NOOP and c.importing is not None:
+        head += " will be imported"
+    elif c.action == Action.NOOP and c.previous is not None:
+        head = f"  # {c.previous} has moved to {addr}"
+    elif c.action == Action.READ:
         head += " will be read during apply"
     elif c.action == Action.CREATE:
         head += " will be created"
@@ -118,15 +125,20 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     else:
         head += " must be replaced"
     lines = [head]
+    if c.previous is not None and c.action != Action.NOOP:
+        lines.append(f"  # (moved from {c.previous})")
+    if c.importing is not None and c.action != Action.NOOP:
+        lines.append(f"  # (imported from {orjson.dumps(c.importing).decode()})")
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
         # terraform names the resource within its module here (addr.Resource.Resource)
         local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
         lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, mod=r.module, key=ev.resource_json(addr)["resource_key"]
                                                               if not isinstance(addr.key, str) else
                                                               orjson.dumps(addr.key).decode()) + ")")
-    sym = _SYMBOL[c.action]
+    sym = _SYMBOL.get(c.action, "")
     kind = "data" if r.mode == "data" else "resource"
-    lines.append(f"{sym.rjust(3) if len(sym) < 3 else sym} {kind} \"{r.type}\" \"{r.name}\" {{")
+    lead = " ." if c.action == Action.FORGET else sym.rjust(3) if len(sym) < 3 else sym
+    lines.append(f"{lead} {kind} \"{r.type}\" \"{r.name}\" {{")
     before = c.before or {}
     after = c.after or {}
     names = sorted(set(before) | set(after))
@@ -194,7 +206,8 @@ def render_drift(plan: Plan, types: Callable[[str], dict[str, Any]] | None = Non
     for c in plan.drift:
         text = render_change(c, types(c.addr.resource.type) if types else None).split("\n")
         verb = "has been deleted" if c.action == Action.DELETE else "has changed"
-        text[0] = f"  # {c.addr} {verb}"
+        if c.action != Action.NOOP:  # (an object only moved says so, as render_change has it)
+            text[0] = f"  # {c.addr} {verb}"
         out.append("\n".join(text))
         out.append("")
     return "\n".join(out)
@@ -215,8 +228,9 @@ def render_failed_plan(plan: Plan | None, types: Callable[[str], dict[str, Any]]
 
 def partial_plan_shown(plan: Plan | None) -> bool:
     """Does terraform show what was planned before planning stopped at an error (text or -json)?"""
-    return plan is not None and not plan.refresh_only and (any(c.action != Action.NOOP for c in plan.changes)
-                                                           or plan.outputs_changed())
+    return plan is not None and not plan.refresh_only and (
+        any(c.action != Action.NOOP or c.previous is not None or c.importing is not None for c in plan.changes)
+        or plan.outputs_changed())
 
 
 def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None,
@@ -232,14 +246,16 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         if not plan.drift:
             return "\nChanges to Outputs:\n" + "\n".join(oc) + "\n" + _SAVE_OUTPUTS
         text = render_drift(plan, types)
-        text += ("\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
+        # terraform's: two empty lines after the last object (its text starts with "\n\n")
+        text += ("\n\nThis is a refresh-only plan, so strata will not take any actions to undo\n"
                  "these. If you were expecting these changes then you can apply this plan to\n"
                  "record the updated values in the strata state without changing any remote\n"
                  "objects.\n")
         if oc:
             text += "\nChanges to Outputs:\n" + "\n".join(oc) + "\n"
         return text
-    changes = [c for c in plan.changes if c.action != Action.NOOP]
+    changes = [c for c in plan.changes
+               if c.action != Action.NOOP or c.previous is not None or c.importing is not None]
     if not changes and not plan.outputs_changed():
         if plan.destroy:
             return ("\nNo changes. No objects need to be destroyed.\n\nEither you have not created any objects yet "
@@ -250,8 +266,9 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
     out: list[str] = []
     if changes:
         used = [a for a in _LEGEND if any(c.action == a for c in changes)]
-        out.append("\nstrata used the selected providers to generate the following execution\n"
-                   "plan. Resource actions are indicated with the following symbols:")
+        if any(c.action != Action.NOOP for c in changes):
+            out.append("\nstrata used the selected providers to generate the following execution\n"
+                       "plan. Resource actions are indicated with the following symbols:")
         out.extend(_LEGEND[a] for a in used)
         out.append("\nstrata planned the following actions, but then encountered a problem:\n" if errored
                    else "\nstrata will perform the following actions:\n")
@@ -259,7 +276,8 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
             out.append(render_change(c, types(c.addr.resource.type) if types else None))
             out.append("")
         counts = plan.counts()
-        out.append(f"Plan: {counts['add']} to add, {counts['change']} to change, "
+        imported = f"{counts['import']} to import, " if counts["import"] else ""
+        out.append(f"Plan: {imported}{counts['add']} to add, {counts['change']} to change, "
                    f"{counts['remove']} to destroy.")
     oc = _output_changes(plan)
     if oc:
@@ -336,7 +354,7 @@ class HumanSink:
     """Prints progress events as terraform does."""
 
     SHOWN = frozenset({"apply_start", "apply_complete", "apply_errored", "apply_progress", "apply_skipped",
-                       "refresh_start"})
+                       "refresh_start", "import_preparing", "import_start", "import_complete"})
 
     def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
         self.stream = stream or sys.stdout

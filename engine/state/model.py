@@ -103,6 +103,23 @@ class State:
             if not rs.instances:
                 del self.resources[addr.resource]
 
+    def move(self, moves: dict[InstanceAddr, InstanceAddr]) -> None:
+        """Put the objects at each address of ``moves``' values at its key (new address → previous
+        one), all at once: a chain or a swap moves each object once (``moved`` blocks)."""
+        taken = []
+        for new, prev in moves.items():
+            rs = self.resources.get(prev.resource)
+            inst = rs.instances.pop(prev.key, None) if rs is not None else None
+            if rs is None or inst is None:
+                continue
+            if not rs.instances:
+                del self.resources[prev.resource]
+            taken.append((new, inst, rs.provider))
+        for new, inst, provider in taken:
+            for dk, obj in [(None, inst.current), *inst.deposed.items()]:
+                if obj is not None:
+                    self.set_object(new, provider, obj, dk)
+
     def objects(self) -> Iterator[tuple[InstanceAddr, str | None, ObjectState, ProviderConfigAddr]]:
         """Every tracked object: (instance address, deposed key or None, object, provider)."""
         for rs in self.resources.values():
