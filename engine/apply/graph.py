@@ -27,6 +27,7 @@ from dataclasses import field
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.apply.reach import Reach
+from engine.diagnostics import CycleError
 from engine.frozen import frozen
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
@@ -250,7 +251,12 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             for dn, cbd in b.d_by_res.get(r, ()):
                 if cbd:
                     g.add_edge(dn, bar)
-    g.check_acyclic()
+    try:
+        g.check_acyclic()
+    except CycleError as exc:
+        # the barriers are strata's bookkeeping: a cycle is told by the operations in it
+        hidden = {str(x) for x in b.barriers.values()}
+        raise CycleError([[n for n in c if n not in hidden] for c in exc.cycles]) from None
     return g, b.work
 
 

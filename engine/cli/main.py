@@ -123,7 +123,8 @@ async def dispatch(a: Args, out: Output) -> int:
         out.diagnostics(exc.diagnostics)
         return 1
     except CycleError as exc:
-        out.diagnostics([error("Cycle in the apply graph", str(exc))])
+        # terraform's words: one error per cycle, its summary naming the operations in it
+        out.diagnostics([error("Cycle: " + ", ".join(c), "") for c in exc.cycles])
         return 1
     except StrataError as exc:
         if isinstance(exc, UsageError):

@@ -233,8 +233,7 @@ def test_reversed_dependencies_while_replacing_both_is_a_cycle(workdir: Workdir)
                   'resource "terraform_data" "b" {\n  count = 1\n  triggers_replace = [2]\n}\n')
     res = workdir.strata("apply", "-auto-approve", "-no-color", "-parallelism=1")
     assert res.returncode == 1
-    assert "Cycle" in res.stderr and "terraform_data.a[0] (destroy)" in res.stderr.replace("\n", " ")
-    assert "terraform_data.b[0] (destroy)" in res.stderr.replace("\n", " ")
+    assert "\nError: Cycle: terraform_data.a[0] (destroy), terraform_data.b[0] (destroy)\n" in res.stderr, res.stderr
     assert workdir.state()["resources"] == before["resources"]
 
 
