@@ -3,13 +3,18 @@
 The rules are those of 004_a0c7c5032e246c72.txt, with "X ← Y" meaning X waits for Y:
 
 * E1  create/update(I) ← create/update(J) for every J that I's configuration refers to;
-* E2  destroy(J's dependency) ← destroy(J): dependents are destroyed first;
+* E2  destroy(J's dependency) ← destroy(J): dependents are destroyed first (for a replaced J,
+      its dependencies in the new configuration count too, as terraform merges them);
 * E3  replace: create(I) ← destroy(I), or for create_before_destroy destroy(I) ← create(I)
       (the old object is *deposed* and destroyed last);
 * E4  a dependent's create/update and a dependency's destroy: create/update(J) ← destroy(I),
       inverted to destroy(I) ← create/update(J) when I is create_before_destroy;
 * E5  a dependency's create/update and a dependent's destroy: create/update(I) ← destroy(J),
       inverted to destroy(J) ← create/update(I) when J is create_before_destroy.
+
+Each rule holds between transitive dependencies, as terraform's does: where an edge would pass
+through a resource with no node of the kind the rule chains through, it is added explicitly
+(:mod:`engine.apply.reach`).
 
 Dependencies on a whole resource (``a[*]``, ``depends_on``, the resource-level
 ``dependencies`` recorded in state) go through one *barrier* node per resource
@@ -93,6 +98,7 @@ class _Builder:
         self.d_by_res: dict[ResourceAddr, list[tuple[ApplyNode, bool]]] = defaultdict(list)
         self.barriers: dict[tuple[ResourceAddr, str], Barrier] = {}
         self.own_d: dict[int, tuple[ApplyNode, bool]] = {}
+        self.d_barriers: dict[tuple[ResourceAddr, bool], Node | None] = {}
 
     def barrier(self, res: ResourceAddr, role: str, members: list[ApplyNode]) -> Node | None:
         """What waits for all ``members`` (``role`` of ``res``): the one member itself when there is
@@ -111,6 +117,16 @@ class _Builder:
             for m in members:
                 self.g.add_edge(b, m)
         return b
+
+    def d_barrier(self, r: ResourceAddr, cbd: bool) -> Node | None:
+        """What waits for all destroys of ``r`` of one kind (create_before_destroy or not): asked
+        once per dependent instance, so its members are listed once per resource."""
+        key = (r, cbd)
+        if key in self.d_barriers:
+            return self.d_barriers[key]
+        members = [n for n, x in self.d_by_res.get(r, ()) if x == cbd]
+        got = self.d_barriers[key] = self.barrier(r, "destroyed-cbd" if cbd else "destroyed", members)
+        return got
 
     def collector(self, res: ResourceAddr, role: str) -> Barrier:
         """A barrier that nodes join later (``join``); dependents wait on it."""
@@ -162,8 +178,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
     cu_barrier = {r: b.barrier(r, "applied", ns) for r, ns in b.cu_by_res.items()}
 
     def d_barrier(r: ResourceAddr, cbd: bool) -> Node | None:
-        role = "destroyed-cbd" if cbd else "destroyed"
-        return b.barrier(r, role, [n for n, x in b.d_by_res.get(r, ()) if x == cbd])
+        return b.d_barrier(r, cbd)
 
     # the state records a dependency in a module without its instance keys: it stands for the
     # resource in every instance of the module
@@ -182,6 +197,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         return out
 
     reach = _Reaches(plan, b, prior_of)
+    cbd_destroyed = {r for r, nodes in b.d_by_res.items() if any(x for _n, x in nodes)}
     for c in changes:
         cu_node = b.cu.get(c.addr)
         prior_res = prior_of(c)
@@ -211,7 +227,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 nb = d_barrier(r, False)
                 if nb is not None:
                     g.add_edge(cu_node, nb)
-                if any(x for _n, x in b.d_by_res.get(r, ())):
+                if r in cbd_destroyed:
                     col = b.collector(r, "dependents-applied")
                     g.add_edge(col, cu_node)
         # E2 and E5 from the dependent's side (this change's destroy)
@@ -307,6 +323,7 @@ class _Reaches:
         self.plain_destroyed = Reach(either, lacking(cu), with_plain)  # E4
         self.cbd_destroyed = Reach(either, lacking(cbd), with_cbd)  # E4, create_before_destroy
         self.destroyed = Reach(prior_deps, lacking(destroyed), b.d_by_res.keys())  # E2
+        self.destroyed_replaced = Reach(either, lacking(destroyed), b.d_by_res.keys())  # E2, replaced
         self.destroyed_first = Reach(prior_deps, lacking(plain), with_cu)  # E5
         self.applied_first = Reach(prior_deps, lacking(cu), with_cu)  # E5, create_before_destroy
 
@@ -319,13 +336,16 @@ class _Reaches:
                 g.add_edge(cu_node, b.barrier(r, "applied", b.cu_by_res[r]))  # type: ignore[arg-type]
             both = direct | prior_res
             for r in self.plain_destroyed.beyond(both) - {me}:
-                nodes = [d for d, x in b.d_by_res[r] if not x]
-                g.add_edge(cu_node, b.barrier(r, "destroyed", nodes))  # type: ignore[arg-type]
+                g.add_edge(cu_node, b.d_barrier(r, False))  # type: ignore[arg-type]
             for r in self.cbd_destroyed.beyond(both) - {me}:
                 g.add_edge(b.collector(r, "dependents-applied"), cu_node)
         if own is not None:
             dn, is_cbd = own
-            for r in self.destroyed.beyond(prior_res) - {me}:
+            # a replaced object's destroy waits for the destroys of what depends on it in the new
+            # configuration too (terraform merges those into the dependencies it orders by)
+            reached = (self.destroyed_replaced.beyond(prior_res | _config_resources(c)) if c.is_replace
+                       else self.destroyed.beyond(prior_res))
+            for r in reached - {me}:
                 g.add_edge(b.collector(r, "dependents-destroyed"), dn)
             if is_cbd:
                 for r in self.applied_first.beyond(prior_res) - {me}:

@@ -48,16 +48,22 @@ class Reach:
 
     def closure(self, root: ResourceAddr) -> frozenset[ResourceAddr]:
         """The wanted resources ``root`` depends on, directly or through pass-through resources.
-        Iterative (dependency chains can be thousands deep); a resource met again while its own
-        closure is being computed (a cycle of resources, which instance keys can make legal) is
-        skipped."""
+        Iterative (dependency chains can be thousands deep). Resources can depend on each other in
+        a cycle (instance keys can make that legal, and a dependency reversed in configuration
+        makes one with the state's): every resource of a cycle reaches what the others reach, so
+        their closures are completed together, when the first of them entered is left (Tarjan's
+        strongly connected components), and none is remembered half done."""
         memo = self.memo
         hit = memo.get(root)
         if hit is not None:
             return hit
         wanted, through, deps = self.wanted, self.through, self.deps
         empty: frozenset[ResourceAddr] = frozenset()
+        index = {root: 0}
+        low = {root: 0}
         acc: dict[ResourceAddr, set[ResourceAddr]] = {root: set()}
+        parked: dict[ResourceAddr, int] = {}  # left before their cycle was: its entry's index
+        pending: list[ResourceAddr] = []
         stack = [(root, iter(deps.get(root, empty)))]
         while stack:
             node, it = stack[-1]
@@ -72,14 +78,28 @@ class Reach:
                 done = memo.get(e)
                 if done is not None:
                     mine |= done
-                elif e not in acc:
+                elif e in acc:  # entered and not left: a cycle back to it
+                    low[node] = min(low[node], index[e])
+                elif e in parked:
+                    low[node] = min(low[node], parked[e])
+                else:
+                    index[e] = low[e] = len(index)
                     acc[e] = set()
                     stack.append((e, iter(deps.get(e, empty))))
                     break
             else:
                 stack.pop()
-                result = frozenset(acc.pop(node))
-                memo[node] = result
+                found = acc.pop(node)
+                if low[node] < index[node]:
+                    parked[node] = low[node]
+                    pending.append(node)
+                else:
+                    result = frozenset(found)
+                    memo[node] = result
+                    while pending and index[pending[-1]] > index[node]:
+                        memo[pending.pop()] = result
                 if stack:
-                    acc[stack[-1][0]] |= result
+                    parent = stack[-1][0]
+                    acc[parent] |= found
+                    low[parent] = min(low[parent], low[node])
         return memo[root]

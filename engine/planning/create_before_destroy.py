@@ -32,13 +32,14 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
     seen = set(stack)
     forced: set[int] = set()
     while stack:
-        c = changes[stack.pop()]
+        i = stack.pop()
+        c = changes[i]
         targets: list[int] = []
         for d in c.depends_on:
             targets.extend(by_addr.get(d, ()))
         for r in c.depends_on_resources:
             targets.extend(by_res.get(r, ()))
-        if _destroys_first_creating(c):
+        if _destroys_first_creating(c) or (i in forced and c.action in (Action.DELETE_THEN_CREATE, Action.DELETE)):
             # the dependencies in state force only through a destroy that waits for a creation:
             # what a consistent state records (terraform saves the flag a dependent forced); a
             # dependent that is merely updated leaves a removed dependency as it was created

@@ -56,3 +56,20 @@ def test_deposed_objects_and_instances_of_the_same_resource_are_left_alone() -> 
     assert out["terraform_data.a/00000001"] == (Action.DELETE, False)
     assert out["terraform_data.a"] == (Action.CREATE_THEN_DELETE, True)
     assert out["terraform_data.c[0]"] == (Action.DELETE_THEN_CREATE, False)
+
+
+def test_a_replacement_forced_to_create_first_forces_what_its_state_depends_on() -> None:
+    # a (create_before_destroy) uses b; b's old object depended on c, its configuration no longer
+    # does; all three are replaced: b forced to create first destroys its old object after its
+    # replacement, so c must too, or the apply graph has a cycle
+    changes = [change("c", Action.DELETE_THEN_CREATE),
+               change("b", Action.DELETE_THEN_CREATE, prior=("terraform_data.c",)),
+               change("a", Action.CREATE_THEN_DELETE, cbd=True, deps=("b",))]
+    assert by_name(force_create_before_destroy(changes))["terraform_data.c"] == (Action.CREATE_THEN_DELETE, True)
+
+
+def test_an_update_that_is_create_before_destroy_leaves_a_removed_dependency_as_created() -> None:
+    # b is updated and now create_before_destroy; a, which b's old object used, is removed: its
+    # destroy keeps the flag it was created with (terraform destroys it before updating b)
+    changes = [change("a", Action.DELETE), change("b", Action.UPDATE, cbd=True, prior=("terraform_data.a",))]
+    assert by_name(force_create_before_destroy(changes))["terraform_data.a"] == (Action.DELETE, False)
