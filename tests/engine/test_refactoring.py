@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.addrs import ROOT, ModulePath, parse_instance_addr, resource_addr
+from engine.addrs import (
+    ROOT,
+    ModulePath,
+    parse_instance_addr,
+    parse_provider_config_addr,
+    resource_addr,
+)
 from engine.config.model import Module
 from engine.config.module import load_module
 from engine.config.refactoring import Endpoint
@@ -20,7 +26,7 @@ from engine.plans.plan import Action, Plan, ResourceInstanceChange
 from engine.plans.planfile import decode_plan, encode_plan
 from engine.state.model import ObjectState, State
 
-PROV = 'provider["terraform.io/builtin/terraform"]'
+PROV = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 
 
 def load(tmp_path: Path, text: str, child: str | None = None) -> Module:
@@ -196,12 +202,11 @@ def test_the_plan_file_carries_moves_imports_and_forgets() -> None:
         ResourceInstanceChange(b, Action.NOOP, PROV, {"id": "1"}, {"id": "1"}, previous=a),
         ResourceInstanceChange(a, Action.UPDATE, PROV, {"id": "2"}, {"id": "2"}, importing="2"),
         ResourceInstanceChange(a, Action.FORGET, PROV, {"id": "3"}, {"id": "3"}),
-    ], forget=[a])
-    plan.moves = {b: a}
+    ], forget=[a], moves={b: a})
     back = decode_plan(encode_plan(plan))
     assert back.changes == plan.changes
     assert dict(back.moves) == {b: a}
-    assert back.forget == [a]
+    assert back.forget == (a,)
     assert back.counts()["import"] == 1
     assert ROOT.is_root
 
