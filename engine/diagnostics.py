@@ -31,7 +31,9 @@ module each lives in::
         ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
         _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
-        TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error)
+        TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error),
+        FetchError and ModuleNotFound (install/module_fetch: a module package or registry answer
+        that could not be had), MaybeRelativePath (install/module_source: terraform's "./" hint)
 
 Not errors, and so outside the tree: StopNow (apply/executor), a BaseException as
 KeyboardInterrupt is, raised by a second interrupt to stop an apply at once.

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import orjson
 
+from engine.diagnostics import StrataError
 from engine.install.module_source import RegistrySource, getter_of, parse_remote_source
 
 _ARCHIVES = ("tar.gz", "tgz", "tar.bz2", "tbz2", "tar.xz", "txz", "zip", "tar", "gz", "bz2", "xz")
@@ -31,7 +32,7 @@ _COMMIT = re.compile(r"[0-9a-f]{7,40}\Z")
 _TIMEOUT = 30.0
 
 
-class FetchError(Exception):
+class FetchError(StrataError):
     """A package or a registry answer that could not be had; ``str()`` says why."""
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from engine.diagnostics import StrataError
+
 DEFAULT_MODULE_REGISTRY = "registry.terraform.io"
 _LOCAL_PREFIXES = ("./", "../", ".\\", "..\\")
 _NAME = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z\-_]{0,62}[0-9A-Za-z])?\Z")
@@ -24,7 +26,7 @@ _FORCED = re.compile(r"([A-Za-z0-9]+)::(.+)\Z", re.DOTALL)
 _SCP_LIKE = re.compile(r"git@([\w.\-]+):([\w.\-/~]+)(.*)\Z")
 
 
-class MaybeRelativePath(ValueError):
+class MaybeRelativePath(StrataError, ValueError):
     """A source nothing recognises: terraform suggests the ``./`` prefix."""
 
     def __init__(self, addr: str) -> None:

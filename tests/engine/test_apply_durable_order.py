@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+import engine.state.fsync as fsync
 import engine.state.store as statestore
 from engine.backend.operations import Options, apply_planned, make_plan
 from engine.events.stream import Event
@@ -55,7 +56,7 @@ class SlowSync:
 def slow_disk(monkeypatch: pytest.MonkeyPatch) -> type[SlowSync]:
     SlowSync.ended = []
     SlowSync.fail = False
-    monkeypatch.setattr(statestore, "DataSync", SlowSync)
+    monkeypatch.setattr(fsync, "DataSync", SlowSync)  # the store imports it where it opens a journal
     return SlowSync
 
 
