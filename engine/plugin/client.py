@@ -20,7 +20,7 @@ Failures a plugin can have are answered as terraform answers them, as an error d
 the call's response (the seam then adds the address and the block): a plugin that stopped
 answering ("Plugin did not respond", with the first lines of its panic when it printed one), a
 gRPC error ("Plugin error"). Only GetProviderSchema, which has no diagnostics in the engine's
-protocol, raises.
+protocol, raises. Provider functions are :mod:`engine.plugin.functions`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ import sniffio
 from engine.diagnostics import Diagnostic, ProviderError, error
 from engine.lang.convert import ConversionError
 from engine.lang.convert import convert as convert_value
+from engine.lang.provider_functions import ProviderFunction
 from engine.plugin import msgpack_values as mv
+from engine.plugin.functions import bind
 from engine.plugin.process import PluginProcess
 from engine.plugin.schema import PluginSchema, convert
 from engine.provider.protocol import (
@@ -89,6 +91,9 @@ _CALLS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
     "ImportResourceState": (("ImportResourceState",) * 2, ("ImportResourceState",) * 2),
     "ReadDataSource": (("ReadDataSource",) * 2, ("ReadDataSource",) * 2),
     "Stop": (("Stop", "Stop"), ("StopProvider", "StopProvider")),
+    "GetFunctions": (("GetFunctions",) * 2, ("GetFunctions",) * 2),
+    "CallFunction": (("CallFunction",) * 2, ("CallFunction",) * 2),
+    "MoveResourceState": (("MoveResourceState",) * 2, ("MoveResourceState",) * 2),
 }
 _SEVERITY = {1: "error", 2: "warning"}
 
@@ -149,6 +154,7 @@ class PluginProvider:
         self._channel: grpc.Channel | None = None
         self._rpcs: dict[str, _Rpc] = {}
         self._schema: PluginSchema | None = None
+        self._functions: dict[str, ProviderFunction] | None = None
         self._lock = threading.Lock()
         self._pb: Any = None
         self._aio: tuple[asyncio.AbstractEventLoop, dict[str, Any], Any] | None = None
@@ -296,6 +302,17 @@ class PluginProvider:
 
     def get_schema(self) -> ProviderSchema:
         return self.plugin_schema().schema
+
+    def functions(self) -> dict[str, ProviderFunction]:
+        """The provider's functions (from its schema), each calling the plugin's CallFunction."""
+        fs = self._functions
+        if fs is None:
+            declared = self.plugin_schema().functions
+            rpc = self._rpcs["CallFunction"]
+            fs = self._functions = {
+                name: bind(fn, self._pb, rpc.method, lambda exc: self._rpc_failure("CallFunction", exc).detail)
+                for name, fn in declared.items()}
+        return fs
 
     # -- the calls --------------------------------------------------------------------------
     async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]:

@@ -15,6 +15,9 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   StopProvider, which writes ``ROOT/stop-requested`` and makes the create fail ("Interrupted"):
   what a slow cloud operation does when terraform (or strata) is stopped a second time.
 * data source ``example_item``: reads an item's file by ``name``.
+* function ``label(prefix, parts...)`` (``provider::example::label("web", "a", "b")`` is
+  ``"web-a-b"``): a string parameter, a variadic one, and an error ("prefix must not be empty")
+  when the prefix is empty.
 
 Configured, it writes its process id to ``ROOT/provider.pid``.
 
@@ -51,6 +54,7 @@ from tf.iface import (
     Resource,
     UpdateContext,
 )
+from tf.function import CallContext, FunctionSignature, Parameter, Return
 from tf.schema import Attribute, Schema
 from tf.types import List, Number, String, TfType, Unknown
 from tf.utils import Diagnostics
@@ -243,6 +247,30 @@ class ItemData(DataSource):
         return {"name": item["name"], "id": item["id"], "content": item["content"], "revision": item["revision"]}
 
 
+class Label:
+    """``label(prefix, parts...)``: the prefix and the parts joined with "-"."""
+
+    def __init__(self, provider: ExampleProvider) -> None:
+        self.provider = provider
+
+    @classmethod
+    def get_name(cls) -> str:
+        return "label"
+
+    @classmethod
+    def get_signature(cls) -> FunctionSignature:
+        return FunctionSignature(parameters=[Parameter("prefix", String())], return_type=Return(String()),
+                                 variadic_parameter=Parameter("parts", String()),
+                                 summary="Joins a prefix and parts with dashes")
+
+    def call(self, ctx: CallContext, arguments: list[Any]) -> Any:
+        prefix, *parts = arguments
+        if not prefix:
+            ctx.diagnostics.add_error("prefix must not be empty", "")
+            return None
+        return "-".join([prefix, *parts])
+
+
 class ExampleProvider(Provider):
     def __init__(self) -> None:
         self.root = Path(".")
@@ -270,6 +298,9 @@ class ExampleProvider(Provider):
 
     def get_resources(self) -> list[type[Resource]]:
         return [Item, Group, Wait]
+
+    def get_functions(self) -> list[Any]:
+        return [Label]
 
 
 def _stop_provider(servicer: Any, request: Any, context: Any) -> Any:
