@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from tf import runner
+from tf.function import CallContext, FunctionSignature, Parameter, Return
 from tf.iface import (
     CreateContext,
     DataSource,
@@ -54,7 +55,6 @@ from tf.iface import (
     Resource,
     UpdateContext,
 )
-from tf.function import CallContext, FunctionSignature, Parameter, Return
 from tf.schema import Attribute, Schema
 from tf.types import List, Number, String, TfType, Unknown
 from tf.utils import Diagnostics

@@ -1,0 +1,165 @@
+"""Provider-defined functions (tfplugin 6.5) of the protocol-6 example provider, through the
+``strata`` command with terraform 1.11 as the oracle: ``provider::example::label(...)`` in
+outputs, resource arguments and a child module, and terraform's errors for every way a call can
+go wrong (the function's own error, a null, a wrong type, arity, an undeclared provider, a
+function the provider does not offer).
+
+The provider runs from a mirror of this test's own, holding this checkout's provider source, so
+another checkout's tests rewriting the shared mirror cannot change what is tested here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Result, Workdir, requires_terraform
+from tests.plugins.conftest import init_from_mirror, requires_plugin_client
+from tests.plugins.fetch import EXAMPLE_SOURCE, example_path
+
+pytestmark = [requires_terraform, requires_plugin_client]
+
+REQUIRED = '''terraform {
+  required_providers {
+    example = { source = "hashicorp/example", version = "0.1.0" }
+  }
+}
+'''
+
+CONFIG = REQUIRED + '''
+provider "example" {
+  root = "${path.module}/objects"
+}
+
+resource "example_item" "a" {
+  name    = provider::example::label("item", "a")
+  content = provider::example::label("c")
+}
+
+resource "example_item" "b" {
+  name = provider::example::label("item", example_item.a.id)
+}
+
+module "m" {
+  source = "./mod"
+}
+
+output "joined" { value = provider::example::label("web", "a", "b") }
+output "expanded" { value = provider::example::label("x", [for s in ["p", "q"] : s]...) }
+output "converted" { value = provider::example::label("n", 1, true) }
+output "b" { value = example_item.b.name }
+output "m" { value = module.m.v }
+'''
+
+MODULE = '''terraform {
+  required_providers {
+    ex = { source = "hashicorp/example" }
+  }
+}
+
+output "v" { value = provider::ex::label("mod") }
+'''
+
+
+@pytest.fixture(scope="module")
+def mirror(example_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror of its own: the example provider's package, with this checkout's source."""
+    own = tmp_path_factory.mktemp("functions-mirror")
+    shared = example_path(example_mirror)
+    target = example_path(own)
+    shutil.copytree(shared.parent, target.parent)
+    (target.parent / "provider.py").write_text(EXAMPLE_SOURCE.read_text())
+    return own
+
+
+def _init(tool: str, wd: Workdir, mirror: Path) -> None:
+    if tool == "terraform":
+        init_from_mirror(wd, mirror)
+    else:
+        wd.strata("init", f"-plugin-dir={mirror}", "-input=false", "-no-color", check=True)
+
+
+def _setup(tool: str, path: Path, mirror: Path) -> Workdir:
+    path.mkdir()
+    (path / "mod").mkdir()
+    (path / "mod" / "main.tf").write_text(MODULE)
+    wd = Workdir(path)
+    wd.write(CONFIG)
+    _init(tool, wd, mirror)
+    return wd
+
+
+def _run(tool: str, wd: Workdir, *args: str) -> Result:
+    return wd.terraform(*args) if tool == "terraform" else wd.strata(*args)
+
+
+def test_provider_functions_give_terraforms_values(tmp_path: Path, mirror: Path) -> None:
+    outputs = {}
+    for tool in ("terraform", "strata"):
+        wd = _setup(tool, tmp_path / tool, mirror)
+        res = _run(tool, wd, "apply", "-auto-approve", "-no-color")
+        assert res.returncode == 0, res.stdout + res.stderr
+        got = _run(tool, wd, "output", "-json")
+        assert got.returncode == 0, got.stderr
+        outputs[tool] = json.loads(got.stdout)
+    assert outputs["strata"] == outputs["terraform"]
+    assert outputs["strata"]["b"]["value"] == "item-item-item-a"
+    assert outputs["strata"]["converted"]["value"] == "n-1-true"
+
+
+def test_each_tool_plans_no_changes_on_the_others_state_with_functions(tmp_path: Path, mirror: Path) -> None:
+    for first, second in (("terraform", "strata"), ("strata", "terraform")):
+        wd = _setup(first, tmp_path / first, mirror)
+        assert _run(first, wd, "apply", "-auto-approve", "-no-color").returncode == 0
+        _init(second, wd, mirror)
+        res = _run(second, wd, "plan", "-detailed-exitcode", "-no-color")
+        assert res.returncode == 0, f"{second} on {first}'s state:\n{res.stdout}{res.stderr}"
+
+
+CASES = {
+    "the function's own error": 'provider::example::label("")',
+    "a null argument": 'provider::example::label(null)',
+    "a null variadic argument": 'provider::example::label("a", null)',
+    "too few arguments": "provider::example::label()",
+    "a wrong type": 'provider::example::label(["x"])',
+    "a function not offered": 'provider::example::nope("a")',
+    "an undeclared provider": 'provider::other::label("a")',
+}
+
+
+def _error(res: Result) -> str:
+    text = res.stderr or res.stdout
+    return text[text.index("Error:"):].strip() if "Error:" in text else text
+
+
+def test_provider_function_errors_are_terraforms(tmp_path: Path, mirror: Path) -> None:
+    dirs = {tool: Workdir(tmp_path / tool) for tool in ("terraform", "strata")}
+    for tool, wd in dirs.items():
+        wd.path.mkdir()
+        wd.write(REQUIRED)
+        _init(tool, wd, mirror)
+    seen = {}
+    for case, call in CASES.items():
+        errors = {}
+        for tool, wd in dirs.items():
+            wd.write(REQUIRED + f"\noutput \"x\" {{ value = {call} }}\n")
+            res = _run(tool, wd, "plan", "-no-color")
+            assert res.returncode == 1, f"{tool}, {case}: {res.stdout}{res.stderr}"
+            errors[tool] = _error(res)
+        assert errors["strata"] == errors["terraform"], case
+        seen[case] = errors["strata"]
+    assert ('Call to function "provider::example::label" failed: prefix must not be empty.'
+            in seen["the function's own error"])
+    assert 'Invalid value for "parts" parameter: argument must not be null.' in seen["a null variadic argument"]
+
+
+def test_an_unknown_argument_makes_the_result_known_after_apply(tmp_path: Path, mirror: Path) -> None:
+    wd = Workdir(tmp_path)
+    wd.write(REQUIRED + 'output "x" { value = provider::example::label("a", timestamp()) }\n')
+    _init("strata", wd, mirror)
+    res = wd.strata("plan", "-no-color")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "+ x = (known after apply)" in res.stdout
