@@ -49,6 +49,8 @@ from engine.provider.protocol import (
     AttributePath,
     ImportResourceStateRequest,
     ImportResourceStateResponse,
+    MoveResourceStateRequest,
+    MoveResourceStateResponse,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
@@ -436,6 +438,27 @@ class PluginProvider:
         except _CallFailed as f:
             return UpgradeResourceStateResponse(None, (f.diagnostic,))
         return UpgradeResourceStateResponse(self._value(r.upgraded_state, ty), self._diags(r.diagnostics))
+
+    @property
+    def moves_resource_state(self) -> bool:
+        """Does the plugin take objects of other resource types (its MoveResourceState capability)?"""
+        return self.plugin_schema().capabilities.move_resource_state
+
+    async def move_resource_state(self, req: MoveResourceStateRequest) -> MoveResourceStateResponse:
+        """MoveResourceState: the source object (as the state has it, JSON) made an object of the
+        target type by the plugin."""
+        await self._ensure_async()
+        ty = self.plugin_schema().resource_types[req.target_type_name]
+        try:
+            r = await self._call("MoveResourceState", self._rpcs["MoveResourceState"].request(
+                source_provider_address=req.source_provider_address, source_type_name=req.source_type_name,
+                source_schema_version=req.source_schema_version,
+                source_state=self._pb.RawState(json=mv.encode_json(req.source_state)),
+                target_type_name=req.target_type_name, source_private=req.source_private))
+        except _CallFailed as f:
+            return MoveResourceStateResponse(None, (f.diagnostic,))
+        return MoveResourceStateResponse(self._value(r.target_state, ty), self._diags(r.diagnostics),
+                                         r.target_private)
 
     async def stop(self) -> str:
         """StopProvider: ask the plugin to cancel what it is doing; its error text ("" when none)."""
