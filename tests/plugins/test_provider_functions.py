@@ -4,21 +4,17 @@ outputs, resource arguments and a child module, and terraform's errors for every
 go wrong (the function's own error, a null, a wrong type, arity, an undeclared provider, a
 function the provider does not offer).
 
-The provider runs from a mirror of this test's own, holding this checkout's provider source, so
-another checkout's tests rewriting the shared mirror cannot change what is tested here.
+The provider runs from a mirror of the module's own (``example_mirror_here``), holding this
+checkout's provider source.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Result, Workdir, requires_terraform
-from tests.plugins.conftest import init_from_mirror, requires_plugin_client
-from tests.plugins.fetch import EXAMPLE_SOURCE, example_path
+from tests.plugins.conftest import init_with, requires_plugin_client, run_with
 
 pytestmark = [requires_terraform, requires_plugin_client]
 
@@ -64,45 +60,23 @@ output "v" { value = provider::ex::label("mod") }
 '''
 
 
-@pytest.fixture(scope="module")
-def mirror(example_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror of its own: the example provider's package, with this checkout's source."""
-    own = tmp_path_factory.mktemp("functions-mirror")
-    shared = example_path(example_mirror)
-    target = example_path(own)
-    shutil.copytree(shared.parent, target.parent)
-    (target.parent / "provider.py").write_text(EXAMPLE_SOURCE.read_text())
-    return own
-
-
-def _init(tool: str, wd: Workdir, mirror: Path) -> None:
-    if tool == "terraform":
-        init_from_mirror(wd, mirror)
-    else:
-        wd.strata("init", f"-plugin-dir={mirror}", "-input=false", "-no-color", check=True)
-
-
 def _setup(tool: str, path: Path, mirror: Path) -> Workdir:
     path.mkdir()
     (path / "mod").mkdir()
     (path / "mod" / "main.tf").write_text(MODULE)
     wd = Workdir(path)
     wd.write(CONFIG)
-    _init(tool, wd, mirror)
+    init_with(tool, wd, mirror)
     return wd
 
 
-def _run(tool: str, wd: Workdir, *args: str) -> Result:
-    return wd.terraform(*args) if tool == "terraform" else wd.strata(*args)
-
-
-def test_provider_functions_give_terraforms_values(tmp_path: Path, mirror: Path) -> None:
+def test_provider_functions_give_terraforms_values(tmp_path: Path, example_mirror_here: Path) -> None:
     outputs = {}
     for tool in ("terraform", "strata"):
-        wd = _setup(tool, tmp_path / tool, mirror)
-        res = _run(tool, wd, "apply", "-auto-approve", "-no-color")
+        wd = _setup(tool, tmp_path / tool, example_mirror_here)
+        res = run_with(tool, wd, "apply", "-auto-approve", "-no-color")
         assert res.returncode == 0, res.stdout + res.stderr
-        got = _run(tool, wd, "output", "-json")
+        got = run_with(tool, wd, "output", "-json")
         assert got.returncode == 0, got.stderr
         outputs[tool] = json.loads(got.stdout)
     assert outputs["strata"] == outputs["terraform"]
@@ -110,12 +84,12 @@ def test_provider_functions_give_terraforms_values(tmp_path: Path, mirror: Path)
     assert outputs["strata"]["converted"]["value"] == "n-1-true"
 
 
-def test_each_tool_plans_no_changes_on_the_others_state_with_functions(tmp_path: Path, mirror: Path) -> None:
+def test_each_tool_plans_no_changes_on_the_others_state_with_functions(tmp_path: Path, example_mirror_here: Path) -> None:
     for first, second in (("terraform", "strata"), ("strata", "terraform")):
-        wd = _setup(first, tmp_path / first, mirror)
-        assert _run(first, wd, "apply", "-auto-approve", "-no-color").returncode == 0
-        _init(second, wd, mirror)
-        res = _run(second, wd, "plan", "-detailed-exitcode", "-no-color")
+        wd = _setup(first, tmp_path / first, example_mirror_here)
+        assert run_with(first, wd, "apply", "-auto-approve", "-no-color").returncode == 0
+        init_with(second, wd, example_mirror_here)
+        res = run_with(second, wd, "plan", "-detailed-exitcode", "-no-color")
         assert res.returncode == 0, f"{second} on {first}'s state:\n{res.stdout}{res.stderr}"
 
 
@@ -135,18 +109,18 @@ def _error(res: Result) -> str:
     return text[text.index("Error:"):].strip() if "Error:" in text else text
 
 
-def test_provider_function_errors_are_terraforms(tmp_path: Path, mirror: Path) -> None:
+def test_provider_function_errors_are_terraforms(tmp_path: Path, example_mirror_here: Path) -> None:
     dirs = {tool: Workdir(tmp_path / tool) for tool in ("terraform", "strata")}
     for tool, wd in dirs.items():
         wd.path.mkdir()
         wd.write(REQUIRED)
-        _init(tool, wd, mirror)
+        init_with(tool, wd, example_mirror_here)
     seen = {}
     for case, call in CASES.items():
         errors = {}
         for tool, wd in dirs.items():
             wd.write(REQUIRED + f"\noutput \"x\" {{ value = {call} }}\n")
-            res = _run(tool, wd, "plan", "-no-color")
+            res = run_with(tool, wd, "plan", "-no-color")
             assert res.returncode == 1, f"{tool}, {case}: {res.stdout}{res.stderr}"
             errors[tool] = _error(res)
         assert errors["strata"] == errors["terraform"], case
@@ -156,10 +130,10 @@ def test_provider_function_errors_are_terraforms(tmp_path: Path, mirror: Path) -
     assert 'Invalid value for "parts" parameter: argument must not be null.' in seen["a null variadic argument"]
 
 
-def test_an_unknown_argument_makes_the_result_known_after_apply(tmp_path: Path, mirror: Path) -> None:
+def test_an_unknown_argument_makes_the_result_known_after_apply(tmp_path: Path, example_mirror_here: Path) -> None:
     wd = Workdir(tmp_path)
     wd.write(REQUIRED + 'output "x" { value = provider::example::label("a", timestamp()) }\n')
-    _init("strata", wd, mirror)
+    init_with("strata", wd, example_mirror_here)
     res = wd.strata("plan", "-no-color")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "+ x = (known after apply)" in res.stdout
