@@ -11,6 +11,8 @@ checkout's provider source.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from tests.conftest import Result, Workdir, requires_terraform
@@ -137,3 +139,21 @@ def test_an_unknown_argument_makes_the_result_known_after_apply(tmp_path: Path, 
     res = wd.strata("plan", "-no-color")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "+ x = (known after apply)" in res.stdout
+
+
+def test_console_calls_a_provider_function_as_terraform_does(tmp_path: Path, example_mirror_here: Path) -> None:
+    said = {}
+    for tool in ("terraform", "strata"):
+        wd = Workdir(tmp_path / tool)
+        wd.path.mkdir()
+        wd.write(REQUIRED)
+        init_with(tool, wd, example_mirror_here)
+        if tool == "terraform":
+            res = subprocess.run(["terraform", "console"], cwd=wd.path, input='provider::example::label("a", "b")\n',
+                                 capture_output=True, text=True, timeout=300,
+                                 env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1"))
+        else:
+            res = wd.strata("console", input='provider::example::label("a", "b")\n')
+        assert res.returncode == 0, res.stdout + res.stderr
+        said[tool] = res.stdout.strip()
+    assert said["strata"] == said["terraform"] == '"a-b"'
