@@ -133,8 +133,8 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
             if c.name.startswith(PROVIDER):
                 provider, func = split_name(c.name)
                 offered = functions_of(module, provider)
-                if offered is None or func not in offered:
-                    detail = unknown_provider_function(c.name) if offered is None else not_offered(provider, func)
+                if not offered or func not in offered:
+                    detail = unknown_provider_function(c.name) if not offered else not_offered(provider, func)
                     diags.append(error("Unknown provider function", detail, SourceRange(fn, c.line)))
                 continue
             diags.append(error("Call to unknown function", f'There is no function named "{c.name}".',

@@ -102,7 +102,7 @@ def _provider_call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     """``provider::NAME::FUNC(...)``: the function of the provider the module declares as NAME."""
     provider, func = PF.split_name(e.name)
     offered = PF.functions_of(getattr(scope.sensitivity, "module", None), provider)
-    if offered is None:
+    if not offered:  # not declared, or a provider with no functions: terraform knows no such namespace
         raise EvalError("Unknown provider function", unknown_provider_function(e.name), e.line)
     fn = offered.get(func)
     if fn is None:

@@ -86,7 +86,8 @@ def split_name(name: str) -> tuple[str, str]:
 
 
 def not_offered(provider: str, func: str) -> str:
-    """terraform's detail for a function the declared provider does not offer."""
+    """terraform's detail for a function the declared provider does not offer, where it offers
+    others (a provider with none is as if undeclared)."""
     return f'The function "{func}" is not available from the provider "{provider}".'
 
 

@@ -40,7 +40,7 @@ from engine.lang.convert import ConversionError
 from engine.lang.convert import convert as convert_value
 from engine.lang.provider_functions import ProviderFunction
 from engine.plugin import msgpack_values as mv
-from engine.plugin.functions import bind
+from engine.plugin.functions import bind, signatures
 from engine.plugin.process import PluginProcess
 from engine.plugin.schema import PluginSchema, convert
 from engine.provider.protocol import (
@@ -306,10 +306,17 @@ class PluginProvider:
         return self.plugin_schema().schema
 
     def functions(self) -> dict[str, ProviderFunction]:
-        """The provider's functions (from its schema), each calling the plugin's CallFunction."""
+        """The provider's functions (from its schema; when that declares none, GetFunctions, which a
+        plugin older than 5.5/6.5 does not implement: then it has none), each calling CallFunction."""
         fs = self._functions
         if fs is None:
             declared = self.plugin_schema().functions
+            if not declared:
+                get = self._rpcs["GetFunctions"]
+                try:
+                    declared = signatures(get.method(get.request(), timeout=SCHEMA_TIMEOUT).functions)
+                except grpc.RpcError:
+                    declared = {}
             rpc = self._rpcs["CallFunction"]
             fs = self._functions = {
                 name: bind(fn, self._pb, rpc.method, lambda exc: self._rpc_failure("CallFunction", exc).detail)

@@ -157,3 +157,20 @@ def test_console_calls_a_provider_function_as_terraform_does(tmp_path: Path, exa
         assert res.returncode == 0, res.stdout + res.stderr
         said[tool] = res.stdout.strip()
     assert said["strata"] == said["terraform"] == '"a-b"'
+
+
+def test_a_provider_without_functions_offers_none_as_terraform_says(tmp_path: Path, null_mirror: Path) -> None:
+    """null 2.1.2 speaks tfplugin 5.x before functions (GetFunctions unimplemented): terraform's
+    "no function named", not "not available from the provider"."""
+    errors = {}
+    for tool in ("terraform", "strata"):
+        wd = Workdir(tmp_path / tool)
+        wd.path.mkdir()
+        wd.write('terraform {\n  required_providers {\n    null = { source = "hashicorp/null", version = "2.1.2" }\n'
+                 '  }\n}\n\noutput "x" { value = provider::null::nope("a") }\n')
+        init_with(tool, wd, null_mirror)
+        res = run_with(tool, wd, "plan", "-no-color")
+        assert res.returncode == 1, res.stdout + res.stderr
+        errors[tool] = _error(res)
+    assert errors["strata"] == errors["terraform"]
+    assert 'There is no function named "provider::null::nope".' in errors["strata"]
