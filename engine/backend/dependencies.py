@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.addrs import ProviderSource
 from engine.config.model import Module
+from engine.config.provider_functions import use_provider_functions
 from engine.config.requirements import Requirement, local_sources, provider_requirements
 from engine.diagnostics import DiagnosticsError
 from engine.install.installed import check_installed
@@ -35,3 +36,4 @@ def require_installed(module: Module, directory: str, providers: Providers) -> N
     if diags:
         raise DiagnosticsError(diags)
     providers.local_sources.update(local_sources(module, builtin))
+    use_provider_functions(module, providers)

@@ -19,6 +19,7 @@ from engine.cli.args import workspace_from
 from engine.cli.state_commands import load_state
 from engine.config.locals import LocalValues
 from engine.config.module import load_module
+from engine.config.provider_functions import use_provider_functions
 from engine.config.variables import resolve as resolve_variables
 from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, errors_of
 from engine.lang.ephemerality import Ephemerality
@@ -48,6 +49,7 @@ async def cmd_console(a: Args, out: Output) -> int:
     if errors_of(diags):
         raise DiagnosticsError(errors_of(diags))
     state, providers = load_state(a)
+    use_provider_functions(module, providers)
     session = ConsoleSession(module, state, variables, sensitivity_of(module, providers))
     if sys.stdin.isatty():
         return _interactive(session, out)

@@ -23,6 +23,7 @@ from engine.lang.calls import PROVIDER, unknown_provider_function
 from engine.lang.convert import friendly_name
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
+from engine.lang.provider_functions import functions_of, not_offered, split_name
 from engine.provider.protocol import BlockSchema, ResourceSchema
 from engine.provider.registry import Providers
 from engine.values import UNKNOWN, SetVal, value_type
@@ -130,8 +131,11 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
                 continue
             seen.add((fn, c.line, c.name))
             if c.name.startswith(PROVIDER):
-                diags.append(error("Unknown provider function", unknown_provider_function(c.name),
-                                   SourceRange(fn, c.line)))
+                provider, func = split_name(c.name)
+                offered = functions_of(module, provider)
+                if not offered or func not in offered:
+                    detail = unknown_provider_function(c.name) if not offered else not_offered(provider, func)
+                    diags.append(error("Unknown provider function", detail, SourceRange(fn, c.line)))
                 continue
             diags.append(error("Call to unknown function", f'There is no function named "{c.name}".',
                                SourceRange(fn, c.line)))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import expr as E
+from engine.lang import provider_functions as PF
 from engine.lang.diagnostic_values import path_of, traversals
 from engine.lang.ephemerality import Ephemerality, references
 from engine.lang.functions.arguments import ArgumentError
@@ -44,22 +45,15 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     fn = F.function_named(e.name)
     if fn is None:
         if e.name.startswith(PROVIDER):
-            raise EvalError("Unknown provider function", unknown_provider_function(e.name), e.line)
+            return _provider_call(e, scope, value_of)
         if e.name.startswith(F.CORE):
             raise EvalError("Unknown provider function", 'The function namespace "core" is not valid. Provider '
                             'function calls must use the "provider::" namespace prefix.', e.line)
         raise EvalError("Call to unknown function", f'There is no function named "{e.name}".', e.line)
     name = F.base_name(e.name)
-    args = [value_of(a, scope) for a in e.args]
-    if e.expand_final and args:
-        last = args.pop()
-        if last is UNKNOWN:
-            return UNKNOWN
-        if not isinstance(last, tuple):
-            raise EvalError("Invalid expanding argument value",
-                            "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
-                            e.line)
-        args.extend(last)
+    args = _arguments(e, scope, value_of)
+    if args is None:
+        return UNKNOWN
     try:
         if name == "ephemeralasnull":
             fn(*args)
@@ -88,14 +82,57 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
         raise EvalError("Invalid function arguments", f"{e.name}: {exc}", e.line) from None
 
 
+def _arguments(e: E.Call, scope: Scope, value_of: Evaluator) -> list[Any] | None:
+    """The call's arguments, the last one expanded when written ``f(list...)``; None when that one
+    is unknown (so is the call's result)."""
+    args = [value_of(a, scope) for a in e.args]
+    if e.expand_final and args:
+        last = args.pop()
+        if last is UNKNOWN:
+            return None
+        if not isinstance(last, tuple):
+            raise EvalError("Invalid expanding argument value",
+                            "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+                            e.line)
+        args.extend(last)
+    return args
+
+
+def _provider_call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
+    """``provider::NAME::FUNC(...)``: the function of the provider the module declares as NAME."""
+    provider, func = PF.split_name(e.name)
+    offered = PF.functions_of(getattr(scope.sensitivity, "module", None), provider)
+    if not offered:  # not declared, or a provider with no functions: terraform knows no such namespace
+        raise EvalError("Unknown provider function", unknown_provider_function(e.name), e.line)
+    fn = offered.get(func)
+    if fn is None:
+        raise EvalError("Unknown provider function", PF.not_offered(provider, func), e.line)
+    args = _arguments(e, scope, value_of)
+    if args is None:
+        return UNKNOWN
+    calling = (f"while calling {fn.signature(e.name)}",)
+    try:
+        return PF.call(fn, e.name, args)
+    except FunctionArityError as exc:
+        raise EvalError(exc.summary, str(exc), e.line, calling).blame(e, scope) from None
+    except ArgumentError as exc:
+        message = _redacted(e, args, str(exc).rstrip("."), scope)
+        raise EvalError("Invalid function argument", f'Invalid value for "{fn.parameter(exc.index).name}" '
+                        f"parameter: {message[:1].lower()}{message[1:]}.", e.line, calling
+                        ).blame(e.args[exc.index] if exc.index < len(e.args) else e, scope) from None
+    except FunctionError as exc:
+        message = _redacted(e, args, str(exc).rstrip("."), scope)
+        raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
+                        calling).blame(e, scope) from None
+
+
 PROVIDER = "provider::"
 
 
 def unknown_provider_function(name: str) -> str:
-    """terraform's detail for ``provider::NAME::FUNC(...)`` that no provider serves. (strata's
-    plugin client speaks tfplugin 5.4/6.4, which has no provider functions: every one is unknown.)"""
-    parts = name.split("::")
-    provider, func = (parts[1], parts[-1]) if len(parts) >= 3 else (name, name)
+    """terraform's detail for ``provider::NAME::FUNC(...)`` where the module declares no provider
+    NAME in its required_providers."""
+    provider, func = PF.split_name(name)
     return (f'There is no function named "{name}". Ensure that provider name "{provider}" is declared in '
             f'this module\'s required_providers block, and that this provider offers a function named "{func}".')
 

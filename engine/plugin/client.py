@@ -20,7 +20,7 @@ Failures a plugin can have are answered as terraform answers them, as an error d
 the call's response (the seam then adds the address and the block): a plugin that stopped
 answering ("Plugin did not respond", with the first lines of its panic when it printed one), a
 gRPC error ("Plugin error"). Only GetProviderSchema, which has no diagnostics in the engine's
-protocol, raises.
+protocol, raises. Provider functions are :mod:`engine.plugin.functions`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ import sniffio
 from engine.diagnostics import Diagnostic, ProviderError, error
 from engine.lang.convert import ConversionError
 from engine.lang.convert import convert as convert_value
+from engine.lang.provider_functions import ProviderFunction
 from engine.plugin import msgpack_values as mv
+from engine.plugin.functions import bind, signatures
 from engine.plugin.process import PluginProcess
 from engine.plugin.schema import PluginSchema, convert
 from engine.provider.protocol import (
@@ -47,6 +49,8 @@ from engine.provider.protocol import (
     AttributePath,
     ImportResourceStateRequest,
     ImportResourceStateResponse,
+    MoveResourceStateRequest,
+    MoveResourceStateResponse,
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
@@ -89,6 +93,9 @@ _CALLS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
     "ImportResourceState": (("ImportResourceState",) * 2, ("ImportResourceState",) * 2),
     "ReadDataSource": (("ReadDataSource",) * 2, ("ReadDataSource",) * 2),
     "Stop": (("Stop", "Stop"), ("StopProvider", "StopProvider")),
+    "GetFunctions": (("GetFunctions",) * 2, ("GetFunctions",) * 2),
+    "CallFunction": (("CallFunction",) * 2, ("CallFunction",) * 2),
+    "MoveResourceState": (("MoveResourceState",) * 2, ("MoveResourceState",) * 2),
 }
 _SEVERITY = {1: "error", 2: "warning"}
 
@@ -149,6 +156,7 @@ class PluginProvider:
         self._channel: grpc.Channel | None = None
         self._rpcs: dict[str, _Rpc] = {}
         self._schema: PluginSchema | None = None
+        self._functions: dict[str, ProviderFunction] | None = None
         self._lock = threading.Lock()
         self._pb: Any = None
         self._aio: tuple[asyncio.AbstractEventLoop, dict[str, Any], Any] | None = None
@@ -297,6 +305,24 @@ class PluginProvider:
     def get_schema(self) -> ProviderSchema:
         return self.plugin_schema().schema
 
+    def functions(self) -> dict[str, ProviderFunction]:
+        """The provider's functions (from its schema; when that declares none, GetFunctions, which a
+        plugin older than 5.5/6.5 does not implement: then it has none), each calling CallFunction."""
+        fs = self._functions
+        if fs is None:
+            declared = self.plugin_schema().functions
+            if not declared:
+                get = self._rpcs["GetFunctions"]
+                try:
+                    declared = signatures(get.method(get.request(), timeout=SCHEMA_TIMEOUT).functions)
+                except grpc.RpcError:
+                    declared = {}
+            rpc = self._rpcs["CallFunction"]
+            fs = self._functions = {
+                name: bind(fn, self._pb, rpc.method, lambda exc: self._rpc_failure("CallFunction", exc).detail)
+                for name, fn in declared.items()}
+        return fs
+
     # -- the calls --------------------------------------------------------------------------
     async def configure(self, config: dict[str, Any]) -> tuple[Diagnostic, ...]:
         await self._ensure_async()
@@ -419,6 +445,27 @@ class PluginProvider:
         except _CallFailed as f:
             return UpgradeResourceStateResponse(None, (f.diagnostic,))
         return UpgradeResourceStateResponse(self._value(r.upgraded_state, ty), self._diags(r.diagnostics))
+
+    @property
+    def moves_resource_state(self) -> bool:
+        """Does the plugin take objects of other resource types (its MoveResourceState capability)?"""
+        return self.plugin_schema().capabilities.move_resource_state
+
+    async def move_resource_state(self, req: MoveResourceStateRequest) -> MoveResourceStateResponse:
+        """MoveResourceState: the source object (as the state has it, JSON) made an object of the
+        target type by the plugin."""
+        await self._ensure_async()
+        ty = self.plugin_schema().resource_types[req.target_type_name]
+        try:
+            r = await self._call("MoveResourceState", self._rpcs["MoveResourceState"].request(
+                source_provider_address=req.source_provider_address, source_type_name=req.source_type_name,
+                source_schema_version=req.source_schema_version,
+                source_state=self._pb.RawState(json=mv.encode_json(req.source_state)),
+                target_type_name=req.target_type_name, source_private=req.source_private))
+        except _CallFailed as f:
+            return MoveResourceStateResponse(None, (f.diagnostic,))
+        return MoveResourceStateResponse(self._value(r.target_state, ty), self._diags(r.diagnostics),
+                                         r.target_private)
 
     async def stop(self) -> str:
         """StopProvider: ask the plugin to cancel what it is doing; its error text ("" when none)."""

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from engine.frozen import frozen
+from engine.plugin.functions import signatures
 from engine.provider.protocol import (
     AttributePath,
     AttributeSchema,
@@ -39,6 +40,8 @@ class Capabilities:
     """The plugin expects PlanResourceChange for a destroy too."""
     get_provider_schema_optional: bool = False
     """The plugin works without GetProviderSchema being called in each process."""
+    move_resource_state: bool = False
+    """The plugin answers MoveResourceState (a ``moved`` block across resource types)."""
 
 
 @frozen
@@ -54,6 +57,9 @@ class PluginSchema:
     deprecated: dict[tuple[str, str], tuple[AttributePath, ...]] = field(default_factory=dict)
     """``(mode, type)`` → paths of deprecated attributes (mode ``provider`` for the configuration)."""
     diagnostics: tuple[Any, ...] = ()
+    functions: dict[str, Any] = field(default_factory=dict)
+    """The provider's functions by name (:class:`~engine.lang.provider_functions.ProviderFunction`,
+    not yet bound to a running plugin: :func:`engine.plugin.functions.bind`)."""
 
 
 def object_type(s: ResourceSchema) -> Any:
@@ -78,12 +84,14 @@ def convert(resp: Any) -> PluginSchema:
     caps = resp.server_capabilities if resp.HasField("server_capabilities") else None
     return PluginSchema(
         ProviderSchema(resources, data, provider),
-        Capabilities(bool(caps and caps.plan_destroy), bool(caps and caps.get_provider_schema_optional)),
+        Capabilities(bool(caps and caps.plan_destroy), bool(caps and caps.get_provider_schema_optional),
+                     bool(caps and caps.move_resource_state)),
         {n: object_type(s) for n, s in resources.items()},
         {n: object_type(s) for n, s in data.items()},
         object_type(provider) if provider is not None else ["object", {}],
         deprecated,
         tuple(resp.diagnostics),
+        signatures(resp.functions),
     )
 
 

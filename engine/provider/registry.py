@@ -184,6 +184,21 @@ class Providers:
             inst = self.instances[name] = make()
         return inst
 
+    def for_functions(self, source: ProviderSource) -> Provider | None:
+        """The provider of ``source`` whose functions a module calls (they need no configuration):
+        the root's configuration of it if it has one, else the installed plugin, started once."""
+        names = sorted(n for n, s in self.local_sources.items() if s == source)
+        if names and self.known(names[0]):
+            return self.get(names[0])
+        key = str(source)
+        inst = self.instances.get(key)
+        if inst is None:
+            exe = self.plugins.get(source) if self.plugins else None
+            if exe is None:
+                return None
+            inst = self.instances[key] = self._plugin_factory(exe, key, source.type)
+        return inst
+
     def stop(self) -> None:
         """StopProvider to every plugin in use (an interrupt's second Ctrl-C): each is asked to
         cancel what it is doing. In-process providers have nothing to stop."""

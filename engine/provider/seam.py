@@ -294,8 +294,12 @@ class ProviderSeam:
 
     @property
     def moves_resource_state(self) -> bool:
-        """Does the provider take objects of other resource types (MoveResourceState)?"""
-        return callable(getattr(self.provider, "move_resource_state", None))
+        """Does the provider take objects of other resource types (MoveResourceState)? A provider
+        with the method may still say no (``moves_resource_state``: a plugin's server capability)."""
+        if not callable(getattr(self.provider, "move_resource_state", None)):
+            return False
+        says = getattr(self.provider, "moves_resource_state", True)
+        return says if isinstance(says, bool) else True
 
     async def move_resource_state(self, req: MoveResourceStateRequest, *, address: str = "",
                                   subject: SourceRange | None = None, failure: Failure = PROVIDER_ERROR

@@ -1,6 +1,6 @@
-"""``provider::NAME::FUNC(...)``: strata's plugin client speaks tfplugin 5.4/6.4, which has no
-provider functions, so every such call is terraform's "Unknown provider function", at validate,
-plan and in the console, with terraform's words."""
+"""``provider::NAME::FUNC(...)`` where the module declares no provider NAME in its
+required_providers: terraform's "Unknown provider function", at validate, plan and in the
+console, with terraform's words. (The calls a plugin serves: tests/plugins/test_provider_functions.py.)"""
 
 from __future__ import annotations
 

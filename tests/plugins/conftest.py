@@ -8,13 +8,14 @@ beforehand on a fresh machine.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Result, Workdir
-from tests.plugins.fetch import Fetched, fetch
+from tests.plugins.fetch import EXAMPLE_SOURCE, Fetched, example_path, fetch
 from tests.plugins.moto import MotoServer, moto_available
 from tests.plugins.probe import strata_runs_plugins as strata_runs_plugins_here
 
@@ -46,6 +47,17 @@ def example_mirror(plugins: Fetched) -> Path:
     return plugins.mirror
 
 
+@pytest.fixture(scope="module")
+def example_mirror_here(example_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror of the test module's own holding the example provider with this checkout's source:
+    another checkout's tests rewriting the shared mirror's copy cannot change what is tested."""
+    own = tmp_path_factory.mktemp("example-mirror")
+    target = example_path(own)
+    shutil.copytree(example_path(example_mirror).parent, target.parent)
+    (target.parent / "provider.py").write_text(EXAMPLE_SOURCE.read_text())
+    return own
+
+
 @pytest.fixture
 def moto() -> Iterator[MotoServer]:
     why = moto_available()
@@ -60,6 +72,18 @@ def init_from_mirror(wd: Workdir, mirror: Path) -> Result:
     res = wd.terraform("init", f"-plugin-dir={mirror}", "-input=false", "-no-color")
     assert res.returncode == 0, res.stdout + res.stderr
     return res
+
+
+def init_with(tool: str, wd: Workdir, mirror: Path) -> None:
+    """``init -plugin-dir=MIRROR`` by ``tool`` (``terraform`` or ``strata``) in ``wd``."""
+    if tool == "terraform":
+        init_from_mirror(wd, mirror)
+    else:
+        wd.strata("init", f"-plugin-dir={mirror}", "-input=false", "-no-color", check=True)
+
+
+def run_with(tool: str, wd: Workdir, *args: str) -> Result:
+    return wd.terraform(*args) if tool == "terraform" else wd.strata(*args)
 
 
 @pytest.fixture(scope="session")

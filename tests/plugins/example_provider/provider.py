@@ -15,6 +15,13 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   StopProvider, which writes ``ROOT/stop-requested`` and makes the create fail ("Interrupted"):
   what a slow cloud operation does when terraform (or strata) is stopped a second time.
 * data source ``example_item``: reads an item's file by ``name``.
+* MoveResourceState (its server capability said, unless ``EXAMPLE_NO_MOVES`` is set): an ``example_item`` moved to an
+  ``example_group`` (a ``moved`` block across types) becomes the group of the same name whose one
+  member is the item's content. The move is the state's only (a provider may be asked before it
+  is configured): until the group is written, its file is the item's, read as the group.
+* function ``label(prefix, parts...)`` (``provider::example::label("web", "a", "b")`` is
+  ``"web-a-b"``): a string parameter, a variadic one, and an error ("prefix must not be empty")
+  when the prefix is empty.
 
 Configured, it writes its process id to ``ROOT/provider.pid``.
 
@@ -40,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from tf import runner
+from tf.function import CallContext, FunctionSignature, Parameter, Return
 from tf.iface import (
     CreateContext,
     DataSource,
@@ -161,8 +169,19 @@ class Item(_Stored, Resource):
                             "digest": _digest(planned.get("content"))})
 
 
+def _group_of(item: dict[str, Any]) -> dict[str, Any]:
+    """The group an item moved to (MoveResourceState) stands for."""
+    return {"name": item["name"], "members": [item.get("content") or ""], "id": f"group-{item['name']}", "size": 1}
+
+
 class Group(_Stored, Resource):
     kind = "group"
+
+    def read(self, ctx: ReadContext, current: dict[str, Any]) -> dict[str, Any] | None:
+        moved = self.provider.root / f"item-{current['name']}.json"
+        if not self._path(current["name"]).exists() and moved.exists():  # moved from the item, not written since
+            return _group_of(json.loads(moved.read_text()))
+        return super().read(ctx, current)
 
     @classmethod
     def get_name(cls) -> str:
@@ -243,6 +262,30 @@ class ItemData(DataSource):
         return {"name": item["name"], "id": item["id"], "content": item["content"], "revision": item["revision"]}
 
 
+class Label:
+    """``label(prefix, parts...)``: the prefix and the parts joined with "-"."""
+
+    def __init__(self, provider: ExampleProvider) -> None:
+        self.provider = provider
+
+    @classmethod
+    def get_name(cls) -> str:
+        return "label"
+
+    @classmethod
+    def get_signature(cls) -> FunctionSignature:
+        return FunctionSignature(parameters=[Parameter("prefix", String())], return_type=Return(String()),
+                                 variadic_parameter=Parameter("parts", String()),
+                                 summary="Joins a prefix and parts with dashes")
+
+    def call(self, ctx: CallContext, arguments: list[Any]) -> Any:
+        prefix, *parts = arguments
+        if not prefix:
+            ctx.diagnostics.add_error("prefix must not be empty", "")
+            return None
+        return "-".join([prefix, *parts])
+
+
 class ExampleProvider(Provider):
     def __init__(self) -> None:
         self.root = Path(".")
@@ -271,6 +314,9 @@ class ExampleProvider(Provider):
     def get_resources(self) -> list[type[Resource]]:
         return [Item, Group, Wait]
 
+    def get_functions(self) -> list[Any]:
+        return [Label]
+
 
 def _stop_provider(servicer: Any, request: Any, context: Any) -> Any:
     """StopProvider: what is waiting stops (``tf`` itself only acknowledges the call)."""
@@ -281,6 +327,32 @@ def _stop_provider(servicer: Any, request: Any, context: Any) -> Any:
     (root / "stop-requested").write_text("")
     STOP.set()
     return pb.StopProvider.Response()
+
+
+def _move_resource_state(servicer: Any, request: Any, context: Any) -> Any:
+    """MoveResourceState: ``example_item`` → ``example_group`` (``tf`` itself refuses every move)."""
+    from tf.gen import tfplugin_pb2 as pb
+    from tf.utils import to_dynamic_value
+
+    diags = Diagnostics()
+    if request.source_type_name != "example_item" or request.target_type_name != "example_group":
+        diags.add_error("Unsupported move", f"cannot move {request.source_type_name} to {request.target_type_name}")
+        return pb.MoveResourceState.Response(diagnostics=diags.to_pb())
+    item = json.loads(request.source_state.json)
+    group = _group_of(item)
+    return pb.MoveResourceState.Response(target_state=to_dynamic_value(group), diagnostics=diags.to_pb())
+
+
+def _with_move_capability(method: Any) -> Any:
+    """GetProviderSchema (or GetMetadata) saying the provider takes MoveResourceState."""
+
+    def answer(servicer: Any, request: Any, context: Any) -> Any:
+        resp = method(servicer, request, context)
+        if not os.environ.get("EXAMPLE_NO_MOVES"):
+            resp.server_capabilities.move_resource_state = True
+        return resp
+
+    return answer
 
 
 def serve_plain(provider: Provider) -> None:
@@ -317,6 +389,9 @@ def main() -> None:
     from tf.provider import ProviderServicer
 
     ProviderServicer.StopProvider = _stop_provider
+    ProviderServicer.MoveResourceState = _move_resource_state
+    ProviderServicer.GetProviderSchema = _with_move_capability(ProviderServicer.GetProviderSchema)
+    ProviderServicer.GetMetadata = _with_move_capability(ProviderServicer.GetMetadata)
     if os.environ.get("PLUGIN_CLIENT_CERT"):
         runner.run_provider(ExampleProvider(), sys.argv)
     else:
