@@ -94,6 +94,9 @@ class ResourceInstanceChange:
     importing: str | None = None
     """The id an ``import`` block imported the object by while planning (its prior state is the
     object imported; apply records it)."""
+    generated_config: str = ""
+    """The resource block generated for an import target that had no configuration (``plan
+    -generate-config-out``), which it was planned against; empty otherwise."""
 
     @property
     def is_replace(self) -> bool:

@@ -1,0 +1,52 @@
+"""``plan -generate-config-out=FILE``: the file of configuration generated for import targets
+that had none (:mod:`engine.planning.genconfig` generates it), and terraform's words around it."""
+
+from __future__ import annotations
+
+from engine.diagnostics import Diagnostic, DiagnosticsError, error
+from engine.planning.genconfig import file_text, target_file_exists
+from engine.plans.plan import Plan
+from engine.render.wordwrap import wrap
+
+EXPERIMENTAL = Diagnostic("warning", "Config generation is experimental",
+                         "Generating configuration during import is currently experimental, and the generated "
+                         "configuration format may change in future versions.")
+
+
+def check_generate_target(path: str, other_mode: bool) -> None:
+    """terraform's refusals before planning: a destroy or refresh-only plan generates nothing, and
+    FILE must not exist yet."""
+    if other_mode:
+        raise DiagnosticsError([error("Invalid generate-config-out flag",
+                                      "Config can only be generated during a normal plan operation, and not "
+                                      "during a refresh-only or destroy plan.")])
+    exists = target_file_exists(path)
+    if exists is not None:
+        raise DiagnosticsError([exists])
+
+
+def write_generated(plan: Plan, path: str) -> list[Diagnostic]:
+    """Write FILE when a change of ``plan`` has generated configuration (nothing otherwise, as
+    terraform creates the file lazily): terraform's experimental-feature warning once written, or
+    the error that kept it from being written."""
+    generated = [(c.importing, c.generated_config) for c in plan.changes if c.generated_config]
+    if not generated:
+        return []
+    exists = target_file_exists(path)
+    if exists is not None:
+        return [exists]
+    try:
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(file_text(generated))
+    except OSError as exc:
+        return [error("Failed to create target generated file",
+                      f"Terraform could not create the generated file ({path}) in the target directory: "
+                      f"{exc.strerror}. Depending on the error message, this may be a bug in Terraform itself. "
+                      "If so, please report it!")]
+    return [EXPERIMENTAL]
+
+
+def generated_note(path: str) -> str:
+    """What terraform says after the plan when it wrote FILE."""
+    return "\n" + wrap(f"strata has generated configuration and written it to {path}. Please review the "
+                       "configuration and edit it as necessary before adding it to version control.", 78) + "\n"
