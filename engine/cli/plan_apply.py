@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from engine.api.operation import Operation, Planned
 from engine.api.workspace import Workspace
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
-from engine.cli.generated import check_generate_target, generated_note, write_generated
+from engine.cli.generated import (
+    EXPERIMENTAL,
+    WRITTEN_QUIETLY,
+    check_generate_target,
+    generated_note,
+    write_generated,
+)
 from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
@@ -58,7 +65,8 @@ async def _make_plan(op: Operation, out: Output, command: str, generate_to: str 
         return await op.plan(out.emit)
     except DiagnosticsError as exc:
         if generate_to is not None and isinstance(exc, PlanningFailed) and exc.partial is not None:
-            exc.warnings = (*exc.warnings, *write_generated(exc.partial, generate_to))
+            exc.warnings = (*exc.warnings, *(d for d in write_generated(exc.partial, generate_to)
+                                             if d is not WRITTEN_QUIETLY))
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
         elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
@@ -94,6 +102,9 @@ async def cmd_plan(a: Args, out: Output) -> int:
         p = await _make_plan(op, out, command="plan", generate_to=generate_to)
         existed = os.path.exists(op.state_file)  # under the lock: the state the plan was made from
     generated = write_generated(p.plan, generate_to) if generate_to is not None else []
+    wrote_note = generated == [EXPERIMENTAL]
+    generated_file = wrote_note or generated == [WRITTEN_QUIETLY]
+    generated = [d for d in generated if d is not WRITTEN_QUIETLY]
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -104,16 +115,19 @@ async def cmd_plan(a: Args, out: Output) -> int:
         warn(out, [_TARGETING])
     warn(out, [*p.warnings, *generated])
     if save_to:
+        saved_plan = p.plan
+        if generated_file and saved_plan.config_digest:  # applied with the file it wrote
+            saved_plan = replace(saved_plan, config_digest=planfile.config_digest(ws.path))
         try:
             planfile.write(save_to, lineage=p.state.lineage if existed else None,
-                           serial=p.state.serial if existed else None, plan=p.plan, text=text,
+                           serial=p.state.serial if existed else None, plan=saved_plan, text=text,
                            options=planfile.Options(destroy, how.refresh_only, how.refresh, how.targets, how.replace))
         except OSError as exc:
             raise DiagnosticsError([error("Failed to write plan file",
                                           f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
     if os.environ.get("TF_IN_AUTOMATION"):
         pass  # terraform's: in automation, no suggestion of what to run next
-    elif generated and p.plan.has_changes():  # one rule over both notes
+    elif wrote_note and p.plan.has_changes():  # one rule over both notes
         assert generate_to is not None
         out.text(_RULE + generated_note(generate_to)
                  + (f'\nSaved the plan to: {save_to}\n\nTo perform exactly these actions, run the following '

@@ -91,8 +91,13 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
                 continue
             seen[addr] = b.range
             rc = ctx.module.resource_at(addr.resource)
-            if rc is None and ctx.generate_config_out is not None and not addr.resource.module.steps:
-                generate.append((addr, ident, b))
+            if rc is None and ctx.generate_config_out is not None:
+                problem = _cannot_generate(addr, b)
+                if problem is None:
+                    generate.append((addr, ident, b))
+                else:  # terraform finds these validating the configuration
+                    static.append(error("Configuration for import target does not exist", problem,
+                                        b.to_range or b.range))
             elif rc is None:
                 ctx.walk_error(error("Configuration for import target does not exist",
                                      f"The configuration for the given import target {addr} does not exist. "
@@ -120,6 +125,18 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
         else:
             failed.add(addr)
     return found, failed
+
+
+def _cannot_generate(addr: InstanceAddr, b: ImportBlock) -> str | None:
+    """Why no configuration can be generated for ``addr`` (terraform's words); None: it can."""
+    if addr.resource.module.steps:
+        return (f"Resource {addr.resource} not found. Only resources within the root module are eligible for "
+                "config generation.")
+    if b.for_each is not None or b.to_key is not None or b.to.key is not None:
+        return ("The given import block is not compatible with config generation. The -generate-config-out "
+                "option cannot be used with import blocks which use for_each, or resources which use for_each "
+                "or count.")
+    return None
 
 
 async def _import_generating(ctx: PlanContext, addr: InstanceAddr, ident: str, b: ImportBlock) -> bool:
