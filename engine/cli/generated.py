@@ -3,10 +3,16 @@ that had none (:mod:`engine.planning.genconfig` generates it), and terraform's w
 
 from __future__ import annotations
 
+import os
+
 from engine.diagnostics import Diagnostic, DiagnosticsError, error
-from engine.planning.genconfig import file_text, target_file_exists
+from engine.lang.quote import go_quote
 from engine.plans.plan import Plan
 from engine.render.wordwrap import wrap
+
+FILE_HEADER = ("# __generated__ by Terraform\n"
+               "# Please review these resources and move them into your main configuration files.\n")
+"""The first lines of a generated file (terraform's words, so the file reads the same)."""
 
 EXPERIMENTAL = Diagnostic("warning", "Config generation is experimental",
                          "Generating configuration during import is currently experimental, and the generated "
@@ -14,6 +20,26 @@ EXPERIMENTAL = Diagnostic("warning", "Config generation is experimental",
 
 WRITTEN_QUIETLY = Diagnostic("warning", "", "")
 """Not shown: the file was written, but terraform says nothing of it (see :func:`write_generated`)."""
+
+
+def target_file_exists(path: str) -> Diagnostic | None:
+    """terraform's refusal to write into a file that is already there (checked before planning,
+    and again before writing)."""
+    if not os.path.lexists(path):
+        return None
+    return error("Target generated file already exists",
+                 "Terraform can only write generated config into a new file. Either choose a different target "
+                 "location or move all existing configuration out of the target file, delete it and try again.")
+
+
+def file_text(generated: list[tuple[str | None, str]]) -> str:
+    """The generated file: the header, then per resource (import id, block) terraform's comment
+    and the block."""
+    parts = [FILE_HEADER]
+    for ident, block in generated:
+        head = "\n# __generated__ by Terraform" + (f" from {go_quote(ident)}" if ident else "") + "\n"
+        parts.append(f"{head}{block}\n")
+    return "".join(parts)
 
 
 def check_generate_target(path: str, other_mode: bool) -> None:

@@ -6,38 +6,22 @@ required or optional attribute with the value read (computed-only ones left out,
 one ``null # sensitive``, an optional empty string null), nested blocks as blocks and nested
 attributes as object expressions, the whole laid out by the formatter (``terraform fmt``'s
 layout, as hclwrite.Format). The text is the resource block the import is planned against and,
-under terraform's header comments, what FILE gets. Pure functions: the file is written by the
-command (:func:`file_text` is its contents).
+under terraform's header comments, what FILE gets (:mod:`engine.cli.generated` writes it).
+Pure functions.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 from engine.addrs import InstanceAddr
-from engine.diagnostics import Diagnostic, error
 from engine.lang.fmt import format_source
 from engine.lang.number import to_string
 from engine.lang.quote import go_quote
 from engine.provider.protocol import AttributeSchema, BlockSchema, ResourceSchema
 
-FILE_HEADER = ("# __generated__ by Terraform\n"
-               "# Please review these resources and move them into your main configuration files.\n")
-"""The first lines of a generated file (terraform's words, so the file reads the same)."""
-
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-
-
-def target_file_exists(path: str) -> Diagnostic | None:
-    """terraform's refusal to write into a file that is already there (checked before planning,
-    and again before writing)."""
-    if not os.path.lexists(path):
-        return None
-    return error("Target generated file already exists",
-                 "Terraform can only write generated config into a new file. Either choose a different target "
-                 "location or move all existing configuration out of the target file, delete it and try again.")
 
 
 def resource_block(addr: InstanceAddr, schema: ResourceSchema, value: dict[str, Any],
@@ -54,16 +38,6 @@ def resource_block(addr: InstanceAddr, schema: ResourceSchema, value: dict[str, 
     contents = format_source("".join(buf))
     text = f'resource "{addr.resource.type}" "{addr.resource.name}" {{\n{contents}}}'
     return format_source(text)
-
-
-def file_text(generated: list[tuple[str | None, str]]) -> str:
-    """The generated file: the header, then per resource (import id, block) terraform's comment
-    and the block."""
-    parts = [FILE_HEADER]
-    for ident, block in generated:
-        head = "\n# __generated__ by Terraform" + (f" from {go_quote(ident)}" if ident else "") + "\n"
-        parts.append(f"{head}{block}\n")
-    return "".join(parts)
 
 
 def _attributes(buf: list[str], attrs: dict[str, AttributeSchema], value: dict[str, Any] | None, indent: int) -> None:

@@ -4,7 +4,8 @@ terraform's internal/genconfig writes it from the object imported and hclwrite f
 from __future__ import annotations
 
 from engine.addrs import InstanceAddr, resource_addr
-from engine.planning.genconfig import FILE_HEADER, file_text, resource_block, value_text
+from engine.cli.generated import FILE_HEADER, file_text
+from engine.planning.genconfig import resource_block, value_text
 from engine.provider.protocol import AttributeSchema as A
 from engine.provider.protocol import BlockSchema as B
 from engine.provider.protocol import NestedType as N
