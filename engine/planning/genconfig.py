@@ -33,7 +33,10 @@ def resource_block(addr: InstanceAddr, schema: ResourceSchema, value: dict[str, 
     implied = addr.resource.type.split("_", 1)[0]
     if provider is not None and provider != implied:
         buf.append(f"  provider = {provider}\n")
-    _attributes(buf, schema.attributes, value, 2)
+    # as terraform's: not the legacy SDK's optional+computed "id", which the provider's own
+    # validation may refuse in configuration
+    attrs = {n: a for n, a in schema.attributes.items() if not (n == "id" and a.optional and a.computed)}
+    _attributes(buf, attrs, value, 2)
     _blocks(buf, schema.blocks, value, 2)
     contents = format_source("".join(buf))
     text = f'resource "{addr.resource.type}" "{addr.resource.name}" {{\n{contents}}}'
