@@ -18,10 +18,6 @@ EXPERIMENTAL = Diagnostic("warning", "Config generation is experimental",
                          "Generating configuration during import is currently experimental, and the generated "
                          "configuration format may change in future versions.")
 
-WRITTEN_QUIETLY = Diagnostic("warning", "", "")
-"""Not shown: the file was written, but terraform says nothing of it (see :func:`write_generated`)."""
-
-
 def target_file_exists(path: str) -> Diagnostic | None:
     """terraform's refusal to write into a file that is already there (checked before planning,
     and again before writing)."""
@@ -57,8 +53,7 @@ def check_generate_target(path: str, other_mode: bool) -> None:
 def write_generated(plan: Plan, path: str) -> list[Diagnostic]:
     """Write FILE when a change of ``plan`` has generated configuration (nothing otherwise, as
     terraform creates the file lazily): terraform's experimental-feature warning once written, or
-    the error that kept it from being written (:data:`WRITTEN_QUIETLY` when it was written and
-    terraform would not say so)."""
+    the error that kept it from being written."""
     generated = [(c.importing, c.generated_config) for c in plan.changes if c.generated_config]
     if not generated:
         return []
@@ -73,10 +68,10 @@ def write_generated(plan: Plan, path: str) -> list[Diagnostic]:
                       f"Terraform could not create the generated file ({path}) in the target directory: "
                       f"{exc.strerror}. Depending on the error message, this may be a bug in Terraform itself. "
                       "If so, please report it!")]
-    # terraform's says so only when the last change (in address order here) is one it wrote
-    # configuration for: its flag is set per change, not once for the file
-    last = max(plan.changes, key=lambda c: c.addr.sort_key())
-    return [EXPERIMENTAL] if last.generated_config else [WRITTEN_QUIETLY]
+    # (terraform's says so only when the change it looked at last had configuration generated:
+    # its flag is set per change, and its changes are in the order the walk finished them, so
+    # whether it warns of a file it wrote varies from run to run; strata always does)
+    return [EXPERIMENTAL]
 
 
 def generated_note(path: str) -> str:

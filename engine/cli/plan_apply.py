@@ -13,7 +13,6 @@ from engine.api.workspace import Workspace
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.generated import (
     EXPERIMENTAL,
-    WRITTEN_QUIETLY,
     check_generate_target,
     generated_note,
     write_generated,
@@ -65,8 +64,7 @@ async def _make_plan(op: Operation, out: Output, command: str, generate_to: str 
         return await op.plan(out.emit)
     except DiagnosticsError as exc:
         if generate_to is not None and isinstance(exc, PlanningFailed) and exc.partial is not None:
-            exc.warnings = (*exc.warnings, *(d for d in write_generated(exc.partial, generate_to)
-                                             if d is not WRITTEN_QUIETLY))
+            exc.warnings = (*exc.warnings, *write_generated(exc.partial, generate_to))
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
         elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
@@ -103,8 +101,6 @@ async def cmd_plan(a: Args, out: Output) -> int:
         existed = os.path.exists(op.state_file)  # under the lock: the state the plan was made from
     generated = write_generated(p.plan, generate_to) if generate_to is not None else []
     wrote_note = generated == [EXPERIMENTAL]
-    generated_file = wrote_note or generated == [WRITTEN_QUIETLY]
-    generated = [d for d in generated if d is not WRITTEN_QUIETLY]
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -116,7 +112,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
     warn(out, [*p.warnings, *generated])
     if save_to:
         saved_plan = p.plan
-        if generated_file and saved_plan.config_digest:  # applied with the file it wrote
+        if wrote_note and saved_plan.config_digest:  # applied with the file it wrote
             saved_plan = replace(saved_plan, config_digest=planfile.config_digest(ws.path))
         try:
             planfile.write(save_to, lineage=p.state.lineage if existed else None,

@@ -165,8 +165,9 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                 continue
             shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
         else:
-            # terraform always shows the attributes that say which object this is, in full
-            important = name in IMPORTANT
+            # terraform always shows the attributes that say which object this is, in full, and
+            # every attribute of an object being imported (ShowUnchangedChildren)
+            important = name in IMPORTANT or c.importing is not None
             if same and not (important and b is not None):
                 if b is not None:
                     hidden += 1

@@ -116,7 +116,9 @@ def test_only_targets_without_configuration_get_generated_configuration(both: Bo
         """}
     tf, st = _generate(both, files)
     assert st.returncode == tf.returncode == 0, st.stdout + st.stderr
-    assert plan_text(st) == plan_text(tf)
+    # (terraform warns of the file or not as its walk happens to finish the changes; strata does)
+    assert plan_text(st).split("\n\nWarning:")[0] == plan_text(tf).split("\n\nWarning:")[0]
+    assert "Warning: Config generation is experimental" in plan_text(st)
     assert _generated(both.st) == _generated(both.tf)
     assert b"terraform_data\" \"b\"" not in (_generated(both.st) or b"")
 
