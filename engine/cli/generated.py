@@ -54,7 +54,10 @@ def write_generated(plan: Plan, path: str) -> list[Diagnostic]:
     """Write FILE when a change of ``plan`` has generated configuration (nothing otherwise, as
     terraform creates the file lazily): terraform's experimental-feature warning once written, or
     the error that kept it from being written."""
-    generated = [(c.importing, c.generated_config) for c in plan.changes if c.generated_config]
+    # (a resource whose plan failed has no change saying it is imported: terraform's comment
+    # then names no id)
+    imported = {c.addr for c in plan.changes if c.importing is not None}
+    generated = [(ident if addr in imported else None, text) for addr, ident, text in plan.generated]
     if not generated:
         return []
     exists = target_file_exists(path)

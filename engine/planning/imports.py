@@ -157,6 +157,7 @@ async def _import_generating(ctx: PlanContext, addr: InstanceAddr, ident: str, b
         for one in _add_block(ctx.module, block):
             ctx.walk_error(one)
     ctx.generated[addr] = text
+    ctx.plan.generated[addr] = (ident, text)
     return True
 
 
