@@ -292,7 +292,7 @@ def plan_options_from(a: Args, destroy: bool = False) -> PlanOptions:
 
     return PlanOptions(destroy=destroy, refresh=bool(a.flags.get("refresh", True)),
                        refresh_only=bool(a.flags.get("refresh-only", False)), targets=tuple(a.targets),
-                       replace=tuple(a.replace), generate_config_out=a.flags.get("generate-config-out"))
+                       replace=tuple(a.replace), generate_config_out=a.flags.get("generate-config-out") or None)
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
