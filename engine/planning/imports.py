@@ -93,9 +93,9 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
             rc = ctx.module.resource_at(addr.resource)
             if rc is None and ctx.generate_config_out is not None:
                 problem = _cannot_generate(addr, b)
-                if problem is None:
+                if problem is None and ctx.state.object(addr) is None:  # (one already managed: nothing to import)
                     generate.append((addr, ident, b))
-                else:  # terraform finds these validating the configuration
+                elif problem is not None:  # terraform finds these validating the configuration
                     static.append(error("Configuration for import target does not exist", problem,
                                         b.to_range or b.range))
             elif rc is None:

@@ -236,3 +236,13 @@ def test_a_plugin_that_refuses_import_writes_no_file(both: Both) -> None:
     assert plan_text(st) == plan_text(tf)
     assert "Error: resource null_resource doesn't support import" in plan_text(st)
     assert _generated(both.st) is None and _generated(both.tf) is None
+
+
+@requires_terraform
+def test_a_target_the_state_already_has_gets_no_configuration(both: Both) -> None:
+    both.apply({"main.tf": 'resource "terraform_data" "a" {\n}\n'})
+    tf, st = _generate(both, NO_CONFIG)
+    assert st.returncode == tf.returncode == 0, st.stdout + st.stderr
+    assert plan_text(st) == plan_text(tf)
+    assert "# terraform_data.a will be destroyed" in plan_text(st)
+    assert _generated(both.st) is None and _generated(both.tf) is None
