@@ -44,13 +44,17 @@ class PlanOptions:
     date with the real objects, changing none (``-refresh-only``; needs ``refresh``).
     ``targets``: only these resources or instances and what they depend on (``-target``, in
     terraform's address syntax). ``replace``: replace these instances even if unchanged
-    (``-replace``; not with ``refresh_only``)."""
+    (``-replace``; not with ``refresh_only``). ``generate_config_out``: an import block's target
+    without configuration gets one generated from the object imported, planned with it
+    (``-generate-config-out=FILE``; each change has its ``generated_config``, which the caller
+    writes to FILE)."""
 
     destroy: bool = False
     refresh: bool = True
     refresh_only: bool = False
     targets: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()
+    generate_config_out: str | None = None
 
 
 DEFAULT_PLAN = PlanOptions()

@@ -84,7 +84,7 @@ class Workspace:
                        variables=dict(self.variables), parallelism=self.parallelism, limits=self.limits,
                        fsync=self.fsync, lock=self.lock, lock_timeout=self.lock_timeout,
                        fail_fast=self.fail_fast, refresh=plan.refresh, refresh_only=plan.refresh_only,
-                       targets=plan.targets, replace=plan.replace)
+                       targets=plan.targets, replace=plan.replace, generate_config_out=plan.generate_config_out)
 
     def state_file(self) -> str:
         """The state file the workspace's operations work on: :attr:`state` (relative to

@@ -86,7 +86,8 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
                                     ]) from None
         planner = Planner(module, state, providers, variables, emit, refresh=opts.refresh, replace=replace,
                           parallelism=opts.parallelism, targets=targets, refresh_only=opts.refresh_only,
-                          limits=limits_of(module, opts.limits))  # refresh reads are held to them too
+                          limits=limits_of(module, opts.limits),  # refresh reads are held to them too
+                          generate_config_out=opts.generate_config_out)
         try:
             plan = with_fields(await planner.run(destroy=destroy), config_digest=digest)
         except DiagnosticsError as exc:

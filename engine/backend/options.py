@@ -29,6 +29,8 @@ class Options:
     replace: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     refresh_only: bool = False
+    generate_config_out: str | None = None
+    """``plan -generate-config-out=FILE``: configuration is generated for import targets without any."""
     limits: Limits = field(default_factory=Limits)
     on_signals: bool = False
     """SIGINT/SIGTERM stop an apply gracefully (the command line sets this; a library caller has

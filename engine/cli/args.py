@@ -62,6 +62,7 @@ Options (terraform's spelling; --flag value also works):
   -dry-run              state rm / state mv: say what would change, change nothing
   -backup=PATH          state rm / state mv: where the state as it was goes ("-": nowhere)
   -destroy              plan: plan to destroy everything
+  -generate-config-out=FILE  plan: write configuration for the import blocks' targets that have none
   -fail-fast            Stop starting operations after the first error
   -provider-parallelism=NAME=N   At most N operations in flight for one provider configuration
   -type-parallelism=TYPE=N       At most N operations in flight for one resource type
@@ -85,7 +86,7 @@ _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fas
                "dry-run", "allow-missing", "refresh-only", "force", "upgrade", "check", "diff", "recursive",
                "write", "list", "update"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
-                "retries", "target", "backup", "out", "png", "html"}
+                "retries", "target", "backup", "out", "png", "html", "generate-config-out"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events", "plugin-dir"}
 
 
@@ -154,6 +155,9 @@ def check_options_for(a: Args) -> None:
         if a.flags.get("refresh") is False:
             raise UsageError("Incompatible refresh options: -refresh-only with -refresh=false would have "
                              "nothing to do.")
+    if "generate-config-out" in given and cmd != "plan":  # terraform's: only plan defines it
+        raise UsageError("Failed to parse command-line flags\nflag provided but not defined: -generate-config-out"
+                         f"\n\nFor more help on using this command, run:\n  strata {cmd} -help")
     if cmd == "state" and a.command[1:2] not in (["rm"], ["mv"]):
         for name in ("lock", "lock-timeout"):  # state list and show read without the lock, as terraform's
             if name in given:
@@ -288,7 +292,7 @@ def plan_options_from(a: Args, destroy: bool = False) -> PlanOptions:
 
     return PlanOptions(destroy=destroy, refresh=bool(a.flags.get("refresh", True)),
                        refresh_only=bool(a.flags.get("refresh-only", False)), targets=tuple(a.targets),
-                       replace=tuple(a.replace))
+                       replace=tuple(a.replace), generate_config_out=a.flags.get("generate-config-out") or None)
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from engine.api.operation import Operation, Planned
 from engine.api.workspace import Workspace
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
+from engine.cli.generated import (
+    EXPERIMENTAL,
+    check_generate_target,
+    generated_note,
+    write_generated,
+)
 from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
@@ -50,11 +57,14 @@ def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
                              for name, (v, s) in sorted(outputs.items())})
 
 
-async def _make_plan(op: Operation, out: Output, command: str) -> Planned:
-    """:meth:`Operation.plan`; when planning stops at errors, what terraform prints before them."""
+async def _make_plan(op: Operation, out: Output, command: str, generate_to: str | None = None) -> Planned:
+    """:meth:`Operation.plan`; when planning stops at errors, what terraform prints before them
+    (and, as terraform's, the configuration generated for imports written even so)."""
     try:
         return await op.plan(out.emit)
     except DiagnosticsError as exc:
+        if generate_to is not None and isinstance(exc, PlanningFailed) and exc.partial is not None:
+            exc.warnings = (*exc.warnings, *write_generated(exc.partial, generate_to))
         if isinstance(exc, PlanningFailed) and not out.json:
             out.text(render_failed_plan(exc.partial, exc.types, command))
         elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
@@ -62,7 +72,8 @@ async def _make_plan(op: Operation, out: Output, command: str) -> Planned:
             # terraform's stream: what was planned before the error, then the diagnostics
             for c in exc.partial.changes:
                 if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
-                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing))
+                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
+                                               c.generated_config))
             out.emit(ev.change_summary(exc.partial.counts(), "plan"))
             if exc.partial.outputs or exc.partial.prior_outputs:
                 out.emit(_plan_outputs_event(exc.partial))
@@ -82,9 +93,14 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if out.json:
         out.emit(ev.version())
     save_to = a.flags.get("out")
+    generate_to = how.generate_config_out
+    if generate_to is not None:
+        check_generate_target(generate_to, destroy or how.refresh_only)
     async with ws.operation("OperationTypePlan", plan=how, writes=False, on_lock_wait=lock_waiting(out)) as op:
-        p = await _make_plan(op, out, command="plan")
+        p = await _make_plan(op, out, command="plan", generate_to=generate_to)
         existed = os.path.exists(op.state_file)  # under the lock: the state the plan was made from
+    generated = write_generated(p.plan, generate_to) if generate_to is not None else []
+    wrote_note = generated == [EXPERIMENTAL]
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
     if p.plan.outputs or p.plan.prior_outputs:
         out.emit(_plan_outputs_event(p.plan))
@@ -93,17 +109,25 @@ async def cmd_plan(a: Args, out: Output) -> int:
         out.text(text)
     if p.plan.targeted:
         warn(out, [_TARGETING])
-    warn(out, p.warnings)
+    warn(out, [*p.warnings, *generated])
     if save_to:
+        saved_plan = p.plan
+        if wrote_note and saved_plan.config_digest:  # applied with the file it wrote
+            saved_plan = replace(saved_plan, config_digest=planfile.config_digest(ws.path))
         try:
             planfile.write(save_to, lineage=p.state.lineage if existed else None,
-                           serial=p.state.serial if existed else None, plan=p.plan, text=text,
+                           serial=p.state.serial if existed else None, plan=saved_plan, text=text,
                            options=planfile.Options(destroy, how.refresh_only, how.refresh, how.targets, how.replace))
         except OSError as exc:
             raise DiagnosticsError([error("Failed to write plan file",
                                           f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
     if os.environ.get("TF_IN_AUTOMATION"):
         pass  # terraform's: in automation, no suggestion of what to run next
+    elif wrote_note and p.plan.has_changes():  # one rule over both notes
+        assert generate_to is not None
+        out.text(_RULE + generated_note(generate_to)
+                 + (f'\nSaved the plan to: {save_to}\n\nTo perform exactly these actions, run the following '
+                    f'command to apply:\n    strata apply "{save_to}"\n' if save_to else _NOT_SAVED[len(_RULE):]))
     elif save_to:
         out.text(f'{_RULE}\nSaved the plan to: {save_to}\n\nTo perform exactly these actions, run the following '
                  f'command to apply:\n    strata apply "{save_to}"\n')

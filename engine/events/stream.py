@@ -496,7 +496,7 @@ _UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this o
 
 def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
                    deposed: str | None = None, previous: InstanceAddr | None = None,
-                   importing: str | None = None) -> Event:
+                   importing: str | None = None, generated_config: str = "") -> Event:
     a = "move" if action == "no-op" and previous is not None else json_action(action)
     if action == "no-op" and importing is not None:
         a = "import"
@@ -507,6 +507,8 @@ def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
         change["reason"] = _UI_REASON.get(reason, reason)
     if importing is not None:
         change["importing"] = {"id": importing}
+    if generated_config:
+        change["generated_config"] = generated_config
     msg = f"{addr}: Plan to {a}"
     if deposed:
         change["deposed_key"] = deposed

@@ -62,6 +62,10 @@ class PlanContext:
         self.limits: Limits | None = None
         """``-provider-parallelism`` and the other limits, which the plan walk's calls keep too."""
         self.forgotten = forgotten(module)
+        self.generate_config_out: str | None = None
+        """``plan -generate-config-out=FILE``: an import target without configuration gets one
+        generated (:mod:`.genconfig`), as written in FILE; ``generated`` holds each one's text."""
+        self.generated: dict[InstanceAddr, str] = {}
         """The ``removed`` blocks that forget what they remove (:mod:`.forget`)."""
         self.included_locals: set[str] | None = None
         self.resolver = PlanResolver(module)

@@ -14,18 +14,24 @@ from __future__ import annotations
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, resource_addr
+from engine.config.module import _add_block
 from engine.config.refactoring import ImportBlock
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error, errors_of
 from engine.events import stream as ev
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.hcl import parse_hcl
 from engine.lang.sensitivity import state_marks
 from engine.planning.context import PlanContext
+from engine.planning.genconfig import resource_block
 from engine.plans.plan import Refreshed
 from engine.provider.protocol import ImportResourceStateRequest, ReadResourceRequest
 from engine.provider.seam import Failure
 from engine.state.model import ObjectState
 from engine.values import UNKNOWN, is_wholly_known
 
+_SUGGEST_GENERATE = ("If you wish to automatically generate config for this resource, use the "
+                     "-generate-config-out option within strata plan. Otherwise, make sure the target resource "
+                     "exists within your configuration. For example:\n\n  strata plan -generate-config-out=generated.tf")
 _IMPORT_FAILED = Failure("Provider failed to import", raises=True)
 _IMPORT_READ_FAILED = Failure("Provider failed to read the imported object", raises=True)
 
@@ -69,6 +75,7 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
     static: list[Diagnostic] = []
     seen: dict[InstanceAddr, SourceRange] = {}
     todo: list[tuple[InstanceAddr, str, str]] = []
+    generate: list[tuple[InstanceAddr, str, ImportBlock]] = []
     for b in ctx.module.imports:
         try:
             targets = _targets(ctx, b)
@@ -84,11 +91,18 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
                 continue
             seen[addr] = b.range
             rc = ctx.module.resource_at(addr.resource)
-            if rc is None:
-                # (terraform's detail goes on to suggest -generate-config-out, which strata has not)
+            if rc is None and ctx.generate_config_out is not None:
+                problem = _cannot_generate(addr, b)
+                if problem is None and ctx.state.object(addr) is None:  # (one already managed: nothing to import)
+                    generate.append((addr, ident, b))
+                elif problem is not None:  # terraform finds these validating the configuration
+                    static.append(error("Configuration for import target does not exist", problem,
+                                        b.to_range or b.range))
+            elif rc is None:
                 ctx.walk_error(error("Configuration for import target does not exist",
-                                     f"The configuration for the given import target {addr} does not exist. Make "
-                                     "sure the target resource exists within your configuration.",
+                                     f"The configuration for the given import target {addr} does not exist. "
+                                     + ("Make sure the target resource exists within your configuration."
+                                        if ctx.generate_config_out is not None else _SUGGEST_GENERATE),
                                      b.to_range or b.range))
             elif ctx.state.object(addr) is None:  # (one already managed: nothing to import)
                 todo.append((addr, ident, rc.provider_key))
@@ -105,7 +119,46 @@ async def plan_imports(ctx: PlanContext) -> tuple[dict[InstanceAddr, str], set[I
             failed.add(addr)
         else:
             found[addr] = ident
+    for addr, ident, b in generate:
+        if await _import_generating(ctx, addr, ident, b):
+            found[addr] = ident
+        else:
+            failed.add(addr)
     return found, failed
+
+
+def _cannot_generate(addr: InstanceAddr, b: ImportBlock) -> str | None:
+    """Why no configuration can be generated for ``addr`` (terraform's words); None: it can."""
+    if addr.resource.module.steps:
+        return (f"Resource {addr.resource} not found. Only resources within the root module are eligible for "
+                "config generation.")
+    if b.for_each is not None or b.to_key is not None or b.to.key is not None:
+        return ("The given import block is not compatible with config generation. The -generate-config-out "
+                "option cannot be used with import blocks which use for_each, or resources which use for_each "
+                "or count.")
+    return None
+
+
+async def _import_generating(ctx: PlanContext, addr: InstanceAddr, ident: str, b: ImportBlock) -> bool:
+    """Import to ``addr``, which has no configuration, and give it the configuration generated
+    from the object read (:mod:`.genconfig`), added to the root module as if written in the
+    target file. False when the import failed (its errors are the walk's)."""
+    pname = b.provider or addr.resource.type.split("_", 1)[0]
+    d = await _import_one(ctx, addr, ident, pname)
+    for one in d:
+        ctx.walk_error(one)
+    obj = ctx.state.object(addr)
+    if errors_of(d) or obj is None:
+        return False
+    schema = ctx.providers.schema(pname, addr.resource.type)
+    assert schema is not None and ctx.generate_config_out is not None
+    text = resource_block(addr, schema, obj.attributes, b.provider)
+    for block in parse_hcl(text, ctx.generate_config_out):
+        for one in _add_block(ctx.module, block):
+            ctx.walk_error(one)
+    ctx.generated[addr] = text
+    ctx.plan.generated[addr] = (ident, text)
+    return True
 
 
 async def _import_one(ctx: PlanContext, addr: InstanceAddr, ident: str, pname: str) -> list[Diagnostic]:

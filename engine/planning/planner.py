@@ -64,7 +64,7 @@ class Planner:
     def __init__(self, module: Module, state: State, providers: Providers, variables: dict[str, Any],
                  emit: Emit, refresh: bool = True, replace: frozenset[InstanceAddr] = frozenset(),
                  parallelism: int = 10, targets: Targets | None = None, refresh_only: bool = False,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, generate_config_out: str | None = None) -> None:
         self.module = module
         self.state = state
         self.providers = providers
@@ -76,6 +76,7 @@ class Planner:
         self.ctx = PlanContext(module, state, providers, variables, emit, replace, targets)
         self.ctx.parallelism = max(1, parallelism)
         self.ctx.limits = limits
+        self.ctx.generate_config_out = generate_config_out
 
     @property
     def plan(self) -> Plan:
@@ -137,6 +138,8 @@ class Planner:
             ctx.raise_if_errors()
             if self.module.imports:
                 imported, not_imported = await plan_imports(ctx)
+                if ctx.generated:  # the configuration generated for imports is planned too
+                    order = config_order(config_graph(self.module), ctx.diags)
             for node in order:
                 await self._visit(node)
             plan_orphans(ctx)
@@ -148,7 +151,8 @@ class Planner:
             plan.changes = [c for c in plan.changes if c.addr not in not_imported]
         moves = plan.moves if not destroy else {}  # a destroy plan does not say where objects were
         if moves or imported:
-            plan.changes = [replace(c, previous=moves.get(c.addr), importing=imported.get(c.addr))
+            plan.changes = [replace(c, previous=moves.get(c.addr), importing=imported.get(c.addr),
+                                    generated_config=ctx.generated.get(c.addr, ""))
                             if (c.addr in moves or c.addr in imported) and c.deposed is None else c
                             for c in plan.changes]
         forgot = [c.addr for c in plan.changes if c.action == Action.FORGET]
@@ -160,7 +164,8 @@ class Planner:
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
-                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing))
+                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
+                                           c.generated_config))
         return plan.build()
 
     async def _visit(self, node: CfgNode) -> None:

@@ -187,6 +187,8 @@ def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: I
     cdiags = out.eval_diags or out.valid_diags
     if cdiags:
         ctx.diags.extend(_unseen(cdiags, ctx.diags))
+        if addr in ctx.generated:  # terraform checks configuration it generated in its plan walk
+            ctx.walk_errors.extend(errors_of(cdiags))
         if errors_of(cdiags):
             ctx.failed.add(rc.addr)
             values[key] = UNKNOWN

@@ -94,6 +94,9 @@ class ResourceInstanceChange:
     importing: str | None = None
     """The id an ``import`` block imported the object by while planning (its prior state is the
     object imported; apply records it)."""
+    generated_config: str = ""
+    """The resource block generated for an import target that had no configuration (``plan
+    -generate-config-out``), which it was planned against; empty otherwise."""
 
     @property
     def is_replace(self) -> bool:
@@ -215,6 +218,10 @@ class Plan:
     moves: Mapping[InstanceAddr, InstanceAddr] = field(default_factory=lambda: _NO_MOVES)
     """Objects the ``moved`` blocks moved before planning: new address → previous one. Apply starts
     from the state with them moved (:func:`prior_state`)."""
+    generated: tuple[tuple[InstanceAddr, str, str], ...] = ()
+    """``plan -generate-config-out``: (address, import id, resource block) of each import target
+    given generated configuration, in address order, whether or not it could then be planned
+    (the file has them all, as terraform's)."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
@@ -281,6 +288,7 @@ class PlanBuilder:
     local_dependencies: Mapping[str, frozenset[ResourceAddr]] = field(default_factory=lambda: _NO_LOCAL_DEPS)
     timestamp: str = ""
     moves: dict[InstanceAddr, InstanceAddr] = field(default_factory=dict)
+    generated: dict[InstanceAddr, tuple[str, str]] = field(default_factory=dict)
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -291,7 +299,8 @@ class PlanBuilder:
             forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
             refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
-            moves=MappingProxyType(dict(self.moves)))
+            moves=MappingProxyType(dict(self.moves)),
+            generated=tuple((a, *self.generated[a]) for a in sorted(self.generated, key=lambda a: a.sort_key())))
 
 
 def prior_state(plan: Plan, state: State) -> None:

@@ -129,6 +129,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         lines.append(f"  # (moved from {c.previous})")
     if c.importing is not None and c.action != Action.NOOP:
         lines.append(f"  # (imported from {orjson.dumps(c.importing).decode()})")
+    if c.generated_config:
+        lines.append("  # (config will be generated)")
     if c.action == Action.DELETE and c.reason in _REASON_TEXT:
         # terraform names the resource within its module here (addr.Resource.Resource)
         local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
@@ -163,8 +165,9 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
                 continue
             shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
         else:
-            # terraform always shows the attributes that say which object this is, in full
-            important = name in IMPORTANT
+            # terraform always shows the attributes that say which object this is, in full, and
+            # every attribute of an object being imported (ShowUnchangedChildren)
+            important = name in IMPORTANT or c.importing is not None
             if same and not (important and b is not None):
                 if b is not None:
                     hidden += 1
