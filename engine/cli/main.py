@@ -267,6 +267,9 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
     from engine.diagnostics import error
 
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "asyncio")
+    stream = sys.modules.get("engine.events.stream")
+    if stream is not None:  # a run before this one in the same process (a program, a test)
+        stream.OUTPUT_FAILED.clear()
     try:
         if backend not in ("trio", "asyncio"):
             raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')

@@ -95,3 +95,15 @@ def test_an_event_loop_broken_by_exhaustion_is_still_one_line(tmp_path, exhaust:
         assert (res.returncode, res.stderr) == (1, "strata: out of memory (is a count or for_each much larger than intended?)\n")
     else:
         assert res.returncode == 1 and "Traceback" in res.stderr and "internal error in the event loop" in res.stderr
+
+
+def test_a_failed_output_of_an_earlier_run_in_the_process_does_not_fail_the_next(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``main(argv)`` runs again in one process (a program, the tests): what could not be written
+    in one run is that run's business, not the next's."""
+    from engine.cli.main import main
+    from engine.events import stream
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(stream, "OUTPUT_FAILED", [OSError("an earlier run's disk was full")])
+    (tmp_path / "main.tf").write_text('resource "terraform_data" "a" {}\n')
+    assert main(["plan"]) == 0, capsys.readouterr()
