@@ -12,6 +12,7 @@ built on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import sys
 import time
@@ -48,7 +49,7 @@ from engine.provider.registry import Providers
 from engine.provider.seam import ProviderSeam, tolerated
 from engine.state.model import ObjectState, State
 from engine.state.store import StateWriter
-from engine.values import UNKNOWN, is_wholly_known
+from engine.values import UNKNOWN, equal, is_wholly_known
 
 Emit = Callable[[ev.Event], None]
 
@@ -376,6 +377,11 @@ class Applier:
                 self._fail(addr, d.summary, d.detail, in_config=d)
             done(False)
             return
+        if prior_obj is not None and prior is not None and equal(prior, planned):
+            # the final plan of an update is a no-op (what it waited for left its inputs as they
+            # were): not applied, as terraform does, with no event, provider call or count
+            self._skip_no_op(addr, c, prior_obj, done)
+            return
         id_key = schema.id_attribute if schema else "id"
         action = "update" if node.op == Action.UPDATE else "create"
         started = [time.monotonic()]
@@ -440,6 +446,21 @@ class Applier:
                                                ev.apply_complete(addr, action, elapsed, id_key, id_value)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
+
+    def _skip_no_op(self, addr: InstanceAddr, c: ResourceInstanceChange, prior_obj: ObjectState,
+                    done: Done) -> None:
+        """Record an update whose final plan is a no-op without applying it: the object as it
+        was, with the dependencies the configuration gives it now (terraform rewrites them on
+        every apply of the instance), then its postconditions, evaluated on that object."""
+        obj = dataclasses.replace(prior_obj, dependencies=c.state_dependencies)
+        unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
+
+        def durable() -> None:
+            for d in unmet:
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(not unmet)
+
+        self.writer.put(addr, c.provider, obj, on_durable=durable)
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:
