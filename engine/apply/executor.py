@@ -36,7 +36,14 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.plans.plan import Action, Expansion, Plan, ResourceInstanceChange, whole_resource_value
+from engine.plans.plan import (
+    Action,
+    Expansion,
+    Plan,
+    ResourceInstanceChange,
+    restated,
+    whole_resource_value,
+)
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
@@ -564,6 +571,12 @@ class Applier:
         for addr, read in self.plan.data_reads.items():
             self.writer.put(addr, read.provider, ObjectState(read.value,
                                                              sensitive_attributes=state_marks(read.value, read.sensitive)))
+
+    def record_unchanged(self) -> None:
+        """Rewrite the objects the plan leaves unchanged as the configuration describes them
+        now (:func:`engine.plans.plan.restated`)."""
+        for c, obj in restated(self.plan, self.state):
+            self.writer.put(c.addr, c.provider, obj)
 
     async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
         addr = c.addr

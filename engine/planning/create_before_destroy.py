@@ -28,32 +28,42 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
             by_addr.setdefault(c.addr, []).append(i)
             by_res.setdefault(c.addr.resource, []).append(i)
             by_config.setdefault(config_resource(c.addr.resource), []).append(i)
-    stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
-    seen = set(stack)
-    forced: set[int] = set()
+    # (index, through state): forced through a dependency recorded in state only. Such a force
+    # decides a replacement's order, but is not the flag terraform records for an object kept
+    # (updated, unchanged): it forces through configuration only (ForcedCBDTransformer runs
+    # on the reference edges), so a dependent that is gone from it forces nothing recorded.
+    stack = [(i, False) for i, c in enumerate(changes) if c.create_before_destroy]
+    seen: dict[int, bool] = dict(stack)
+    forced: dict[int, bool] = {}
     while stack:
-        c = changes[stack.pop()]
-        targets: list[int] = []
+        i, through_state = stack.pop()
+        c = changes[i]
+        targets: list[tuple[int, bool]] = []
         for d in c.depends_on:
-            targets.extend(by_addr.get(d, ()))
+            targets.extend((t, through_state) for t in by_addr.get(d, ()))
         for r in c.depends_on_resources:
-            targets.extend(by_res.get(r, ()))
+            targets.extend((t, through_state) for t in by_res.get(r, ()))
         if _destroys_first_creating(c):
             # the dependencies in state force only through a destroy that waits for a creation:
             # what a consistent state records (terraform saves the flag a dependent forced); a
             # dependent that is merely updated leaves a removed dependency as it was created
             for s in c.prior_dependencies:
-                targets.extend(by_config.get(s, ()))
-        for t in targets:
-            if t not in seen and changes[t].addr.resource != c.addr.resource:
-                seen.add(t)
-                forced.add(t)
-                stack.append(t)
+                targets.extend((t, True) for t in by_config.get(s, ()))
+        for t, via in targets:
+            if changes[t].addr.resource == c.addr.resource:
+                continue
+            if t not in seen or (seen[t] and not via):  # unseen, or seen only through state
+                seen[t] = via
+                if not changes[t].create_before_destroy:
+                    forced[t] = via
+                stack.append((t, via))
     out = list(changes)
-    for i in forced:
+    for i, through_state in forced.items():
         c = changes[i]
-        action = Action.CREATE_THEN_DELETE if c.action == Action.DELETE_THEN_CREATE else c.action
-        out[i] = dataclasses.replace(c, action=action, create_before_destroy=True)
+        if c.action == Action.DELETE_THEN_CREATE:
+            out[i] = dataclasses.replace(c, action=Action.CREATE_THEN_DELETE, create_before_destroy=True)
+        elif not through_state or c.action in (Action.CREATE_THEN_DELETE, Action.DELETE):
+            out[i] = dataclasses.replace(c, create_before_destroy=True)
     return out
 
 

@@ -15,6 +15,7 @@ without any event loop.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -305,6 +306,23 @@ def prior_state(plan: Plan, state: State) -> None:
         rs = state.resources.get(r.addr.resource)
         if rs is not None and r.obj is not None:
             rs.provider = r.provider  # an object a moved block took to another type's provider
+
+
+def restated(plan: Plan, state: State) -> list[tuple[ResourceInstanceChange, ObjectState]]:
+    """The objects of the instances ``plan`` leaves unchanged that it records anew: with the
+    dependencies and create_before_destroy flag (forced ones included) the configuration gives
+    them now, where those differ from ``state``'s. terraform writes them when it plans the no-op
+    (so an apply with no other change still writes them)."""
+    out = []
+    for c in plan.changes:
+        if c.action != Action.NOOP or c.deposed is not None:
+            continue
+        obj = state.object(c.addr)
+        if obj is not None and (obj.dependencies != c.state_dependencies
+                                or obj.create_before_destroy != c.create_before_destroy):
+            out.append((c, dataclasses.replace(obj, dependencies=c.state_dependencies,
+                                               create_before_destroy=c.create_before_destroy)))
+    return out
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,

@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, tools
+from tests.differential.scenario import Scenario, both_tools
 
 EMPTY_BETWEEN = """
 resource "terraform_data" "a" {
@@ -20,7 +20,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata records direct dependencies only, so a dependency through a resource "
+@both_tools("strata records direct dependencies only, so a dependency through a resource "
        "without objects is lost")
 def test_dependencies_through_an_empty_resource(workdir: Workdir, tool: str) -> None:
     # b depends on a through m, which has no instances: terraform records a among b's
@@ -52,7 +52,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata keeps the dependencies an object was created with when it has no change")
+@both_tools("strata keeps the dependencies an object was created with when it has no change")
 def test_dependencies_of_an_unchanged_object_are_rewritten(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
     s.apply(UNCHANGED_V1)
@@ -60,7 +60,7 @@ def test_dependencies_of_an_unchanged_object_are_rewritten(workdir: Workdir, too
     assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a"]
 
 
-@tools("strata keeps the create_before_destroy flag an object was created with when it "
+@both_tools("strata keeps the create_before_destroy flag an object was created with when it "
        "has no change")
 def test_create_before_destroy_of_an_unchanged_object_is_rewritten(workdir: Workdir, tool: str) -> None:
     # b now uses create_before_destroy, and so (by force) does a, which b depends on
@@ -90,7 +90,7 @@ resource "terraform_data" "a" {
 """
 
 
-@tools("strata keeps create_before_destroy forced on an object by a dependent that the "
+@both_tools("strata keeps create_before_destroy forced on an object by a dependent that the "
        "configuration no longer has")
 def test_create_before_destroy_forced_by_a_removed_dependent_is_dropped(workdir: Workdir, tool: str) -> None:
     # b forced create_before_destroy on a; b is removed and a updated: terraform records a
