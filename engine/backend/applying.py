@@ -173,6 +173,9 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             continue
         if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
             out[oc.name] = (v, oc.sensitive)
+    for name in p.plan.kept_outputs:  # no longer declared, kept by -target
+        if name not in p.module.outputs and name in p.state.outputs:
+            out[name] = p.state.outputs[name]
     return out
 
 

@@ -14,12 +14,44 @@ from __future__ import annotations
 import dataclasses
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_resource
+from engine.config.model import Module
+from engine.graph.dag import Graph
+from engine.planning.order import CfgNode
 from engine.plans.plan import Action, ResourceInstanceChange
 
+ConfigKey = tuple[tuple[str, ...], str, str, str]
+"""A resource of the configuration: the names of its modules, its type, name and mode."""
 
-def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[ResourceInstanceChange]:
+
+def config_key(r: ResourceAddr) -> ConfigKey:
+    return tuple(n for n, _k in r.module.steps), r.type, r.name, r.mode
+
+
+def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
+    """The resources of the configuration that a create_before_destroy resource depends on
+    (transitively, through anything): forced whether or not that resource is planned. Under
+    ``-target`` terraform forces from the whole configuration, the dependents left out too."""
+    stack = [CfgNode("resource", addr, m.path) for m in module.tree()
+             for addr, rc in m.resources.items() if rc.lifecycle.create_before_destroy]
+    seen = set(stack)
+    out: set[ConfigKey] = set()
+    while stack:
+        for d in graph.deps.get(stack.pop(), ()):
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+                if d.kind == "resource":
+                    out.add((d.path, d.name.type, d.name.name, d.name.mode))
+    return out
+
+
+def force_create_before_destroy(changes: list[ResourceInstanceChange],
+                                configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset()
+                                ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
-    create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept."""
+    create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
+    ``configured``: resources forced by the configuration (:func:`configured_forcing`), for
+    dependents that are not planned."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -35,6 +67,11 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange]) -> list[R
     stack = [(i, False) for i, c in enumerate(changes) if c.create_before_destroy]
     seen: dict[int, bool] = dict(stack)
     forced: dict[int, bool] = {}
+    if configured:
+        for i, c in enumerate(changes):
+            if i not in seen and c.deposed is None and config_key(c.addr.resource) in configured:
+                seen[i] = forced[i] = False
+                stack.append((i, False))
     while stack:
         i, through_state = stack.pop()
         c = changes[i]

@@ -28,7 +28,7 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
 from engine.planning.context import Emit, PlanContext
-from engine.planning.create_before_destroy import force_create_before_destroy
+from engine.planning.create_before_destroy import configured_forcing, force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import check_import_targets, plan_imports
@@ -156,7 +156,9 @@ class Planner:
             ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
-        plan.changes = force_create_before_destroy(plan.changes)
+        # under -target, also what the dependents left out force, as terraform's plan graph does
+        configured = configured_forcing(self.module, graph) if ctx.targets is not None and graph is not None else set()
+        plan.changes = force_create_before_destroy(plan.changes, configured)
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

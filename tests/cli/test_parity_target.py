@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, steps, tools
+from tests.differential.scenario import Scenario, both_tools, steps, tools
 
 CBD = """
 resource "terraform_data" "a" {
@@ -50,7 +50,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata removes from the state an output the configuration no longer "
+@both_tools("under -target strata removes from the state an output the configuration no longer "
        "has; terraform leaves outputs alone when targeting")
 def test_target_keeps_an_output_the_configuration_no_longer_has(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
@@ -77,7 +77,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata computes the create_before_destroy that dependents force "
+@both_tools("under -target strata computes the create_before_destroy that dependents force "
        "from the targeted resources only; terraform from the whole configuration")
 def test_target_records_create_before_destroy_forced_by_an_untargeted_dependent(
         workdir: Workdir, tool: str) -> None:
