@@ -139,7 +139,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             b.work[n] = Work(c, dk)
             b.cu[c.addr] = n
             b.cu_by_res[c.addr.resource].append(n)
-            if c.is_replace:
+            if c.is_replace and not c.keeps_deposed:
                 d = ApplyNode(c.addr, Action.DELETE, dk)
                 g.add(d)
                 b.work[d] = Work(c)

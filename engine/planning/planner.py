@@ -109,6 +109,7 @@ class Planner:
         ctx.raise_if_errors()
         plan.targeted = ctx.targets is not None
         graph = None if destroy else config_graph(self.module)
+        given = ctx.targets  # as given, before what they depend on is added
         if ctx.targets is not None:
             if graph is None:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
@@ -159,6 +160,9 @@ class Planner:
         # under -target, also what the dependents left out force, as terraform's plan graph does
         configured = configured_forcing(self.module, graph) if ctx.targets is not None and graph is not None else set()
         plan.changes = force_create_before_destroy(plan.changes, configured)
+        if given is not None and not destroy:
+            plan.changes = [replace(c, keeps_deposed=True) if c.action == Action.CREATE_THEN_DELETE
+                            and c.deposed is None and not given.covers(c.addr) else c for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

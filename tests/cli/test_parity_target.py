@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, both_tools, steps, tools
+from tests.differential.scenario import Scenario, both_tools, steps
 
 CBD = """
 resource "terraform_data" "a" {
@@ -19,7 +19,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata destroys the deposed object of a create_before_destroy "
+@both_tools("under -target strata destroys the deposed object of a create_before_destroy "
        "replacement, which terraform leaves in the state")
 def test_target_keeps_the_deposed_object_of_a_replaced_dependency(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
