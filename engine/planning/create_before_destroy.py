@@ -29,8 +29,9 @@ def config_key(r: ResourceAddr) -> ConfigKey:
 
 def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
     """The resources of the configuration that a create_before_destroy resource depends on
-    (transitively, through anything): forced whether or not that resource is planned. Under
-    ``-target`` terraform forces from the whole configuration, the dependents left out too."""
+    (transitively, through anything), whether or not that resource is planned. Under
+    ``-target`` terraform plans the order from the targets and their dependencies, but records
+    the flag of what it applies as the whole configuration forces it, dependents left out too."""
     stack = [CfgNode("resource", addr, m.path) for m in module.tree()
              for addr, rc in m.resources.items() if rc.lifecycle.create_before_destroy]
     seen = set(stack)
@@ -50,8 +51,8 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
                                 ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
-    ``configured``: resources forced by the configuration (:func:`configured_forcing`), for
-    dependents that are not planned."""
+    ``configured``: resources forced by the configuration (:func:`configured_forcing`), also by
+    dependents that are not planned: only the flag recorded for what is applied."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -67,11 +68,6 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     stack = [(i, False) for i, c in enumerate(changes) if c.create_before_destroy]
     seen: dict[int, bool] = dict(stack)
     forced: dict[int, bool] = {}
-    if configured:
-        for i, c in enumerate(changes):
-            if i not in seen and c.deposed is None and config_key(c.addr.resource) in configured:
-                seen[i] = forced[i] = False
-                stack.append((i, False))
     while stack:
         i, through_state = stack.pop()
         c = changes[i]
@@ -95,6 +91,12 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
                     forced[t] = via
                 stack.append((t, via))
     out = list(changes)
+    for i, c in enumerate(changes):
+        # the flag recorded once applied: terraform's apply graph forces it from the whole
+        # configuration; the order (and an object without a change) as its plan forced them
+        if (i not in forced and not c.create_before_destroy and c.deposed is None
+                and c.action not in (Action.NOOP, Action.DELETE) and config_key(c.addr.resource) in configured):
+            out[i] = dataclasses.replace(c, create_before_destroy=True)
     for i, through_state in forced.items():
         c = changes[i]
         if c.action == Action.DELETE_THEN_CREATE:

@@ -85,5 +85,34 @@ def test_target_records_create_before_destroy_forced_by_an_untargeted_dependent(
     # create_before_destroy although only a is applied.
     s = Scenario(workdir, tool)
     s.apply(FORCED_V1)
-    s.apply(FORCED_V2, "-replace=terraform_data.a", "-target=terraform_data.a")
+    res = s.apply(FORCED_V2, "-replace=terraform_data.a", "-target=terraform_data.a")
     assert s.instance("terraform_data.a").get("create_before_destroy") is True
+    # the order is planned from the targets alone: destroyed first, as not forced
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("delete", "terraform_data.a"), ("create", "terraform_data.a")], started
+
+
+UNCHANGED = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("under -target strata kept the create_before_destroy flag a dependent left out "
+            "had forced on a targeted object without a change")
+def test_target_records_the_flag_of_an_unchanged_object_from_the_targets(
+        workdir: Workdir, tool: str) -> None:
+    # b forced the flag on a; targeting a alone, terraform plans a without b and records
+    # a's own flag for the unchanged object
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED)
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True
+    s.apply(UNCHANGED, "-target=terraform_data.a")
+    assert not s.instance("terraform_data.a").get("create_before_destroy", False)
