@@ -95,10 +95,11 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
                   through: Mapping[ResourceAddr, frozenset[ResourceAddr]] | None = None) -> InstanceDeps:
     """The dependencies of the instance whose scope is ``scope`` (``kind_of``: how a referred
     resource expands). ``through``: for each resource with no instances, what it depends on
-    (:func:`through_empty`), recorded too, as terraform records every transitive dependency: a
-    resource with no objects in the state would otherwise break the chain of dependencies that
-    orders a later destroy. Only through those: recording every transitive dependency would make
-    the state quadratic in size on deep graphs."""
+    (:func:`through_empty`): depended on whole, as terraform waits through the empty resource,
+    and recorded, as terraform records every transitive dependency: a resource with no objects
+    in the state would otherwise break the chain of dependencies that orders a later destroy.
+    Only through those: recording every transitive dependency would make the state quadratic in
+    size on deep graphs."""
     insts: set[InstanceAddr] = set()
     res: set[ResourceAddr] = set(whole)
     for s in specs:
@@ -122,10 +123,9 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             insts.add(InstanceAddr(s.target, k))
         else:
             res.add(s.target)
-    named = {d.resource for d in insts} | res
-    if through:
-        for r in [r for r in named if r in through]:
-            named |= through[r]
-    recorded = tuple(sorted({config_resource(r) for r in named}, key=str))
+    if through:  # waited for whole, as terraform's graph waits through the empty resource's node
+        for r in [r for r in res if r in through]:
+            res |= through[r]
+    recorded = tuple(sorted({config_resource(d.resource) for d in insts} | {config_resource(r) for r in res}, key=str))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
 

@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, both_tools
+from tests.differential.scenario import Scenario, assert_before, both_tools
 
 EMPTY_BETWEEN = """
 resource "terraform_data" "a" {
@@ -28,6 +28,14 @@ def test_dependencies_through_an_empty_resource(workdir: Workdir, tool: str) -> 
     s = Scenario(workdir, tool)
     s.apply(EMPTY_BETWEEN)
     assert "terraform_data.a" in s.instance("terraform_data.b").get("dependencies", [])
+
+
+@both_tools("strata did not wait through a resource without instances: b was created before a")
+def test_create_waits_through_a_resource_without_instances(workdir: Workdir, tool: str) -> None:
+    # the same cause seen in the order: b depends on a through m, which has no instances
+    s = Scenario(workdir, tool)
+    res = s.apply(EMPTY_BETWEEN.replace('"1"', "terraform_data.c.id") + 'resource "terraform_data" "c" {}\n')
+    assert_before(res, ("create", "terraform_data.a"), ("create", "terraform_data.b"))
 
 
 UNCHANGED_V1 = """
