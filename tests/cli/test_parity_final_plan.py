@@ -48,3 +48,14 @@ def test_change_whose_final_plan_is_a_no_op_records_its_dependencies(workdir: Wo
                           "input = terraform_data.a.output\n  depends_on = [terraform_data.c]")
             + 'resource "terraform_data" "c" {}\n', "-replace=terraform_data.a")
     assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a", "terraform_data.c"]
+
+
+@both_tools("final-plan no-ops kept the create_before_destroy flag the object was created with")
+def test_change_whose_final_plan_is_a_no_op_records_its_create_before_destroy(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(CHAIN)
+    s.apply(CHAIN.replace("input = terraform_data.a.output",
+                          "input = terraform_data.a.output\n  lifecycle {\n    create_before_destroy = true\n  }"),
+            "-replace=terraform_data.a")
+    assert s.instance("terraform_data.b").get("create_before_destroy") is True
