@@ -403,7 +403,9 @@ class Applier:
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
-                self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+                # as terraform's, with the flag the plan gave it (create-then-delete: forced)
+                self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True),
+                                w.depose_as)
 
         new, diags, private, legacy = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,

@@ -161,8 +161,10 @@ class Planner:
         configured = configured_forcing(self.module, graph) if ctx.targets is not None and graph is not None else set()
         plan.changes = force_create_before_destroy(plan.changes, configured)
         if given is not None and not destroy:
-            plan.changes = [replace(c, keeps_deposed=True) if c.action == Action.CREATE_THEN_DELETE
-                            and c.deposed is None and not given.covers(c.addr) else c for c in plan.changes]
+            plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
+                            and (c.action == Action.CREATE_THEN_DELETE
+                                 or (c.action == Action.DELETE and c.create_before_destroy)) else c
+                            for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

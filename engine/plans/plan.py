@@ -95,11 +95,11 @@ class ResourceInstanceChange:
     importing: str | None = None
     """The id an ``import`` block imported the object by while planning (its prior state is the
     object imported; apply records it)."""
-    keeps_deposed: bool = False
-    """A create-then-delete replacement under ``-target`` of an instance that is not a target,
-    only a dependency of one: the old object is deposed and left in the state, as terraform's
-    apply graph, pruned to the targets and their dependencies, leaves out its destroy (which
-    waits for the targets)."""
+    destroy_left_out: bool = False
+    """Under ``-target``, the destroy of an instance that is not a target, only a dependency of
+    one, whose destroy waits for its dependents (create_before_destroy): terraform's apply
+    graph, pruned to the targets and their dependencies, leaves it out. A create-then-delete
+    replacement leaves its old object deposed; a deletion leaves the object as it is."""
 
     @property
     def is_replace(self) -> bool:

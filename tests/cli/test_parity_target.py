@@ -155,3 +155,31 @@ def test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent(
     for r in list(deps):  # strata's list closed over its own state, as the harness compares them
         deps |= set(s.instance(r).get("dependencies", []))
     assert "terraform_data.a" in deps, deps
+
+
+COUNTED = """
+resource "terraform_data" "a" {
+  count = 3
+  input = "a${count.index}"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[*].id
+}
+"""
+
+
+@both_tools("under -target strata destroyed a create_before_destroy instance of a dependency "
+            "that the configuration no longer has; terraform plans the delete and leaves it out")
+def test_target_leaves_out_the_delete_of_a_dependency_instance_destroyed_after_its_dependents(
+        workdir: Workdir, tool: str) -> None:
+    # a[2]'s destroy waits for b (create_before_destroy): not a dependency of the target b
+    s = Scenario(workdir, tool)
+    s.apply(COUNTED)
+    res = s.apply(COUNTED.replace("count = 3", "count = 2"), "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("update", "terraform_data.b")], started
+    kept = [i.get("index_key") for r in s.state()["resources"] if r["name"] == "a" for i in r["instances"]]
+    assert kept == [0, 1, 2], kept
