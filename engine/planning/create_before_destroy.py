@@ -47,12 +47,13 @@ def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
 
 
 def force_create_before_destroy(changes: list[ResourceInstanceChange],
-                                configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset()
-                                ) -> list[ResourceInstanceChange]:
+                                configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
+                                targeted: bool = False) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
     ``configured``: resources forced by the configuration (:func:`configured_forcing`), also by
-    dependents that are not planned: only the flag recorded for what is applied."""
+    dependents that are not planned (a resource without instances forces too): without
+    ``targeted``, as any other; with it, only the flag recorded for what is applied."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -68,6 +69,12 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     stack = [(i, False) for i, c in enumerate(changes) if c.create_before_destroy]
     seen: dict[int, bool] = dict(stack)
     forced: dict[int, bool] = {}
+    if configured and not targeted:
+        for i, c in enumerate(changes):
+            if (i not in seen and c.deposed is None and c.action != Action.DELETE
+                    and config_key(c.addr.resource) in configured):
+                seen[i] = forced[i] = False
+                stack.append((i, False))
     while stack:
         i, through_state = stack.pop()
         c = changes[i]
@@ -94,7 +101,7 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     for i, c in enumerate(changes):
         # the flag recorded once applied: terraform's apply graph forces it from the whole
         # configuration; the order (and an object without a change) as its plan forced them
-        if (i not in forced and not c.create_before_destroy and c.deposed is None
+        if (targeted and i not in forced and not c.create_before_destroy and c.deposed is None
                 and c.action not in (Action.NOOP, Action.DELETE) and config_key(c.addr.resource) in configured):
             out[i] = dataclasses.replace(c, create_before_destroy=True)
     for i, through_state in forced.items():

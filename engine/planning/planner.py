@@ -157,9 +157,9 @@ class Planner:
             ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
-        # under -target, also what the dependents left out force, as terraform's plan graph does
-        configured = configured_forcing(self.module, graph) if ctx.targets is not None and graph is not None else set()
-        plan.changes = force_create_before_destroy(plan.changes, configured)
+        # also what the configuration forces through resources with no change planned
+        configured = configured_forcing(self.module, graph) if graph is not None else set()
+        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None)
         if given is not None and not destroy:
             plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
                             and (c.action == Action.CREATE_THEN_DELETE

@@ -108,3 +108,25 @@ def test_create_before_destroy_forced_by_a_removed_dependent_is_dropped(workdir:
     assert s.instance("terraform_data.a").get("create_before_destroy") is True
     s.apply(FORCED_V2)
     assert not s.instance("terraform_data.a").get("create_before_destroy", False)
+
+
+FORCED_BY_EMPTY = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  count = 0
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("strata forced create_before_destroy only from planned changes, not from a "
+            "create_before_destroy resource without instances")
+def test_create_before_destroy_forced_by_a_resource_without_instances(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(FORCED_BY_EMPTY)
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True

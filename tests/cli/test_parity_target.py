@@ -183,3 +183,24 @@ def test_target_leaves_out_the_delete_of_a_dependency_instance_destroyed_after_i
     assert started == [("update", "terraform_data.b")], started
     kept = [i.get("index_key") for r in s.state()["resources"] if r["name"] == "a" for i in r["instances"]]
     assert kept == [0, 1, 2], kept
+
+
+SPLAT = """
+resource "terraform_data" "a" {
+  count = 3
+  input = "a${count.index}"
+}
+output "o" {
+  value = terraform_data.a[*].output
+}
+"""
+
+
+@tools("under -target strata evaluates an output over a resource's instances as the "
+       "configuration expands it; terraform over the instances the state still has")
+def test_target_output_sees_an_untargeted_instance_still_in_the_state(workdir: Workdir, tool: str) -> None:
+    # a[2] is no longer configured but, untargeted, not destroyed: terraform's output lists it
+    s = Scenario(workdir, tool)
+    s.apply(SPLAT)
+    s.apply(SPLAT.replace("count = 3", "count = 2"), "-target=terraform_data.a[0]")
+    assert s.state()["outputs"]["o"]["value"] == ["a0", "a1", "a2"]
