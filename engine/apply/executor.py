@@ -12,6 +12,7 @@ built on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import sys
 import time
@@ -35,7 +36,14 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.plans.plan import Action, Expansion, Plan, ResourceInstanceChange, whole_resource_value
+from engine.plans.plan import (
+    Action,
+    Expansion,
+    Plan,
+    ResourceInstanceChange,
+    restated,
+    whole_resource_value,
+)
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
@@ -48,7 +56,7 @@ from engine.provider.registry import Providers
 from engine.provider.seam import ProviderSeam, tolerated
 from engine.state.model import ObjectState, State
 from engine.state.store import StateWriter
-from engine.values import UNKNOWN, is_wholly_known
+from engine.values import UNKNOWN, equal, is_wholly_known
 
 Emit = Callable[[ev.Event], None]
 
@@ -376,6 +384,11 @@ class Applier:
                 self._fail(addr, d.summary, d.detail, in_config=d)
             done(False)
             return
+        if prior_obj is not None and prior is not None and equal(prior, planned):
+            # the final plan of an update is a no-op (what it waited for left its inputs as they
+            # were): not applied, as terraform does, with no event, provider call or count
+            self._skip_no_op(addr, c, prior_obj, done)
+            return
         id_key = schema.id_attribute if schema else "id"
         action = "update" if node.op == Action.UPDATE else "create"
         started = [time.monotonic()]
@@ -390,7 +403,9 @@ class Applier:
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
-                self.writer.put(addr, c.provider, prior_obj, w.depose_as)
+                # as terraform's, with the flag the plan gave it (create-then-delete: forced)
+                self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True),
+                                w.depose_as)
 
         new, diags, private, legacy = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, prior, planned, config,
@@ -440,6 +455,23 @@ class Applier:
                                                ev.apply_complete(addr, action, elapsed, id_key, id_value)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
+
+    def _skip_no_op(self, addr: InstanceAddr, c: ResourceInstanceChange, prior_obj: ObjectState,
+                    done: Done) -> None:
+        """Record an update whose final plan is a no-op without applying it: the object as it
+        was, with the dependencies and create_before_destroy flag the configuration gives it now
+        (terraform rewrites the flag when planning, the dependencies on every apply of the
+        instance), then its postconditions, evaluated on that object."""
+        obj = dataclasses.replace(prior_obj, dependencies=c.state_dependencies,
+                                  create_before_destroy=c.create_before_destroy)
+        unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
+
+        def durable() -> None:
+            for d in unmet:
+                self._fail(addr, d.summary, d.detail, in_config=d)
+            done(not unmet)
+
+        self.writer.put(addr, c.provider, obj, on_durable=durable)
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:
@@ -543,6 +575,12 @@ class Applier:
         for addr, read in self.plan.data_reads.items():
             self.writer.put(addr, read.provider, ObjectState(read.value,
                                                              sensitive_attributes=state_marks(read.value, read.sensitive)))
+
+    def record_unchanged(self) -> None:
+        """Rewrite the objects the plan leaves unchanged as the configuration describes them
+        now (:func:`engine.plans.plan.restated`)."""
+        for c, obj in restated(self.plan, self.state):
+            self.writer.put(c.addr, c.provider, obj)
 
     async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
         addr = c.addr

@@ -156,7 +156,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             b.work[n] = Work(c, dk)
             b.cu[c.addr] = n
             b.cu_by_res[c.addr.resource].append(n)
-            if c.is_replace:
+            if c.is_replace and not c.destroy_left_out:
                 d = ApplyNode(c.addr, Action.DELETE, dk)
                 g.add(d)
                 b.work[d] = Work(c)
@@ -167,7 +167,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                     g.add_edge(d, n)
                 else:
                     g.add_edge(n, d)
-        elif c.action == Action.DELETE:
+        elif c.action == Action.DELETE and not c.destroy_left_out:
             d = ApplyNode(c.addr, Action.DELETE, c.deposed)
             g.add(d)
             b.work[d] = Work(c)

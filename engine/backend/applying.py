@@ -83,6 +83,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
                 applier.record_data_reads()
+                applier.record_unchanged()
                 if (p.plan.refresh_only and p.plan.drift) or p.plan.moves:
                     writer.changed = True  # the refreshed (or moved) objects are what this apply records
                 imported = [c for c in p.plan.changes if c.importing is not None]
@@ -172,6 +173,9 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             continue
         if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
             out[oc.name] = (v, oc.sensitive)
+    for name in p.plan.kept_outputs:  # no longer declared, kept by -target
+        if name not in p.module.outputs and name in p.state.outputs:
+            out[name] = p.state.outputs[name]
     return out
 
 

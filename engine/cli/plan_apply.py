@@ -21,7 +21,7 @@ from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
 from engine.plans import planfile
-from engine.plans.plan import Action, Plan
+from engine.plans.plan import Action, Plan, restated
 from engine.render.text import partial_plan_shown, render_failed_plan, render_plan
 from engine.render.value_text import output_text
 from engine.values import UNKNOWN, cty_type, to_json
@@ -169,6 +169,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
     if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
+        if not destroy and restated(p.plan, p.state):  # no operation, but objects recorded anew
+            await op.apply(p, out.emit)
         warn(out, p.warnings)
         if p.plan.targeted:
             warn(out, [_TARGETING])

@@ -74,6 +74,9 @@ class PlanContext:
         self.diags: list[Diagnostic] = []
         self.walk_errors: list[Diagnostic] = []
         self.failed: set[ResourceAddr] = set()
+        self.through_empty: dict[ResourceAddr, frozenset[ResourceAddr]] = {}
+        """For each resource with no instances, what it depends on (through other such resources
+        too): recorded among its dependents' dependencies in its stead (:func:`.instance_deps`)."""
         self.failed_outputs: set[tuple[ModulePath, str]] = set()  # module outputs whose preconditions failed
         self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
         self.local_value = LocalValues(module, self.scope, self._local_failed)

@@ -4,7 +4,7 @@ hashicorp/terraform#32148)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.config.constants import _NoResources
@@ -80,10 +80,26 @@ def references_of(rc: ResourceConfig) -> list[E.Reference]:
     return refs
 
 
+def through_empty(specs: list[RefSpec], whole: set[ResourceAddr],
+                  known: Mapping[ResourceAddr, frozenset[ResourceAddr]]) -> frozenset[ResourceAddr]:
+    """What a resource with no instances depends on (``known``: the same of the other resources
+    without instances it depends on, whose own dependencies it stands for too)."""
+    out = set(whole) | {s.target for s in specs}
+    for r in list(out):
+        out |= known.get(r, frozenset())
+    return frozenset(out)
+
+
 def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
-                  kind_of: Callable[[ResourceAddr], str]) -> InstanceDeps:
+                  kind_of: Callable[[ResourceAddr], str],
+                  through: Mapping[ResourceAddr, frozenset[ResourceAddr]] | None = None) -> InstanceDeps:
     """The dependencies of the instance whose scope is ``scope`` (``kind_of``: how a referred
-    resource expands)."""
+    resource expands). ``through``: for each resource with no instances, what it depends on
+    (:func:`through_empty`): depended on whole, as terraform waits through the empty resource,
+    and recorded, as terraform records every transitive dependency: a resource with no objects
+    in the state would otherwise break the chain of dependencies that orders a later destroy.
+    Only through those: recording every transitive dependency would make the state quadratic in
+    size on deep graphs."""
     insts: set[InstanceAddr] = set()
     res: set[ResourceAddr] = set(whole)
     for s in specs:
@@ -107,6 +123,9 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             insts.add(InstanceAddr(s.target, k))
         else:
             res.add(s.target)
+    if through:  # waited for whole, as terraform's graph waits through the empty resource's node
+        for r in [r for r in res if r in through]:
+            res |= through[r]
     recorded = tuple(sorted({config_resource(d.resource) for d in insts} | {config_resource(r) for r in res}, key=str))
     return InstanceDeps(frozenset(insts), frozenset(res), recorded)
 

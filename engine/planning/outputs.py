@@ -50,6 +50,11 @@ def plan_outputs(ctx: PlanContext) -> None:
     """Every output's planned value into the plan (a null output is no output); under -target, one
     that refers to what was left out keeps its prior value."""
     plan = ctx.plan
+    if ctx.targets is not None:  # terraform removes no output when targeting, even one not declared
+        for name, prior in plan.prior_outputs.items():
+            if name not in ctx.module.outputs:
+                plan.outputs[name] = prior
+                plan.kept_outputs.add(name)
     for oc in ctx.module.outputs.values():
         if ctx.targets is not None and not _output_included(ctx, oc.expr):
             # refers to what was not targeted: keeps its value, as terraform's does

@@ -28,7 +28,7 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
 from engine.planning.context import Emit, PlanContext
-from engine.planning.create_before_destroy import force_create_before_destroy
+from engine.planning.create_before_destroy import configured_forcing, force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import check_import_targets, plan_imports
@@ -110,6 +110,7 @@ class Planner:
         ctx.raise_if_errors()
         plan.targeted = ctx.targets is not None
         graph = None if destroy else config_graph(self.module)
+        given = ctx.targets  # as given, before what they depend on is added
         if ctx.targets is not None:
             if graph is None:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
@@ -160,7 +161,14 @@ class Planner:
             ctx.diags.append(forget_warning(forgot))
         check_prevent_destroy(ctx)
         ctx.raise_if_errors()
-        plan.changes = force_create_before_destroy(plan.changes)
+        # also what the configuration forces through resources with no change planned
+        configured = configured_forcing(self.module, graph) if graph is not None else set()
+        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None)
+        if given is not None and not destroy:
+            plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
+                            and (c.action == Action.CREATE_THEN_DELETE
+                                 or (c.action == Action.DELETE and c.create_before_destroy)) else c
+                            for c in plan.changes]
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

@@ -26,7 +26,7 @@ from engine.lang.evaluate import Scope
 from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext, needs_values
 from engine.planning.data_sources import plan_data
-from engine.planning.dependencies import instance_deps, ref_specs, references_of
+from engine.planning.dependencies import instance_deps, ref_specs, references_of, through_empty
 from engine.planning.expansion import Instances, expand, kind_of
 from engine.planning.instance import InstanceToPlan, ResourceTarget, plan_instance
 from engine.plans.plan import Action, ResourceInstanceChange
@@ -53,6 +53,9 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             expanded = found
         else:
             _expansion_error(ctx, rc, found)
+    if expanded is not None and not expanded.instances:  # what it depends on, its dependents record
+        specs0, whole0 = ref_specs(rc, mi, ctx.module_deps)
+        ctx.through_empty[rc.addr] = through_empty(specs0, whole0, ctx.through_empty)
     untargeted: list[InstanceKey] = []
     if expanded is not None and ctx.targets is not None and rc.addr not in ctx.targets.resources \
             and not ctx.targets.in_modules(rc.addr):
@@ -166,7 +169,7 @@ async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget
         out.unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
         if out.unmet:  # as terraform's: the instance is not planned
             return out
-    deps = instance_deps(specs, whole, scope, ctx.resolver.expansion)
+    deps = instance_deps(specs, whole, scope, ctx.resolver.expansion, ctx.through_empty)
     one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps)
     if rc.addr.mode == "data":
         out.value = await plan_data(ctx, one)

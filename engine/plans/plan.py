@@ -15,6 +15,7 @@ without any event loop.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -97,6 +98,11 @@ class ResourceInstanceChange:
     generated_config: str = ""
     """The resource block generated for an import target that had no configuration (``plan
     -generate-config-out``), which it was planned against; empty otherwise."""
+    destroy_left_out: bool = False
+    """Under ``-target``, the destroy of an instance that is not a target, only a dependency of
+    one, whose destroy waits for its dependents (create_before_destroy): terraform's apply
+    graph, pruned to the targets and their dependencies, leaves it out. A create-then-delete
+    replacement leaves its old object deposed; a deletion leaves the object as it is."""
 
     @property
     def is_replace(self) -> bool:
@@ -314,6 +320,23 @@ def prior_state(plan: Plan, state: State) -> None:
         rs = state.resources.get(r.addr.resource)
         if rs is not None and r.obj is not None:
             rs.provider = r.provider  # an object a moved block took to another type's provider
+
+
+def restated(plan: Plan, state: State) -> list[tuple[ResourceInstanceChange, ObjectState]]:
+    """The objects of the instances ``plan`` leaves unchanged that it records anew: with the
+    dependencies and create_before_destroy flag (forced ones included) the configuration gives
+    them now, where those differ from ``state``'s. terraform writes them when it plans the no-op
+    (so an apply with no other change still writes them)."""
+    out = []
+    for c in plan.changes:
+        if c.action != Action.NOOP or c.deposed is not None:
+            continue
+        obj = state.object(c.addr)
+        if obj is not None and (obj.dependencies != c.state_dependencies
+                                or obj.create_before_destroy != c.create_before_destroy):
+            out.append((c, dataclasses.replace(obj, dependencies=c.state_dependencies,
+                                               create_before_destroy=c.create_before_destroy)))
+    return out
 
 
 def select_action(prior: dict[str, Any] | None, planned: dict[str, Any] | None, *,

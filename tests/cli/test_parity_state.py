@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, tools
+from tests.differential.scenario import Scenario, assert_before, both_tools
 
 EMPTY_BETWEEN = """
 resource "terraform_data" "a" {
@@ -20,7 +20,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata records direct dependencies only, so a dependency through a resource "
+@both_tools("strata records direct dependencies only, so a dependency through a resource "
        "without objects is lost")
 def test_dependencies_through_an_empty_resource(workdir: Workdir, tool: str) -> None:
     # b depends on a through m, which has no instances: terraform records a among b's
@@ -28,6 +28,14 @@ def test_dependencies_through_an_empty_resource(workdir: Workdir, tool: str) -> 
     s = Scenario(workdir, tool)
     s.apply(EMPTY_BETWEEN)
     assert "terraform_data.a" in s.instance("terraform_data.b").get("dependencies", [])
+
+
+@both_tools("strata did not wait through a resource without instances: b was created before a")
+def test_create_waits_through_a_resource_without_instances(workdir: Workdir, tool: str) -> None:
+    # the same cause seen in the order: b depends on a through m, which has no instances
+    s = Scenario(workdir, tool)
+    res = s.apply(EMPTY_BETWEEN.replace('"1"', "terraform_data.c.id") + 'resource "terraform_data" "c" {}\n')
+    assert_before(res, ("create", "terraform_data.a"), ("create", "terraform_data.b"))
 
 
 UNCHANGED_V1 = """
@@ -52,7 +60,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata keeps the dependencies an object was created with when it has no change")
+@both_tools("strata keeps the dependencies an object was created with when it has no change")
 def test_dependencies_of_an_unchanged_object_are_rewritten(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
     s.apply(UNCHANGED_V1)
@@ -60,7 +68,7 @@ def test_dependencies_of_an_unchanged_object_are_rewritten(workdir: Workdir, too
     assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a"]
 
 
-@tools("strata keeps the create_before_destroy flag an object was created with when it "
+@both_tools("strata keeps the create_before_destroy flag an object was created with when it "
        "has no change")
 def test_create_before_destroy_of_an_unchanged_object_is_rewritten(workdir: Workdir, tool: str) -> None:
     # b now uses create_before_destroy, and so (by force) does a, which b depends on
@@ -90,7 +98,7 @@ resource "terraform_data" "a" {
 """
 
 
-@tools("strata keeps create_before_destroy forced on an object by a dependent that the "
+@both_tools("strata keeps create_before_destroy forced on an object by a dependent that the "
        "configuration no longer has")
 def test_create_before_destroy_forced_by_a_removed_dependent_is_dropped(workdir: Workdir, tool: str) -> None:
     # b forced create_before_destroy on a; b is removed and a updated: terraform records a
@@ -100,3 +108,25 @@ def test_create_before_destroy_forced_by_a_removed_dependent_is_dropped(workdir:
     assert s.instance("terraform_data.a").get("create_before_destroy") is True
     s.apply(FORCED_V2)
     assert not s.instance("terraform_data.a").get("create_before_destroy", False)
+
+
+FORCED_BY_EMPTY = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  count = 0
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("strata forced create_before_destroy only from planned changes, not from a "
+            "create_before_destroy resource without instances")
+def test_create_before_destroy_forced_by_a_resource_without_instances(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(FORCED_BY_EMPTY)
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True

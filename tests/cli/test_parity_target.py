@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, steps, tools
+from tests.differential.scenario import Scenario, both_tools, steps, tools
 
 CBD = """
 resource "terraform_data" "a" {
@@ -19,7 +19,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata destroys the deposed object of a create_before_destroy "
+@both_tools("under -target strata destroys the deposed object of a create_before_destroy "
        "replacement, which terraform leaves in the state")
 def test_target_keeps_the_deposed_object_of_a_replaced_dependency(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
@@ -50,7 +50,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata removes from the state an output the configuration no longer "
+@both_tools("under -target strata removes from the state an output the configuration no longer "
        "has; terraform leaves outputs alone when targeting")
 def test_target_keeps_an_output_the_configuration_no_longer_has(workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
@@ -77,7 +77,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata computes the create_before_destroy that dependents force "
+@both_tools("under -target strata computes the create_before_destroy that dependents force "
        "from the targeted resources only; terraform from the whole configuration")
 def test_target_records_create_before_destroy_forced_by_an_untargeted_dependent(
         workdir: Workdir, tool: str) -> None:
@@ -85,5 +85,122 @@ def test_target_records_create_before_destroy_forced_by_an_untargeted_dependent(
     # create_before_destroy although only a is applied.
     s = Scenario(workdir, tool)
     s.apply(FORCED_V1)
-    s.apply(FORCED_V2, "-replace=terraform_data.a", "-target=terraform_data.a")
+    res = s.apply(FORCED_V2, "-replace=terraform_data.a", "-target=terraform_data.a")
     assert s.instance("terraform_data.a").get("create_before_destroy") is True
+    # the order is planned from the targets alone: destroyed first, as not forced
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("delete", "terraform_data.a"), ("create", "terraform_data.a")], started
+
+
+UNCHANGED = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("under -target strata kept the create_before_destroy flag a dependent left out "
+            "had forced on a targeted object without a change")
+def test_target_records_the_flag_of_an_unchanged_object_from_the_targets(
+        workdir: Workdir, tool: str) -> None:
+    # b forced the flag on a; targeting a alone, terraform plans a without b and records
+    # a's own flag for the unchanged object
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED)
+    assert s.instance("terraform_data.a").get("create_before_destroy") is True
+    s.apply(UNCHANGED, "-target=terraform_data.a")
+    assert not s.instance("terraform_data.a").get("create_before_destroy", False)
+
+
+CHAIN_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "m" {
+  input = terraform_data.a.id
+}
+resource "terraform_data" "b" {
+  input = terraform_data.m.id
+}
+"""
+CHAIN_V2 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "m" {
+  input = "2"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.m.id
+}
+"""
+
+
+@tools("strata records direct dependencies: when -target rewrites those of an object in "
+       "between, an untargeted dependent loses the transitive dependency terraform keeps")
+def test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent(
+        workdir: Workdir, tool: str) -> None:
+    # b is untargeted and keeps its entry; m no longer refers to a. terraform's b still lists
+    # a (its transitive list was recorded whole); strata's b lists m, whose list is now empty.
+    s = Scenario(workdir, tool)
+    s.apply(CHAIN_V1)
+    s.apply(CHAIN_V2, "-target=terraform_data.m")
+    deps = set(s.instance("terraform_data.b").get("dependencies", []))
+    for r in list(deps):  # strata's list closed over its own state, as the harness compares them
+        deps |= set(s.instance(r).get("dependencies", []))
+    assert "terraform_data.a" in deps, deps
+
+
+COUNTED = """
+resource "terraform_data" "a" {
+  count = 3
+  input = "a${count.index}"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[*].id
+}
+"""
+
+
+@both_tools("under -target strata destroyed a create_before_destroy instance of a dependency "
+            "that the configuration no longer has; terraform plans the delete and leaves it out")
+def test_target_leaves_out_the_delete_of_a_dependency_instance_destroyed_after_its_dependents(
+        workdir: Workdir, tool: str) -> None:
+    # a[2]'s destroy waits for b (create_before_destroy): not a dependency of the target b
+    s = Scenario(workdir, tool)
+    s.apply(COUNTED)
+    res = s.apply(COUNTED.replace("count = 3", "count = 2"), "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("update", "terraform_data.b")], started
+    kept = [i.get("index_key") for r in s.state()["resources"] if r["name"] == "a" for i in r["instances"]]
+    assert kept == [0, 1, 2], kept
+
+
+SPLAT = """
+resource "terraform_data" "a" {
+  count = 3
+  input = "a${count.index}"
+}
+output "o" {
+  value = terraform_data.a[*].output
+}
+"""
+
+
+@tools("under -target strata evaluates an output over a resource's instances as the "
+       "configuration expands it; terraform over the instances the state still has")
+def test_target_output_sees_an_untargeted_instance_still_in_the_state(workdir: Workdir, tool: str) -> None:
+    # a[2] is no longer configured but, untargeted, not destroyed: terraform's output lists it
+    s = Scenario(workdir, tool)
+    s.apply(SPLAT)
+    s.apply(SPLAT.replace("count = 3", "count = 2"), "-target=terraform_data.a[0]")
+    assert s.state()["outputs"]["o"]["value"] == ["a0", "a1", "a2"]
