@@ -243,6 +243,11 @@ def test_a_target_the_state_already_has_gets_no_configuration(both: Both) -> Non
     both.apply({"main.tf": 'resource "terraform_data" "a" {\n}\n'})
     tf, st = _generate(both, NO_CONFIG)
     assert st.returncode == tf.returncode == 0, st.stdout + st.stderr
-    assert plan_text(st) == plan_text(tf)
     assert "# terraform_data.a will be destroyed" in plan_text(st)
-    assert _generated(both.st) is None and _generated(both.tf) is None
+    assert _generated(both.st) is None
+    # terraform 1.11 is not deterministic here: in about one run in seven its plan walk imports
+    # the object and generates its configuration after all (whichever of its nodes finishes
+    # last decides); strata takes the other, usual branch, and is compared with it
+    if "# terraform_data.a will be imported" not in plan_text(tf):
+        assert plan_text(st) == plan_text(tf)
+        assert _generated(both.tf) is None
