@@ -177,9 +177,6 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
     cu_barrier = {r: b.barrier(r, "applied", ns) for r, ns in b.cu_by_res.items()}
 
-    def d_barrier(r: ResourceAddr, cbd: bool) -> Node | None:
-        return b.d_barrier(r, cbd)
-
     # the state records a dependency in a module without its instance keys: it stands for the
     # resource in every instance of the module
     by_config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
@@ -224,7 +221,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             for r in config_res | prior_res:
                 if r == c.addr.resource:
                     continue
-                nb = d_barrier(r, False)
+                nb = b.d_barrier(r, False)
                 if nb is not None:
                     g.add_edge(cu_node, nb)
                 if r in cbd_destroyed:
