@@ -169,9 +169,29 @@ def _traversal(e: Expr) -> tuple[str, list[str | Expr]] | None:
 def references(e: Expr, bound: frozenset[str] = frozenset()) -> Iterator[Reference]:
     """Every reference in ``e`` to a name not bound by an enclosing ``for``, in source order.
 
-    A loop over an explicit stack, not recursion: nesting may be deep, and a chain of nested
-    generators costs every reference a step through each level (a hot path: validate and the
-    configuration's graph ask it of every expression)."""
+    Worked out once per expression object (a hot path: validate's checks and the
+    configuration's graph each ask it of every expression): expressions are immutable, so the
+    answer is kept beside the expression, which the cache holds so that its ``id`` stays its own."""
+    if bound:
+        return _references(e, bound)
+    hit = _REFERENCES.get(id(e))
+    if hit is not None and hit[0] is e:
+        return iter(hit[1])
+    refs = tuple(_references(e, bound))
+    if len(_REFERENCES) >= _REFERENCES_KEPT:
+        _REFERENCES.clear()
+    _REFERENCES[id(e)] = (e, refs)
+    return iter(refs)
+
+
+_REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...]]] = {}
+_REFERENCES_KEPT = 1 << 18  # expressions; then the cache starts again (a long-lived program)
+
+
+def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
+    """:func:`references`, worked out: a loop over an explicit stack, not recursion (nesting
+    may be deep, and a chain of nested generators costs every reference a step through each
+    level)."""
     stack: list[tuple[Expr, frozenset[str]]] = [(e, bound)]
     pop, push = stack.pop, stack.append
     while stack:

@@ -13,6 +13,7 @@ one), so the grouping never depends on the grammar's conflict resolution.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,17 @@ _BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, ">": 4, ">=": 4, "<": 4, "<=": 4,
 _UNARY_PREC = 7
 _SOUP = frozenset({"expression", "operation", "binary_operation", "unary_operation", "conditional"})
 _SKIP = frozenset({"comment", ",", ")", ":"})
+
+# Expressions read from their text (Converter.simple): a whole number short enough for an int, a
+# quoted string with no escape, interpolation or directive, a keyword, or a traversal by names
+# (ASCII, no dashes: a dash may be part of a name or a minus, which the tree decides), literal
+# indexes and plain string keys. Anything else, or longer, goes through the tree.
+_SIMPLE_MAX = 160
+_PLAIN = rb'"[^"\\$%\r\n]*"'
+_SIMPLE = re.compile(rb"(?P<int>[0-9]{1,18})|(?P<str>" + _PLAIN + rb")|(?P<root>[A-Za-z_][A-Za-z0-9_]*)"
+                     rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*")
+_STEP = re.compile(rb'\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]{1,18})\]|\["([^"]*)"\]')
+_KEYWORDS = {"true": True, "false": False, "null": None}
 
 
 class Converter:
@@ -345,6 +357,10 @@ class Converter:
     def soup(self, n: Node) -> Any:
         """An expression's operands, operators, conditionals and traversal steps, flattened in
         source order, then regrouped by HCL's precedence (see the module docstring)."""
+        if n.type == "expression" and n.end_byte - n.start_byte <= _SIMPLE_MAX:
+            simple = self.simple(n)
+            if simple is not None:
+                return simple
         if n.child_count == 1:  # hot path: a lone operand (a literal, a name, a call, ...)
             only = n.child(0)
             assert only is not None
@@ -391,6 +407,35 @@ class Converter:
             if self.alive + chain > self.deepest:
                 self.deepest = self.alive + chain
         return children, lambda v: _regroup(stream, v)
+
+    def simple(self, n: Node) -> E.Expr | None:
+        """A short expression that is a whole number, a plain quoted string, ``true``/``false``/
+        ``null`` or a traversal like ``a.b[0]["k"]``, built from its text: the same expression
+        the tree gives, without a Python object for each of its nodes (hot path: most values in
+        real configurations are such; None for anything else)."""
+        raw = self.src.data[n.start_byte:n.end_byte]
+        m = _SIMPLE.fullmatch(raw)
+        if m is None:
+            return None
+        line = n.start_point[0] + self.line_base
+        kind = m.lastgroup
+        if kind == "int":
+            return E.Literal(line, int(raw))
+        if kind == "str":
+            return E.Literal(line, raw[1:-1].decode("utf-8", "replace"))
+        root = m.group("root").decode()
+        if root in _KEYWORDS:
+            return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
+        ex: E.Expr = E.Var(line, root)
+        for step in _STEP.finditer(raw, len(root)):
+            name, index, key = step.groups()
+            if name is not None:
+                ex = E.GetAttr(line, ex, name.decode())
+            elif index is not None:
+                ex = E.Index(line, ex, E.Literal(line, int(index)))
+            else:
+                ex = E.Index(line, ex, E.Literal(line, key.decode("utf-8", "replace")))
+        return ex
 
     def index_step(self, c: Node, children: list[Any]) -> tuple[Any, ...]:
         if c.type == "index":
