@@ -9,7 +9,7 @@ configuration alone decides is checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -95,25 +95,54 @@ def _resource_expressions(rc: ResourceConfig) -> list[E.Expr]:
 def _calls(e: E.Expr) -> Iterator[E.Call]:
     """Every call in ``e``, outermost first (a loop, not recursion: nesting may be deep)."""
     stack: list[Any] = [e]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        x = stack.pop()
-        if isinstance(x, tuple):
-            stack.extend(reversed(x))
+        x = pop()
+        t = type(x)
+        if t is E.Literal or t is E.Var:  # the leaves most expressions are made of
             continue
-        if not isinstance(x, E.Expr):
-            continue
-        if isinstance(x, E.Call):
+        if t is E.Call:
             yield x
-        names = _FIELDS.get(type(x))
-        if names is None:  # dataclasses.fields builds its answer anew each call: once per kind
-            names = _FIELDS[type(x)] = tuple(f.name for f in reversed(fields(x)))
-        for name in names:
-            v = getattr(x, name)
-            if isinstance(v, (E.Expr, tuple)):
-                stack.append(v)
+        kids = _KIDS.get(t)
+        if kids is None:
+            if not isinstance(x, E.Expr):
+                continue  # a template's literal text
+            kids = _KIDS[t] = _by_fields(tuple(f.name for f in fields(x)))
+        extend(reversed([k for k in kids(x) if isinstance(k, E.Expr)]))
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+def _by_fields(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    def kids(x: Any) -> tuple[Any, ...]:
+        out: list[Any] = []
+        todo = [getattr(x, n) for n in reversed(names)]
+        while todo:
+            v = todo.pop()
+            if isinstance(v, tuple):
+                todo.extend(reversed(v))
+            else:
+                out.append(v)
+        return tuple(out)
+    return kids
+
+
+_KIDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    E.SplatItem: lambda e: (),
+    E.Template: lambda e: e.parts,
+    E.TupleExpr: lambda e: e.items,
+    E.ObjectExpr: lambda e: tuple(x for kv in e.items for x in kv),
+    E.GetAttr: lambda e: (e.obj,),
+    E.Index: lambda e: (e.obj, e.key),
+    E.Splat: lambda e: (e.obj, e.each),
+    E.Call: lambda e: e.args,
+    E.Binary: lambda e: (e.left, e.right),
+    E.Unary: lambda e: (e.operand,),
+    E.Conditional: lambda e: (e.cond, e.true, e.false),
+    E.ForExpr: lambda e: (e.collection, e.key, e.value, e.cond),
+    E.TemplateIf: lambda e: (e.cond, e.true, e.false),
+    E.TemplateFor: lambda e: (e.collection, e.body),
+}
+"""Each kind of expression's sub-expressions, in the order of its fields (None and text skipped
+by the caller); a kind not listed is read through its dataclass fields."""
 
 
 def unknown_functions(module: Module) -> list[Diagnostic]:
