@@ -3,10 +3,10 @@
 Layering: a package per pipeline stage. Each layer imports only itself and the layers above it;
 inside a layer, modules import each other without cycles.
 
-    frozen, values, addrs, diagnostics, log
+    frozen, values, addrs, diagnostics, log, memory
                                       plain data every stage shares: the value classes'
                                       decorator, values with unknowns, addresses, the error
-                                      tree, the internal log
+                                      tree, the internal log, headroom under ulimit -v
     lang                              the Terraform language: .tf and .tf.json syntax, expressions,
                                       cty numbers, type conversion, built-in functions,
                                       evaluation, sensitive marks, strings quoted as terraform's Go

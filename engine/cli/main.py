@@ -127,7 +127,7 @@ async def dispatch(a: Args, out: Output) -> int:
         out.diagnostics([error("Cycle: " + ", ".join(c), "") for c in exc.cycles])
         return 1
     except StrataError as exc:
-        if isinstance(exc, UsageError):
+        if isinstance(exc, (UsageError, MemoryError)):  # out of address space: one line, in _main
             raise
         out.diagnostics([error(str(exc).split(":")[0], str(exc))])
         return 1

@@ -5,8 +5,8 @@ they cannot be. Planning expands resources and module calls; apply expands modul
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from engine.addrs import InstanceKey
 from engine.config.model import ModuleCall, ResourceConfig
@@ -14,7 +14,10 @@ from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.frozen import frozen
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.memory import tick
 from engine.values import UNKNOWN, SetVal, is_wholly_known, type_name
+
+T = TypeVar("T")
 
 ScopeOf = Callable[[int | None, tuple[Any, Any] | None], Scope]
 """``scope_of(count_index, each)``: the scope of an instance (``each``: its key and value)."""
@@ -78,7 +81,7 @@ def _count(rc: ResourceConfig | ModuleCall, expr: Any, where: SourceRange, scope
     if n < 0:
         return error("Invalid count argument", 'The given "count" argument value is unsuitable: must be greater '
                      "than or equal to zero.", where)
-    return Instances("count", tuple((i, scope_of(i, None)) for i in range(n)))
+    return Instances("count", tuple(_counted((i, scope_of(i, None)) for i in range(n))))
 
 
 def _for_each(rc: ResourceConfig | ModuleCall, expr: Any, where: SourceRange, scope_of: ScopeOf) -> Instances | Diagnostic:
@@ -103,4 +106,12 @@ def _for_each(rc: ResourceConfig | ModuleCall, expr: Any, where: SourceRange, sc
         return error("Invalid for_each argument", 'The given "for_each" argument value is unsuitable: the '
                      '"for_each" argument must be a map, or set of strings, and you have provided a value of '
                      f"type {type_name(fe)}.", where)
-    return Instances("for_each", tuple((k, scope_of(None, (k, v))) for k, v in items))
+    return Instances("for_each", tuple(_counted((k, scope_of(None, (k, v))) for k, v in items)))
+
+
+def _counted(items: Iterable[T]) -> Iterator[T]:
+    """``items``, each counted against the address space's headroom (a count may be far larger
+    than intended)."""
+    for item in items:
+        tick()
+        yield item

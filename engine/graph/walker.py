@@ -32,6 +32,7 @@ import anyio.lowlevel
 
 from engine.graph.dag import Graph
 from engine.log import get_logger
+from engine.memory import tick
 
 N = TypeVar("N", bound=Hashable)
 Done = Callable[[bool], None]
@@ -173,10 +174,13 @@ class Walker(Generic[N]):
                     on_skip(node, self.skipped[node])
                     finish_one()
                     continue
+                tick()  # the address space's headroom, checked now and then as the walk goes
                 done = _once(node, complete, me)
                 executing[me] = node
                 try:
                     await execute(node, done)
+                except MemoryError:
+                    raise  # the run ends: the command says so in one line
                 except Exception:  # a bug in an executor must not hang the walk
                     with contextlib.suppress(OSError, ValueError):  # stderr closed: still fail the node
                         log.exception("executor crashed", node=str(node))

@@ -24,6 +24,7 @@ from engine.config.references import expressions_of, self_reference_error, self_
 from engine.diagnostics import Diagnostic, errors_of
 from engine.lang.evaluate import Scope
 from engine.lang.sensitivity import recorded_names
+from engine.memory import tick
 from engine.planning.context import PlanContext, needs_values
 from engine.planning.data_sources import plan_data
 from engine.planning.dependencies import instance_deps, ref_specs, references_of, through_empty
@@ -84,6 +85,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             values[key] = inst.current.attributes
     exprs = expressions_of(rc)
     for key, _scope in expanded.instances:  # an instance that refers to a later one sees it unknown
+        tick()
         values.setdefault(key, UNKNOWN)
     def work(key: InstanceKey, scope: Scope) -> Coroutine[Any, Any, _Outcome]:
         return _plan_one(ctx, rc, target, key, scope, prior_instances.get(key), specs, whole)
@@ -106,12 +108,15 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             for i, (key, scope) in pending:  # one event loop: next() needs no lock
                 if raised:
                     return
+                tick()
                 try:
                     if limits is None:
                         outcomes[i] = await work(key, scope)
                     else:  # -provider-parallelism and the rest hold here as in apply
                         async with limits.slot(rc.provider_key, rc.addr.type):
                             outcomes[i] = await work(key, scope)
+                except MemoryError:
+                    raise  # the run ends here: the command says so in one line
                 except Exception as exc:  # a provider that raises stops the plan, as it would alone
                     raised.append((i, exc))
 
@@ -181,6 +186,7 @@ async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget
 def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: InstanceKey, scope: Scope,
             out: _Outcome, values: dict[InstanceKey, Any], exprs: Any, mi: ModuleInstance) -> None:
     """What :func:`_plan_one` found for one instance, added to the plan (in instance order)."""
+    tick()
     addr = rc.addr.instance(key)
     for d in out.eval_diags:
         # the expression on the line the error names (all of them when none is there)

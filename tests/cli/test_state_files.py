@@ -283,18 +283,7 @@ def test_full_disk_during_a_state_edit(workdir: Workdir) -> None:
 
 # ----------------------------------------------------------------------------- out of memory
 
-_OOM_DEFECT = (
-    "known defect, not fixed: with memory exhausted inside the plan walk, which now has up to "
-    "-parallelism calls in flight, the event loop's own unwinding can crash the interpreter "
-    "(SIGSEGV in trio's close, 'Cannot recover from MemoryErrors while normalizing exceptions') "
-    "or CPython prints 'Exception ignored on building sys.unraisablehook arguments' before "
-    "strata's line")
-
-
-@pytest.mark.parametrize("loop", [
-    pytest.param("trio", marks=pytest.mark.xfail(strict=False, reason=_OOM_DEFECT)),
-    pytest.param("asyncio", marks=pytest.mark.xfail(strict=False, reason=_OOM_DEFECT)),
-])
+@pytest.mark.parametrize("loop", ["trio", "asyncio"])
 def test_out_of_memory_is_one_line(workdir: Workdir, loop: str) -> None:
     """Out of memory inside the walk (2M instances under a 1 GB address-space limit): the one line,
     not the event loop's half-unwound task groups complaining as the interpreter shuts down."""
