@@ -172,12 +172,14 @@ class Converter:
 
     # ------------------------------------------------------------------ bodies and blocks
 
-    def body(self, n: Node) -> Pending:
+    def body(self, n: Node, block: Node | None = None) -> Pending:
+        """A body's arguments and blocks; ``block``: the block whose body it is (None: the file's).
+        (Passed down, not asked of ``n.parent``: tree-sitter finds a parent by walking down from
+        the root, through every top-level block before it.)"""
         items = [c for c in n.named_children if c.type in ("attribute", "block")]
         check_body(items, self.src, self.line_base)
-        parent = n.parent
-        if parent is not None and parent.type == "block":
-            check_block(parent, items, self.src, self.line_base)
+        if block is not None:
+            check_block(block, items, self.src, self.line_base)
 
         def build(values: list[Any]) -> tuple[dict[str, Attribute], list[Block]]:
             attrs: dict[str, Attribute] = {}
@@ -242,7 +244,8 @@ class Converter:
         def build(v: list[Any]) -> Block:
             attrs, blocks = v[0]
             return Block(btype, label_t, r, attrs, blocks, end_line)
-        return [body], build
+        inner = body
+        return [lambda: self.body(inner, n)], build
 
     # ------------------------------------------------------------------ expressions
 
