@@ -192,9 +192,9 @@ def evaluate_config(p: Provisioner, scope: Scope, context: str | None
             try:
                 v = convert(v, ty)
             except ConversionError as exc:
-                where = f' attribute "{name}"' + (f" at {exc.path}" if exc.path else "")
-                diags.append(error("Incorrect attribute value type", f"Inappropriate value for{where}: "
-                                   f"{exc.message}", attr.range, context=context))
+                # cty's own wording, as terraform's hcldec decodes a provisioner's body
+                diags.append(error("Incorrect attribute value type", f'Inappropriate value for attribute "{name}": '
+                                   f"{exc.cty_text}", attr.range, context=context))
                 continue
         config[name] = v
     return (None if errors_of(diags) else config), diags
