@@ -30,13 +30,12 @@ from engine.apply.detail import EventDetail
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.apply.interrupt import INTERRUPT, StopNow
 from engine.apply.interrupt import on_signals as receive_signals
-from engine.apply.provisioners import Provisioners
+from engine.apply.provisioners import Provisioners, provisioners_of, sensitive_config
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
-from engine.config.provisioners import Provisioner
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from engine.events import stream as ev
 from engine.graph.dag import Graph
@@ -44,7 +43,7 @@ from engine.graph.limits import Limits
 from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
-from engine.lang.sensitivity import state_marks, with_self
+from engine.lang.sensitivity import state_marks
 from engine.plans.plan import Action, Plan, ResourceInstanceChange, restated
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
@@ -358,7 +357,7 @@ class Applier:
                           private)
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
-        if action == "create" and self._provisioned(addr, "create"):
+        if action == "create" and provisioners_of(self.module, addr.resource, "create")[0]:
             # recorded before its provisioners run, as terraform records it; tainted if they fail
             self.writer.put(addr, c.provider, obj)
             if not await self._provision(addr, "create", new):
@@ -484,30 +483,15 @@ class Applier:
 
     # ------------------------------------------------------------------ provisioners
 
-    def _provisioned(self, addr: InstanceAddr, when: str) -> bool:
-        """Has ``addr``'s resource provisioners of ``when`` (its configuration's: a resource no
-        longer configured has none, as in terraform)?"""
-        rc = self.module.resource_at(addr.resource) if self.module is not None else None
-        return rc is not None and bool(rc.provisioners_for(when))
-
     async def _provision(self, addr: InstanceAddr, when: str, obj: dict[str, Any]) -> bool:
         """Run ``addr``'s provisioners of ``when`` on the object ``obj`` (``self``); whether they
-        succeeded. Their errors are kept for :meth:`_provision_failed`, their warnings reported."""
-        rc = self.module.resource_at(addr.resource) if self.module is not None else None
-        assert rc is not None
-        scope = self._instance_scope(addr, rc, each_value=when == "create").child({"self": obj})
-        base = scope.sensitivity
-        uses = with_self(base, addr.resource.mode, addr.resource.type, addr.resource.name).uses \
-            if base is not None else None
-
-        def sensitive(p: Provisioner) -> bool:
-            return uses is not None and any(uses(a.expr) for a in p.attributes.values())
-
-        diags = await self.provisioners.run(addr, rc.provisioners_for(when), scope, sensitive, rc.context)
+        succeeded (their errors kept for :meth:`_provision_failed`; local-exec has no warnings)."""
+        provs, rc = provisioners_of(self.module, addr.resource, when)
+        scope = (self._scope(addr.key) if rc is None else
+                 self._instance_scope(addr, rc, each_value=when == "create")).child({"self": obj})
+        diags = await self.provisioners.run(addr, provs, scope, sensitive_config(scope, addr.resource),
+                                            rc.context if rc is not None else None)
         self._provision_errors[addr] = errors_of(diags)
-        for w in [d for d in diags if d.severity != "error"]:
-            self.result.diagnostics.append(w)
-            self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
         return not self._provision_errors[addr]
 
     def _provision_failed(self, addr: InstanceAddr, errored: ev.Event, done: Done) -> None:
@@ -578,7 +562,8 @@ class Applier:
 
         # destroy-time provisioners run after "Destroying..." and before the provider's call, on the
         # current object alone (terraform runs none for a deposed one) and not on a tainted one
-        if node.deposed is None and obj.status != "tainted" and self._provisioned(addr, "destroy"):
+        if node.deposed is None and obj.status != "tainted" and provisioners_of(self.module, addr.resource,
+                                                                                "destroy")[0]:
             starting()
             if not await self._provision(addr, "destroy", obj.attributes):
                 self._provision_failed(addr, self._with_detail(node, pname, started, ev.apply_errored(

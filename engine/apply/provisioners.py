@@ -28,7 +28,8 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
-from engine.addrs import InstanceAddr
+from engine.addrs import InstanceAddr, ResourceAddr
+from engine.config.model import Module, ResourceConfig
 from engine.config.provisioners import LOCAL_EXEC_SCHEMA, Provisioner
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of
 from engine.events import provisioning as pv
@@ -36,6 +37,7 @@ from engine.events import stream as ev
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.quote import go_quote
+from engine.lang.sensitivity import with_self
 
 Emit = Callable[[ev.Event], None]
 
@@ -173,6 +175,35 @@ class Provisioners:
             return "signal: " + _SIGNAL_NAMES[signal.Signals(-code)]
         except (KeyError, ValueError):
             return f"signal {-code}"
+
+
+def provisioners_of(module: Module | None, addr: ResourceAddr, when: str
+                    ) -> tuple[tuple[Provisioner, ...], ResourceConfig | None]:
+    """The provisioners of ``when`` the resource ``addr`` has, and its configuration: its block's
+    own; for one no longer configured, the destroy-time ones of the ``removed`` block that removes
+    it (terraform runs those alone: a resource block deleted takes its provisioners with it)."""
+    rc = module.resource_at(addr) if module is not None else None
+    if rc is not None:
+        return rc.provisioners_for(when), rc
+    if module is None or when != "destroy":
+        return (), None
+    path = tuple(n for n, _k in addr.module.steps)
+    for m in module.tree():
+        for b in m.removed:
+            if b.provisioners and b.from_.resource == (addr.mode, addr.type, addr.name) \
+                    and m.path + tuple(n for n, _k in b.from_.steps) == path:
+                return b.provisioners, None
+    return (), None
+
+
+def sensitive_config(scope: Scope, addr: ResourceAddr) -> Callable[[Provisioner], bool]:
+    """Does a provisioner's configuration use a sensitive value (``self``: the object of
+    ``addr``)? Its output is then suppressed, as terraform suppresses it."""
+    base = scope.sensitivity
+    if base is None:
+        return lambda p: False
+    uses = with_self(base, addr.mode, addr.type, addr.name).uses
+    return lambda p: any(uses(a.expr) for a in p.attributes.values())
 
 
 def evaluate_config(p: Provisioner, scope: Scope, context: str | None

@@ -429,6 +429,7 @@ def test_file_and_remote_exec_are_refused_where_written(workdir: Workdir, kind: 
     assert 'strata runs only the "local-exec" provisioner' in res.stderr
 
 
+@pytest.mark.usefixtures("each_event_loop")
 def test_interrupt_kills_a_running_provisioner_and_taints(workdir: Workdir) -> None:
     """The first Ctrl-C stops the command in flight, as terraform's provisioner Stop does (SIGKILL);
     the object it was provisioning is tainted, and nothing new starts."""
@@ -442,7 +443,7 @@ def test_interrupt_kills_a_running_provisioner_and_taints(workdir: Workdir) -> N
       input = terraform_data.slow.id
     }
     """)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(REPO))  # STRATA_ASYNC_BACKEND: each event loop's
     proc = subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json"], cwd=workdir.path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     events = []
@@ -460,3 +461,82 @@ def test_interrupt_kills_a_running_provisioner_and_taints(workdir: Workdir) -> N
     details = [e["diagnostic"]["detail"] for e in events if e["type"] == "diagnostic"]
     assert details == ["Error running command 'echo started; exec sleep 60': signal: killed. Output: started\n"]
     assert "provision_errored" in [e["type"] for e in events]
+
+
+@requires_terraform
+def test_removed_block_destroy_provisioners_run_as_terraform(workdir: Workdir) -> None:
+    """A resource block deleted takes its provisioners with it; a ``removed`` block may bring
+    destroy-time ones (and a connection block) for the objects it destroys."""
+    workdir.write('resource "terraform_data" "a" {\n  count = 2\n  input = "a${count.index}"\n}\n')
+    removed = """
+    removed {
+      from = terraform_data.a
+      lifecycle {
+        destroy = true
+      }
+      connection {
+        host = "unused"
+      }
+      provisioner "local-exec" {
+        when    = destroy
+        command = "echo removing ${self.input} ${count.index}"
+      }
+    }
+    """
+    workdir.terraform(*APPLY)
+    workdir.write(removed)
+    tf = workdir.terraform(*APPLY)
+    _forget_state(workdir)
+    workdir.write('resource "terraform_data" "a" {\n  count = 2\n  input = "a${count.index}"\n}\n')
+    workdir.strata(*APPLY, check=True)
+    workdir.write(removed)
+    st = workdir.strata(*APPLY)
+    assert tf.returncode == st.returncode == 0, st.stderr
+    assert _lines(st) == _lines(tf)
+    assert "terraform_data.a[1] (local-exec): removing a1 1" in st.stdout
+
+
+@requires_terraform
+def test_removed_block_takes_only_destroy_time_provisioners_as_terraform(workdir: Workdir) -> None:
+    workdir.write("""
+    removed {
+      from = terraform_data.a
+      provisioner "local-exec" {
+        command = "echo"
+      }
+    }
+    """)
+    workdir.terraform("init", "-input=false")
+    tf, st = _both(workdir, "validate", "-json")
+    assert tf.returncode == st.returncode == 1
+    assert [(d["summary"], d["detail"]) for d in orjson.loads(st.stdout)["diagnostics"]] == \
+        [(d["summary"], d["detail"]) for d in orjson.loads(tf.stdout)["diagnostics"]]
+
+
+@requires_terraform
+def test_provisioners_in_module_instances_as_terraform(workdir: Workdir) -> None:
+    (workdir.path / "child").mkdir()
+    workdir.write("""
+    variable "name" {}
+    resource "terraform_data" "r" {
+      for_each = { k = var.name }
+      input    = each.value
+      provisioner "local-exec" {
+        command = "echo ${each.key} ${each.value} ${self.input} ${path.module} ${var.name}"
+      }
+      provisioner "local-exec" {
+        when    = destroy
+        command = "echo bye ${each.key} ${self.input} ${path.module}"
+      }
+    }
+    """, "child/main.tf")
+    workdir.write('module "c" {\n  source   = "./child"\n  for_each = toset(["x", "y"])\n  name     = each.key\n}\n')
+    tf_apply = workdir.terraform(*APPLY)
+    tf_destroy = workdir.terraform("destroy", "-auto-approve", "-no-color", "-parallelism=1")
+    _forget_state(workdir)
+    st_apply = workdir.strata(*APPLY)
+    st_destroy = workdir.strata("destroy", "-auto-approve", "-no-color", "-parallelism=1")
+    assert (st_apply.returncode, st_destroy.returncode) == (tf_apply.returncode, tf_destroy.returncode) == (0, 0)
+    assert _lines(st_apply) == _lines(tf_apply)
+    assert _lines(st_destroy) == _lines(tf_destroy)
+    assert 'module.c["y"].terraform_data.r["k"] (local-exec): bye k y child' in st_destroy.stdout
