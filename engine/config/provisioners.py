@@ -31,6 +31,14 @@ LOCAL_EXEC_SCHEMA: dict[str, tuple[object, bool]] = {
 }
 """The ``local-exec`` provisioner's arguments: name -> (cty type, required)."""
 
+CONNECTION_ARGUMENTS = (
+    "host", "type", "user", "password", "port", "timeout", "script_path", "target_platform", "private_key",
+    "certificate", "host_key", "agent", "agent_identity", "proxy_scheme", "proxy_host", "proxy_port",
+    "proxy_user_name", "proxy_user_password", "bastion_host", "bastion_host_key", "bastion_port", "bastion_user",
+    "bastion_password", "bastion_private_key", "bastion_certificate", "https", "insecure", "cacert", "use_ntlm")
+"""What a ``connection`` block may say, for any communicator (terraform's superset schema; ``host``
+is required)."""
+
 _REMOVED = ("chef", "habitat", "puppet", "salt-masterless")
 _REMOTE = ("file", "remote-exec")
 
@@ -70,6 +78,7 @@ def decode_resource_blocks(blocks: list[Block], managed: bool
     connection: Block | None = None
     rest: list[Block] = []
     diags: list[Diagnostic] = []
+    found = False
     for b in blocks:
         if b.type not in ("provisioner", "connection"):
             rest.append(b)
@@ -83,9 +92,12 @@ def decode_resource_blocks(blocks: list[Block], managed: bool
                 continue
             connection = b
         else:
+            found = True
             p = decode_provisioner(b, diags)
             if p is not None:
                 provs.append(p)
+    if found and not diags:  # as terraform's validate walk, once the configuration loaded
+        diags.extend(validate_provisioners(provs, connection))
     return tuple(provs), connection, rest, diags
 
 
@@ -136,7 +148,6 @@ def decode_provisioner(b: Block, diags: list[Diagnostic]) -> Provisioner | None:
                            "you're intending to use an external provisioner plugin, you must install it manually "
                            "into one of the plugin search directories before running Terraform.", b.range))
         return None
-    diags.extend(_check_arguments(b, attrs))
     return Provisioner(kind, body_range(b), attrs, when, on_failure, connection)
 
 
@@ -166,16 +177,56 @@ def only_self_references(attrs: dict[str, Attribute], filename: str) -> Iterator
             yield error("Invalid reference from destroy provisioner", DESTROY_REFERENCE, a.range)
 
 
-def _check_arguments(b: Block, attrs: dict[str, Attribute]) -> Iterator[Diagnostic]:
-    """The arguments against the local-exec schema: each one known, ``command`` given."""
-    if "command" not in attrs:
-        yield error("Missing required argument", 'The argument "command" is required, but no definition was '
+def validate_provisioners(provs: list[Provisioner], base: Block | None) -> list[Diagnostic]:
+    """terraform's validation of each provisioner in turn, up to the first with a mistake: its
+    arguments against the local-exec schema (each known, ``command`` given, a constant one of the
+    right type), and its connection (the resource's, overridden by its own) against the superset
+    of every communicator's."""
+    for p in provs:
+        diags = list(_check_arguments(p, p.attributes, LOCAL_EXEC_SCHEMA))
+        conn = p.connection or base
+        if conn is not None:
+            attrs = {**(base.attributes if base is not None else {}), **(p.connection.attributes
+                                                                         if p.connection is not None else {})}
+            diags.extend(_check_arguments(conn, attrs, dict.fromkeys(CONNECTION_ARGUMENTS, ("dynamic", False)),
+                                          "host"))
+        if diags:
+            return diags
+    return []
+
+
+def _check_arguments(b: Provisioner | Block, attrs: dict[str, Attribute], schema: dict[str, tuple[object, bool]],
+                     required: str = "command") -> Iterator[Diagnostic]:
+    """``attrs`` against ``schema``: each one known, ``required`` given, a constant of the type."""
+    if required not in attrs:
+        yield error("Missing required argument", f'The argument "{required}" is required, but no definition was '
                     "found.", b.range)
     for name, a in attrs.items():
-        if name not in LOCAL_EXEC_SCHEMA:
-            near = [n for n in LOCAL_EXEC_SCHEMA if _distance(name, n) < 3]
+        if name not in schema:
+            near = [n for n in schema if n not in attrs and _distance(name, n) < 3]  # hcl's: not one given
             yield error("Unsupported argument", f'An argument named "{name}" is not expected here.'
                         + (f' Did you mean "{near[0]}"?' if near else ""), a.range)
+        elif schema[name][0] != "dynamic" and next(E.references(a.expr), None) is None:
+            problem = _constant_type(a.expr, schema[name][0])
+            if problem is not None:
+                yield error("Incorrect attribute value type", f'Inappropriate value for attribute "{name}": '
+                            f"{problem}", a.range)
+
+
+def _constant_type(e: E.Expr, ty: object) -> str | None:
+    """What is wrong with the type of the constant ``e`` (cty's words), if anything; None when it
+    converts, or is not constant after all (a function's mistake is the apply's to report)."""
+    from engine.config.constants import _constant_scope
+    from engine.lang.convert import ConversionError, convert
+    from engine.lang.evaluate import EvalError, evaluate
+
+    try:
+        convert(evaluate(e, _constant_scope()), ty)
+    except ConversionError as exc:
+        return exc.cty_text
+    except EvalError:
+        return None
+    return None
 
 
 def body_range(b: Block) -> SourceRange:

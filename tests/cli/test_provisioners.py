@@ -370,19 +370,26 @@ def test_destroy_provisioner_references_are_refused_as_terraform(workdir: Workdi
 
 
 @requires_terraform
-def test_provisioner_arguments_are_checked_as_terraform(workdir: Workdir) -> None:
-    workdir.write("""
-    resource "terraform_data" "a" {
-      provisioner "local-exec" {
-        commandx = "x"
-      }
-    }
-    """)
+@pytest.mark.parametrize("body", [
+    'provisioner "local-exec" {\n    commandx = "x"\n  }',
+    'provisioner "local-exec" {\n    command     = "x"\n    interpreter = "sh"\n  }\n'
+    '  provisioner "local-exec" {\n    quiet = "maybe"\n  }',
+    'connection {\n    hostt = "h"\n  }\n  provisioner "local-exec" {\n    command = "x"\n  }',
+    'provisioner "local-exec" {\n    commnd      = "x"\n    command     = "y"\n    intrepreter = ["a"]\n  }',
+    'provisioner "local-exec" {\n    command = "x"\n    connection {\n      host  = "h"\n'
+    '      agnet = true\n    }\n  }',
+    'provisioner "local-exec" {\n    command = "echo ${self.inptu}"\n  }',
+], ids=["unknown-argument", "constant-of-wrong-type", "resource-connection", "suggestions-not-given",
+        "provisioner-connection", "self-attribute"])
+def test_provisioner_arguments_are_checked_as_terraform(workdir: Workdir, body: str) -> None:
+    workdir.write(f'resource "terraform_data" "a" {{\n  {body}\n}}\n')
     workdir.terraform("init", "-input=false")
     tf, st = _both(workdir, "validate", "-json")
     assert tf.returncode == st.returncode == 1
-    summaries = [(d["summary"], d["detail"]) for d in orjson.loads(st.stdout)["diagnostics"]]
-    assert summaries == [(d["summary"], d["detail"]) for d in orjson.loads(tf.stdout)["diagnostics"]]
+    got = [(d["summary"], d["detail"], d["range"]["start"]["line"]) for d in orjson.loads(st.stdout)["diagnostics"]]
+    # sorted: terraform's order among one block's arguments is its map's, which varies from run to run
+    assert sorted(got) == sorted((d["summary"], d["detail"], d["range"]["start"]["line"])
+                                 for d in orjson.loads(tf.stdout)["diagnostics"])
 
 
 @requires_terraform

@@ -187,10 +187,24 @@ def test_a_stopped_runner_kills_the_command_and_starts_no_other() -> None:
 
 
 def test_configuration_is_converted_to_the_schema_types() -> None:
-    p = _provisioner('command = 3\n interpreter = "sh"')
-    scope = Scope({}, lambda name, line: None, _NoResources())  # type: ignore[arg-type]
+    p = _provisioner('command = 3\n interpreter = self.id')
+    scope = Scope({}, lambda name, line: None, _NoResources()).child({"self": {"id": "sh"}})  # type: ignore[arg-type]
     config, diags = evaluate_config(p, scope, None)
     assert config is None
     assert [(d.summary, d.detail) for d in diags] == [
         ("Incorrect attribute value type", 'Inappropriate value for attribute "interpreter": list of string required.')]
     assert diags[0].subject == SourceRange("main.tf", 4, diags[0].subject.column, diags[0].subject.byte)
+
+
+def test_constant_of_the_wrong_type_is_found_when_loading_up_to_the_first_provisioner_wrong() -> None:
+    _, diags = _decode('provisioner "local-exec" {\n command = "x"\n interpreter = "sh"\n}\n'
+                       'provisioner "local-exec" {\n quiet = "maybe"\n}')
+    assert [(d.summary, d.detail) for d in diags] == [
+        ("Incorrect attribute value type", 'Inappropriate value for attribute "interpreter": list of string required.')]
+
+
+def test_connection_is_checked_against_every_communicators_arguments() -> None:
+    _, diags = _decode('connection {\n hostt = "h"\n}\nprovisioner "local-exec" {\n command = "x"\n}')
+    assert [(d.summary, d.detail) for d in diags] == [
+        ("Missing required argument", 'The argument "host" is required, but no definition was found.'),
+        ("Unsupported argument", 'An argument named "hostt" is not expected here. Did you mean "host"?')]
