@@ -30,7 +30,7 @@ from engine.apply.detail import EventDetail
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.apply.interrupt import INTERRUPT, StopNow
 from engine.apply.interrupt import on_signals as receive_signals
-from engine.apply.provisioners import Provisioners, provisioners_of, sensitive_config
+from engine.apply.provisioners import Provisioners, provisioners_of, suppression
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
@@ -489,7 +489,7 @@ class Applier:
         provs, rc = provisioners_of(self.module, addr.resource, when)
         scope = (self._scope(addr.key) if rc is None else
                  self._instance_scope(addr, rc, each_value=when == "create")).child({"self": obj})
-        diags = await self.provisioners.run(addr, provs, scope, sensitive_config(scope, addr.resource),
+        diags = await self.provisioners.run(addr, provs, scope, suppression(scope, addr.resource, self.module),
                                             rc.context if rc is not None else None)
         self._provision_errors[addr] = errors_of(diags)
         return not self._provision_errors[addr]

@@ -35,6 +35,7 @@ from engine.diagnostics import Diagnostic, SourceRange, error, errors_of
 from engine.events import provisioning as pv
 from engine.events import stream as ev
 from engine.lang.convert import ConversionError, convert
+from engine.lang.ephemerality import Ephemerality
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.quote import go_quote
 from engine.lang.sensitivity import with_self
@@ -44,7 +45,7 @@ Emit = Callable[[ev.Event], None]
 OUTPUT_LIMIT = 8 * 1024
 """How much of a failed command's output its error quotes: the last 8 KiB, as terraform's."""
 
-SUPPRESSED = "(output suppressed due to sensitive value in config)"
+_SUPPRESSED = "(output suppressed due to {} value in config)"
 HALTED = "execution halted"  # terraform's stop hook's error, once the apply is interrupted
 
 # Go's names of the signals that end a command ("signal: killed"), syscall.Signal.String()
@@ -74,10 +75,11 @@ class Provisioners:
                 proc.kill()
 
     async def run(self, addr: InstanceAddr, provs: tuple[Provisioner, ...], scope: Scope,
-                  sensitive: Callable[[Provisioner], bool], context: str | None = None) -> list[Diagnostic]:
+                  suppressed: Callable[[Provisioner], str | None], context: str | None = None) -> list[Diagnostic]:
         """Run ``provs`` for ``addr`` in order, ``scope`` binding ``self``; the diagnostics (an
-        error among them: the provisioning failed). ``sensitive``: does a provisioner's
-        configuration use a sensitive value (its output is then suppressed, line by line)."""
+        error among them: the provisioning failed). ``suppressed``: what a provisioner prints
+        instead of each line of its output, its configuration using a sensitive or ephemeral
+        value (:func:`suppression`); None: its output."""
         diags: list[Diagnostic] = []
         for p in provs:
             if self.stopped:
@@ -86,7 +88,7 @@ class Provisioners:
             if errors_of(cdiags) or config is None:
                 return [*diags, *cdiags]
             self.emit(pv.provision_start(addr, p.type))
-            got = await self._local_exec(addr, p, config, sensitive(p))
+            got = await self._local_exec(addr, p, config, suppressed(p))
             failed = bool(errors_of(got))
             self.emit(pv.provision_errored(addr, p.type) if failed else pv.provision_complete(addr, p.type))
             if p.on_failure == "continue":
@@ -101,11 +103,11 @@ class Provisioners:
         return diags
 
     async def _local_exec(self, addr: InstanceAddr, p: Provisioner, config: dict[str, Any],
-                          sensitive: bool) -> list[Diagnostic]:
+                          suppressed: str | None) -> list[Diagnostic]:
         """The local-exec provisioner's ProvisionResource: its diagnostics."""
         def output(line: str) -> None:
-            if sensitive:
-                self.emit(pv.provision_progress(addr, p.type, SUPPRESSED))
+            if suppressed is not None:
+                self.emit(pv.provision_progress(addr, p.type, suppressed))
                 return
             line = line.rstrip()
             self.emit(pv.provision_progress(addr, p.type, line) if line else pv.provision_blank_line(addr, p.type))
@@ -196,14 +198,22 @@ def provisioners_of(module: Module | None, addr: ResourceAddr, when: str
     return (), None
 
 
-def sensitive_config(scope: Scope, addr: ResourceAddr) -> Callable[[Provisioner], bool]:
-    """Does a provisioner's configuration use a sensitive value (``self``: the object of
-    ``addr``)? Its output is then suppressed, as terraform suppresses it."""
+def suppression(scope: Scope, addr: ResourceAddr, module: Module | None) -> Callable[[Provisioner], str | None]:
+    """What a provisioner of ``addr`` (``self``: its object) prints instead of each line of its
+    output when its configuration uses a sensitive or an ephemeral value, as terraform suppresses
+    it; None when it uses neither."""
     base = scope.sensitivity
-    if base is None:
-        return lambda p: False
-    uses = with_self(base, addr.mode, addr.type, addr.name).uses
-    return lambda p: any(uses(a.expr) for a in p.attributes.values())
+    sensitive = with_self(base, addr.mode, addr.type, addr.name).uses if base is not None else None
+    m = module.descendant(tuple(n for n, _k in addr.module.steps)) if module is not None else None
+    ephemeral = Ephemerality(m).uses if m is not None and m.mentions_applying else None
+
+    def why(p: Provisioner) -> str | None:
+        exprs = [a.expr for a in p.attributes.values()]
+        kinds = [k for k, uses in (("sensitive", sensitive), ("ephemeral", ephemeral))
+                 if uses is not None and any(uses(e) for e in exprs)]
+        return _SUPPRESSED.format(", ".join(kinds)) if kinds else None
+
+    return why
 
 
 def evaluate_config(p: Provisioner, scope: Scope, context: str | None

@@ -547,3 +547,28 @@ def test_provisioners_in_module_instances_as_terraform(workdir: Workdir) -> None
     assert _lines(st_apply) == _lines(tf_apply)
     assert _lines(st_destroy) == _lines(tf_destroy)
     assert 'module.c["y"].terraform_data.r["k"] (local-exec): bye k y child' in st_destroy.stdout
+
+
+@requires_terraform
+def test_ephemeral_configuration_suppresses_output_as_terraform(workdir: Workdir) -> None:
+    workdir.write("""
+    variable "secret" {
+      default   = "s3cret"
+      sensitive = true
+    }
+    locals {
+      eph = terraform.applying
+    }
+    resource "terraform_data" "a" {
+      provisioner "local-exec" {
+        command = "echo ${local.eph}"
+      }
+      provisioner "local-exec" {
+        command = "echo ${local.eph} ${var.secret}"
+      }
+    }
+    """)
+    tf, st = _both(workdir, *APPLY)
+    assert tf.returncode == st.returncode == 0, st.stderr
+    assert _lines(st) == _lines(tf)
+    assert "terraform_data.a (local-exec): (output suppressed due to sensitive, ephemeral value in config)" in st.stdout

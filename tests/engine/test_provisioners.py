@@ -18,6 +18,7 @@ from engine.lang.evaluate import Scope
 from engine.lang.hcl import parse_hcl
 
 ADDR = InstanceAddr(resource_addr("terraform_data", "a"), None)
+SECRET = "(output suppressed due to sensitive value in config)"
 
 
 def _decode(body: str, managed: bool = True) -> tuple[tuple[Provisioner, ...], list[Diagnostic]]:
@@ -100,7 +101,7 @@ def _run(provs: tuple[Provisioner, ...], self_obj: dict[str, Any] | None = None,
     scope = Scope({}, lambda name, line: None, _NoResources()).child({"self": self_obj or {"id": "i-1"}})  # type: ignore[arg-type]
 
     async def main() -> list[Diagnostic]:
-        return await runner.run(ADDR, provs, scope, lambda p: sensitive)
+        return await runner.run(ADDR, provs, scope, lambda p: SECRET if sensitive else None)
 
     return events, anyio.run(main)
 
@@ -117,7 +118,7 @@ def test_output_lines_are_events_in_order(backend: str, monkeypatch: pytest.Monk
     scope = Scope({}, lambda name, line: None, _NoResources()).child({"self": {"id": "i-1"}})  # type: ignore[arg-type]
 
     async def main() -> list[Diagnostic]:
-        return await runner.run(ADDR, (p,), scope, lambda p: False)
+        return await runner.run(ADDR, (p,), scope, lambda p: None)
 
     assert anyio.run(main, backend=backend) == []
     assert _shown(events) == [
@@ -146,7 +147,7 @@ def test_on_failure_continue_drops_the_error_and_goes_on() -> None:
 def test_sensitive_configuration_suppresses_every_line() -> None:
     events, _ = _run((_provisioner('command = "echo secret"'),), sensitive=True)
     outputs = [o for t, o in _shown(events) if t == "provision_progress"]
-    assert outputs == ["(output suppressed due to sensitive value in config)"] * 2
+    assert outputs == [SECRET] * 2
 
 
 def test_environment_working_dir_and_interpreter(tmp_path: Path) -> None:
@@ -179,7 +180,7 @@ def test_a_stopped_runner_kills_the_command_and_starts_no_other() -> None:
     runner.emit = on_event
 
     async def main() -> list[Diagnostic]:
-        return await runner.run(ADDR, (slow, _provisioner('command = "echo next"')), scope, lambda p: False)
+        return await runner.run(ADDR, (slow, _provisioner('command = "echo next"')), scope, lambda p: None)
 
     diags = anyio.run(main)
     assert [d.summary for d in diags] == ["execution halted"]
