@@ -572,3 +572,27 @@ def test_ephemeral_configuration_suppresses_output_as_terraform(workdir: Workdir
     assert tf.returncode == st.returncode == 0, st.stderr
     assert _lines(st) == _lines(tf)
     assert "terraform_data.a (local-exec): (output suppressed due to sensitive, ephemeral value in config)" in st.stdout
+
+
+@requires_terraform
+def test_tainted_object_runs_no_destroy_provisioner_as_terraform(workdir: Workdir) -> None:
+    workdir.write("""
+    resource "terraform_data" "t" {
+      provisioner "local-exec" {
+        command = "exit 1"
+      }
+      provisioner "local-exec" {
+        when    = destroy
+        command = "echo destroying"
+      }
+    }
+    """)
+    workdir.terraform(*APPLY)
+    tf = workdir.terraform("destroy", "-auto-approve", "-no-color")
+    _forget_state(workdir)
+    assert workdir.strata(*APPLY).returncode == 1
+    assert _statuses(workdir) == {"terraform_data.t": "tainted"}
+    st = workdir.strata("destroy", "-auto-approve", "-no-color")
+    assert tf.returncode == st.returncode == 0, st.stderr
+    assert _lines(st) == _lines(tf)
+    assert "destroying" not in st.stdout
