@@ -364,7 +364,8 @@ class Applier:
                 obj = dataclasses.replace(obj, status="tainted")
                 elapsed = time.monotonic() - started[0]
                 errored = self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed))
-                self.writer.put(addr, c.provider, obj, on_durable=lambda: self._provision_failed(addr, errored, done))
+                self.writer.put(addr, c.provider, obj,
+                                on_durable=lambda: self._provision_failed(addr, errored, done, unmet))
                 return
             elapsed = time.monotonic() - started[0]  # "Creation complete after": provisioning included
         self._record(addr, c.provider, obj, None,
@@ -494,10 +495,12 @@ class Applier:
         self._provision_errors[addr] = errors_of(diags)
         return not self._provision_errors[addr]
 
-    def _provision_failed(self, addr: InstanceAddr, errored: ev.Event, done: Done) -> None:
-        """The provisioners of ``addr`` failed (its object recorded as it now is): say so, fail it."""
+    def _provision_failed(self, addr: InstanceAddr, errored: ev.Event, done: Done,
+                          unmet: list[Diagnostic] | None = None) -> None:
+        """The provisioners of ``addr`` failed (its object recorded as it now is): say so, fail it
+        (with the ``unmet`` postconditions: terraform checks them after a failed provisioner too)."""
         self.emit(errored)
-        for d in self._provision_errors.pop(addr, ()):
+        for d in [*self._provision_errors.pop(addr, ()), *(unmet or ())]:
             self._fail(addr, d.summary, d.detail, in_config=d)
         done(False)
 

@@ -596,3 +596,24 @@ def test_tainted_object_runs_no_destroy_provisioner_as_terraform(workdir: Workdi
     assert tf.returncode == st.returncode == 0, st.stderr
     assert _lines(st) == _lines(tf)
     assert "destroying" not in st.stdout
+
+
+@requires_terraform
+def test_postconditions_are_checked_after_a_failed_provisioner_as_terraform(workdir: Workdir) -> None:
+    workdir.write("""
+    resource "terraform_data" "a" {
+      lifecycle {
+        postcondition {
+          condition     = self.id == "never"
+          error_message = "Not that id."
+        }
+      }
+      provisioner "local-exec" {
+        command = "exit 1"
+      }
+    }
+    """)
+    tf, st = _both(workdir, "apply", "-auto-approve", "-json")
+    assert tf.returncode == st.returncode == 1
+    assert [s for s, *_ in _diagnostics(st)] == [s for s, *_ in _diagnostics(tf)] == [
+        "Resource postcondition failed", "local-exec provisioner error"]
