@@ -617,3 +617,26 @@ def test_postconditions_are_checked_after_a_failed_provisioner_as_terraform(work
     assert tf.returncode == st.returncode == 1
     assert [s for s, *_ in _diagnostics(st)] == [s for s, *_ in _diagnostics(tf)] == [
         "Resource postcondition failed", "local-exec provisioner error"]
+
+
+@requires_terraform
+def test_provisioners_in_json_syntax_as_terraform(workdir: Workdir) -> None:
+    workdir.write("""{
+      "resource": {"terraform_data": {"a": {
+        "input": "json",
+        "provisioner": [
+          {"local-exec": {"command": "echo ${self.input}"}},
+          {"local-exec": {"when": "destroy", "command": "echo bye ${self.input}", "on_failure": "continue",
+                          "connection": {"host": "unused"}}}
+        ]
+      }}}
+    }""", "main.tf.json")
+    tf_apply = workdir.terraform(*APPLY)
+    tf_destroy = workdir.terraform("destroy", "-auto-approve", "-no-color")
+    _forget_state(workdir)
+    st_apply = workdir.strata(*APPLY)
+    st_destroy = workdir.strata("destroy", "-auto-approve", "-no-color")
+    assert (st_apply.returncode, st_destroy.returncode) == (tf_apply.returncode, tf_destroy.returncode) == (0, 0)
+    assert _lines(st_apply) == _lines(tf_apply)
+    assert _lines(st_destroy) == _lines(tf_destroy)
+    assert "terraform_data.a (local-exec): bye json" in st_destroy.stdout
