@@ -65,12 +65,15 @@ class Provisioners:
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
         self.stopped = False
-        self._running: set[Process] = set()
+        self._running: dict[Process, anyio.CancelScope] = {}
 
     def stop(self) -> None:
-        """The apply was interrupted: kill the commands in flight; start none after this."""
+        """The apply was interrupted: kill the commands in flight, and stop reading what they
+        print (a child they left behind may hold the pipe open; terraform stops waiting too);
+        start none after this."""
         self.stopped = True
-        for proc in list(self._running):
+        for proc, reading in list(self._running.items()):
+            reading.cancel()
             with contextlib.suppress(ProcessLookupError, OSError):
                 proc.kill()
 
@@ -145,23 +148,24 @@ class Provisioners:
                                             stderr=subprocess.STDOUT, cwd=cwd, env=env)
         except OSError as exc:
             return _start_error(exc, args[0], cwd)
-        self._running.add(proc)
+        reading = self._running[proc] = anyio.CancelScope()
         try:
             if self.stopped:
                 proc.kill()
             pending = b""
             assert proc.stdout is not None
-            async for chunk in proc.stdout:
-                tail += chunk
-                del tail[:-OUTPUT_LIMIT]
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    output(line.decode("utf-8", "replace"))
-            if pending:
-                output(pending.decode("utf-8", "replace"))
+            with reading:
+                async for chunk in proc.stdout:
+                    tail += chunk
+                    del tail[:-OUTPUT_LIMIT]
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        output(line.decode("utf-8", "replace"))
+                if pending:
+                    output(pending.decode("utf-8", "replace"))
             code = await proc.wait()
         finally:
-            self._running.discard(proc)
+            del self._running[proc]
             if proc.returncode is None:  # cancelled (a second interrupt): the command goes too
                 with contextlib.suppress(ProcessLookupError, OSError):
                     proc.kill()

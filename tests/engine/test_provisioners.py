@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +212,32 @@ def test_connection_is_checked_against_every_communicators_arguments() -> None:
     assert [(d.summary, d.detail) for d in diags] == [
         ("Missing required argument", 'The argument "host" is required, but no definition was found.'),
         ("Unsupported argument", 'An argument named "hostt" is not expected here. Did you mean "host"?')]
+
+
+def test_stop_does_not_wait_for_a_child_left_holding_the_output(tmp_path: Path) -> None:
+    """The command's own child keeps the pipe open after the command is killed: terraform stops
+    waiting for its output once stopped, and so does the runner."""
+    events: list[ev.Event] = []
+    runner = Provisioners(events.append)
+    scope = Scope({}, lambda name, line: None, _NoResources())  # type: ignore[arg-type]
+    pidfile = tmp_path / "child.pid"
+    p = _provisioner(f'command = "sleep 120 & echo $! > {pidfile}; echo up; wait"')
+
+    def on_event(e: ev.Event) -> None:
+        events.append(e)
+        if e.type == "provision_progress" and e.payload["hook"]["output"] == "up":
+            runner.stop()
+
+    runner.emit = on_event
+
+    async def main() -> list[Diagnostic]:
+        with anyio.fail_after(60):  # a guard against hanging for the child's 120 s, not a measurement
+            return await runner.run(ADDR, (p,), scope, lambda p: None)
+
+    try:
+        diags = anyio.run(main)
+    finally:
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert [d.detail.split(": ", 1)[1].split(".")[0] for d in diags] == ["signal: killed"]
