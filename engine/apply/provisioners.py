@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.abc import Process
 
 from engine.addrs import InstanceAddr, ResourceAddr
 from engine.config.model import Module, ResourceConfig
@@ -39,6 +37,9 @@ from engine.lang.ephemerality import Ephemerality
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.quote import go_quote
 from engine.lang.sensitivity import with_self
+
+if TYPE_CHECKING:  # (anyio.abc and shutil, with bz2 and lzma, cost every apply's start a few ms)
+    from anyio.abc import Process
 
 Emit = Callable[[ev.Event], None]
 
@@ -247,6 +248,8 @@ def evaluate_config(p: Provisioner, scope: Scope, context: str | None
 
 def _not_found(program: str) -> str | None:
     """Go's exec.Command looks a program without a slash up in PATH first: its error when absent."""
+    import shutil
+
     if "/" in program or shutil.which(program) is not None:
         return None
     return f'exec: "{program}": executable file not found in $PATH'
