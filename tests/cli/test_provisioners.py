@@ -52,14 +52,15 @@ def _blank_lines(res: Result) -> int:
 
 
 def _events(res: Result) -> list[tuple[str, str, str, dict]]:
-    """The provisioner and apply events: (address, type, message, hook without times and ids)."""
+    """The provisioner and apply events: (address, type, message and level, hook without times
+    and ids)."""
     out = []
     for e in res.events:
         if not e["type"].startswith(("provision_", "apply_")):
             continue
         hook = {k: v for k, v in e["hook"].items() if k not in ("elapsed_seconds", "id_value")}
         message = _DEPOSED.sub("", _ID.sub("[id=ID]", _ELAPSED.sub("after Ns", e["@message"])))
-        out.append((hook["resource"]["addr"], e["type"], message, hook))
+        out.append((hook["resource"]["addr"], e["type"], f'{e["@level"]}: {message}', hook))
     return out
 
 
