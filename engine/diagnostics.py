@@ -37,7 +37,7 @@ module each lives in::
         FetchError and ModuleNotFound (install/module_fetch: a module package or registry answer
         that could not be had), MaybeRelativePath (install/module_source: terraform's "./" hint)
 
-Not errors, and so outside the tree: StopNow (apply/executor), a BaseException as
+Not errors, and so outside the tree: StopNow (apply/interrupt), a BaseException as
 KeyboardInterrupt is, raised by a second interrupt to stop an apply at once.
 """
 

@@ -6,24 +6,32 @@ unknowns and check the provider kept every promise, apply, check the result,
 and hand the new object to the state writer. Only once the writer says the
 record is durable is its ``apply_complete`` emitted and its dependents
 started: a crash at any moment loses no object that anything was told of or
-built on.
+built on. A created object's provisioners run once it is recorded (it is
+recorded again, tainted, if they fail); a destroyed one's, before the
+provider deletes it (:mod:`engine.apply.provisioners`).
+
+Beside it: the values expressions see (:mod:`engine.apply.resolver`), the
+interrupts (:mod:`engine.apply.interrupt`) and the detail a recorder reads
+(:mod:`engine.apply.detail`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import signal
-import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
+from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr
+from engine.apply.detail import EventDetail
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
+from engine.apply.interrupt import INTERRUPT, StopNow
+from engine.apply.interrupt import on_signals as receive_signals
+from engine.apply.provisioners import Provisioners, provisioners_of, suppression
+from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
@@ -36,14 +44,7 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
-from engine.plans.plan import (
-    Action,
-    Expansion,
-    Plan,
-    ResourceInstanceChange,
-    restated,
-    whole_resource_value,
-)
+from engine.plans.plan import Action, Plan, ResourceInstanceChange, restated
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
@@ -54,60 +55,17 @@ from engine.provider.protocol import (
 )
 from engine.provider.registry import Providers
 from engine.provider.seam import ProviderSeam, tolerated
-from engine.state.model import ObjectState, State
+from engine.state.model import ObjectState
 from engine.state.store import StateWriter
-from engine.values import UNKNOWN, equal, is_wholly_known
+from engine.values import equal, is_wholly_known
 
 Emit = Callable[[ev.Event], None]
 
-INTERRUPT = "interrupt"  # what the walker is told stopped it (compared by identity)
-INTERRUPT_TEXT = ("\nInterrupt received.\nPlease wait for strata to exit or data loss may occur: the "
-                  "operations in flight finish and are recorded, nothing new starts.\nGracefully shutting "
-                  "down... (interrupt again to stop at once)\n")
+__all__ = ["Applier", "ApplyResolver", "ApplyResult", "StopNow"]  # StopNow: the command looks for it here
 
 
-_SINGLE = Expansion("single", ())
-
-
-class StopNow(BaseException):
-    """A second interrupt: the apply stops at once, cancelling what is in flight. The command
-    reports it as it reports Ctrl-C. Not a KeyboardInterrupt: asyncio lets one raised in a task
-    escape its loop and leave the run's main task to die noisily at shutdown, while any other
-    BaseException unwinds through the task groups as trio's does."""
-
-class ApplyResolver:
-    """Apply-time resource values: what the state holds now, over the instances the plan's
-    ``expansions`` say each resource has (one not applied yet is unknown)."""
-
-    def __init__(self, module: Module, state: State, expansions: Mapping[ResourceAddr, Expansion]) -> None:
-        self.module = module
-        self.state = state
-        self.expansions = expansions
-
-    def has_resource(self, addr: ResourceAddr) -> bool:
-        return self.module.resource_at(addr) is not None
-
-    def is_expanded(self, addr: ResourceAddr) -> bool:
-        return self.expansions.get(addr, _SINGLE).kind != "single"
-
-    def expansion(self, addr: ResourceAddr) -> str:
-        return self.expansions.get(addr, _SINGLE).kind
-
-    def instance_value(self, addr: ResourceAddr, key: InstanceKey) -> Any:
-        obj = self.state.object_at(addr, key)
-        if obj is None:
-            if key in self.expansions.get(addr, _SINGLE).keys:
-                return UNKNOWN
-            raise KeyError(key)
-        return obj.attributes
-
-    def resource_value(self, addr: ResourceAddr) -> Any:
-        vals: dict[InstanceKey, Any] = {}
-        exp = self.expansions.get(addr, _SINGLE)
-        for k in exp.keys:
-            obj = self.state.object_at(addr, k)
-            vals[k] = obj.attributes if obj is not None else UNKNOWN
-        return whole_resource_value(exp.kind, vals)
+def _nothing() -> None:
+    pass
 
 
 @dataclass
@@ -149,9 +107,9 @@ class Applier:
         # the event log or a subscriber reads each apply event's detail (dependencies, wait and
         # run times): computed only then (a bound EventBus.emit says whether one does)
         self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
-        self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
-        self._details: dict[ApplyNode, tuple[Any, ...]] = {}
-        self._t0 = 0.0
+        self._detail = EventDetail(graph, 0.0)
+        self.provisioners = Provisioners(emit)
+        self._provision_errors: dict[InstanceAddr, list[Diagnostic]] = {}
 
     # ------------------------------------------------------------------ walk
 
@@ -160,13 +118,14 @@ class Applier:
         stops it gracefully (:meth:`interrupt`) and a second one at once (:class:`StopNow`)."""
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
-        self._t0 = time.monotonic()
+        self._detail.t0 = time.monotonic()
         walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
         if not on_signals:
             await walk
             return self.result
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._on_signals)
+            # plugins are told of a second interrupt (StopProvider), as terraform tells them
+            tg.start_soon(receive_signals, lambda: self.result.interrupted, self.interrupt, self.providers.stop)
             await walk
             tg.cancel_scope.cancel()
         return self.result
@@ -176,17 +135,7 @@ class Applier:
         if not self.result.interrupted:
             self.result.interrupted = True
             self._walker.stop(INTERRUPT)
-
-    async def _on_signals(self) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                if self.result.interrupted:  # the second one: stop now, cancelling what is in flight
-                    self.providers.stop()  # plugins are told (StopProvider), as terraform tells them
-                    raise StopNow
-                with contextlib.suppress(OSError, ValueError):
-                    sys.stderr.write(INTERRUPT_TEXT)
-                    sys.stderr.flush()
-                self.interrupt()
+            self.provisioners.stop()  # terraform stops its provisioners: the commands in flight are killed
 
     def _skipped(self, node: Node, cause: object) -> None:
         if isinstance(node, ApplyNode):
@@ -202,7 +151,7 @@ class Applier:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
         if self.detailed:
-            done = self._timed(node, done)
+            done = self._detail.timed(node, done)
         try:
             if node.op == Action.DELETE:
                 await self._delete(node, w.change, done)
@@ -216,53 +165,11 @@ class Applier:
                        "please report this.")
             done(False)
 
-    # ------------------------------------------------------------------ event detail
-
-    def _timed(self, node: ApplyNode, done: Done) -> Done:
-        def timed(ok: bool) -> None:
-            self._ends[node] = (time.monotonic(), node)
-            done(ok)
-
-        return timed
-
-    def _ready(self, node: Node) -> tuple[float, ApplyNode | None]:
-        """When ``node`` became ready (its last dependency ended; a barrier ends when it is
-        ready), and the operation whose end made it so (None: ready from the start)."""
-        best: tuple[float, ApplyNode | None] = (self._t0, None)
-        for d in self.graph.deps[node]:
-            end = self._ends.get(d)
-            if end is None:
-                if type(d) is not Barrier:
-                    continue  # not ended (cannot be: the walker started node after it)
-                end = self._ends[d] = self._ready(d)
-            if end[0] > best[0]:
-                best = end
-        return best
-
-    def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
-        """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
-        path: no dict; computed once, its end adds ``run`` and ``call``)."""
-        d = self._details.get(node)
-        if d is None:
-            ready, after = self._ready(node)
-            deps = self.graph.deps[node]
-            d = self._details[node] = (str(node), pname, sorted(str(x) for x in deps) if deps else [],
-                                       None if after is None else str(after), ready - self._t0,
-                                       started - ready if started > ready else 0.0)
-        return d
-
     def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
                      end: bool = True) -> ev.Event:
         """``event`` with its detail, when a recorder reads it; at the operation's ``end``, with
         its ``run`` time (started to durable) and ``call`` (the provider's call, slot held)."""
-        if not self.detailed:
-            return event
-        d = self._detail(node, pname, started[0])
-        if end:
-            start = started[0]
-            d = (*d, time.monotonic() - start, (started[1] if len(started) > 1 else start) - start)
-            del self._details[node]
-        return event.with_detail(d)
+        return self._detail.add(node, pname, started, event, end) if self.detailed else event
 
     # ------------------------------------------------------------------ helpers
 
@@ -307,15 +214,15 @@ class Applier:
 
         self.writer.put(addr, provider, obj, deposed, on_durable=durable)
 
-    def _instance_scope(self, addr: InstanceAddr, rc: Any) -> Scope:
-        """What an instance's expressions are evaluated in: count.index, each.key and each.value,
-        in its module instance."""
+    def _instance_scope(self, addr: InstanceAddr, rc: Any, each_value: bool = True) -> Scope:
+        """What an instance's expressions are evaluated in: count.index, each.key and (unless not
+        ``each_value``: a destroy-time provisioner's) each.value, in its module instance."""
         if addr.resource.module.steps and self.instances is not None:
             mi = self.instances.get(addr.resource.module)
             if mi is not None:
                 key = addr.key
                 scope = mi.scope(key if isinstance(key, int) else None, (key, key) if isinstance(key, str) else None)
-                if isinstance(key, str) and rc.for_each is not None:
+                if isinstance(key, str) and rc.for_each is not None and each_value:
                     try:
                         fe = evaluate(rc.for_each.expr, mi.scope())
                         if isinstance(fe, dict):
@@ -324,7 +231,7 @@ class Applier:
                         pass
                 return scope
         scope = self._scope(addr.key)
-        if isinstance(addr.key, str) and rc.for_each is not None:
+        if isinstance(addr.key, str) and rc.for_each is not None and each_value:
             try:
                 fe = evaluate(rc.for_each.expr, Scope(self.variables, self._locals, self.resolver))
                 if isinstance(fe, dict):
@@ -450,6 +357,17 @@ class Applier:
                           private)
         id_value = new.get(id_key)
         unmet = self._conditions(addr, "postcondition", new)
+        if action == "create" and provisioners_of(self.module, addr.resource, "create")[0]:
+            # recorded before its provisioners run, as terraform records it; tainted if they fail
+            self.writer.put(addr, c.provider, obj)
+            if not await self._provision(addr, "create", new):
+                obj = dataclasses.replace(obj, status="tainted")
+                elapsed = time.monotonic() - started[0]
+                errored = self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed))
+                self.writer.put(addr, c.provider, obj,
+                                on_durable=lambda: self._provision_failed(addr, errored, done, unmet))
+                return
+            elapsed = time.monotonic() - started[0]  # "Creation complete after": provisioning included
         self._record(addr, c.provider, obj, None,
                      lambda: self._with_detail(node, pname, started,
                                                ev.apply_complete(addr, action, elapsed, id_key, id_value)),
@@ -564,6 +482,28 @@ class Applier:
 
         return progress
 
+    # ------------------------------------------------------------------ provisioners
+
+    async def _provision(self, addr: InstanceAddr, when: str, obj: dict[str, Any]) -> bool:
+        """Run ``addr``'s provisioners of ``when`` on the object ``obj`` (``self``); whether they
+        succeeded (their errors kept for :meth:`_provision_failed`; local-exec has no warnings)."""
+        provs, rc = provisioners_of(self.module, addr.resource, when)
+        scope = (self._scope(addr.key) if rc is None else
+                 self._instance_scope(addr, rc, each_value=when == "create")).child({"self": obj})
+        diags = await self.provisioners.run(addr, provs, scope, suppression(scope, addr.resource, self.module),
+                                            rc.context if rc is not None else None)
+        self._provision_errors[addr] = errors_of(diags)
+        return not self._provision_errors[addr]
+
+    def _provision_failed(self, addr: InstanceAddr, errored: ev.Event, done: Done,
+                          unmet: list[Diagnostic] | None = None) -> None:
+        """The provisioners of ``addr`` failed (its object recorded as it now is): say so, fail it
+        (with the ``unmet`` postconditions: terraform checks them after a failed provisioner too)."""
+        self.emit(errored)
+        for d in [*self._provision_errors.pop(addr, ()), *(unmet or ())]:
+            self._fail(addr, d.summary, d.detail, in_config=d)
+        done(False)
+
     # ------------------------------------------------------------------ data sources
 
     def record_data_reads(self) -> None:
@@ -623,6 +563,16 @@ class Applier:
                                         ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key),
                                                        node.deposed), end=False))
 
+        # destroy-time provisioners run after "Destroying..." and before the provider's call, on the
+        # current object alone (terraform runs none for a deposed one) and not on a tainted one
+        if node.deposed is None and obj.status != "tainted" and provisioners_of(self.module, addr.resource,
+                                                                                "destroy")[0]:
+            starting()
+            if not await self._provision(addr, "destroy", obj.attributes):
+                self._provision_failed(addr, self._with_detail(node, pname, started, ev.apply_errored(
+                    addr, "delete", time.monotonic() - started[0])), done)
+                return
+            starting = _nothing
         new, diags, _, _ = await self._call_apply(
             pname, provider, addr, ApplyResourceChangeRequest(addr.resource.type, obj.attributes, None, None,
                                                               # a destroy's plan keeps the prior private data

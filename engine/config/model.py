@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from engine.addrs import ROOT, ModulePath, ProviderSource, ResourceAddr, resource_addr
+from engine.config.provisioners import Provisioner
 from engine.config.refactoring import ImportBlock, MovedBlock, RemovedBlock
 from engine.diagnostics import Diagnostic, SourceRange
 from engine.frozen import frozen
@@ -62,6 +63,12 @@ class ResourceConfig:
     lifecycle: Lifecycle = Lifecycle()
     provider_ref: str | None = None  # "aws" or "aws.west" when set with `provider =`
     context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
+    provisioners: tuple[Provisioner, ...] = ()  # in the order written (engine.config.provisioners)
+    connection: Block | None = None  # the resource's connection block: accepted, unused (no remote provisioner)
+
+    def provisioners_for(self, when: str) -> tuple[Provisioner, ...]:
+        """Its ``create``-time or ``destroy``-time provisioners, in the order written."""
+        return tuple(p for p in self.provisioners if p.when == when) if self.provisioners else ()
 
     @property
     def provider_name(self) -> str:

@@ -46,6 +46,7 @@ from engine.config.module_calls import (
     installed_dir,
     is_local_source,
 )
+from engine.config.provisioners import decode_resource_blocks
 from engine.config.refactoring import decode_import, decode_moved, decode_removed
 from engine.config.references import validate_references
 from engine.config.requirements import read_required_providers
@@ -179,12 +180,11 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
                           "Resource names must be unique per type in each module.", b.range.header())]
         lifecycle = Lifecycle()
         other_blocks = []
-        for nb in b.blocks:
+        provisioners, connection, nested, pdiags = decode_resource_blocks(b.blocks, mode == "managed")
+        diags.extend(pdiags)
+        for nb in nested:
             if nb.type == "lifecycle":
                 lifecycle = _lifecycle(nb, diags)
-            elif nb.type in ("provisioner", "connection"):
-                diags.append(error(f"Unsupported block type: {nb.type}",
-                                   f"{nb.type} blocks are not supported by strata yet.", nb.range))
             else:
                 other_blocks.append(nb)
         count = b.attributes.get("count")
@@ -210,7 +210,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         attrs = {k: v for k, v in b.attributes.items() if k not in _META_ARGS}
         module.resources[addr] = ResourceConfig(
             addr, b.range, attrs, tuple(other_blocks), count, for_each, tuple(depends),
-            depends_on_modules(dep_attr) if dep_attr is not None else (), lifecycle, provider_ref, b.context())
+            depends_on_modules(dep_attr) if dep_attr is not None else (), lifecycle, provider_ref, b.context(),
+            provisioners, connection)
     elif b.type == "variable":
         if len(b.labels) != 1:
             return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]

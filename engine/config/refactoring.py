@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.addrs import InstanceAddr, InstanceKey, ModulePath, format_key, resource_addr
+from engine.config.provisioners import Provisioner, decode_resource_blocks
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
 from engine.lang.hcl import Attribute, Block
@@ -86,6 +87,8 @@ class RemovedBlock:
     destroy: bool
     range: SourceRange
     module_path: tuple[str, ...] = ()
+    provisioners: tuple[Provisioner, ...] = ()
+    """Destroy-time provisioners (of a resource's removed block), run as it is destroyed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,14 +232,14 @@ def decode_moved(b: Block, module_path: tuple[str, ...]) -> tuple[MovedBlock | N
 
 def decode_removed(b: Block, module_path: tuple[str, ...]) -> tuple[RemovedBlock | None, list[Diagnostic]]:
     diags = _unexpected(b, {"from"}, {"lifecycle", "provisioner", "connection"})
-    diags += [error('Unsupported block type "provisioner"', "provisioner blocks are not supported by strata yet.",
-                    nb.range) for nb in b.blocks if nb.type in ("provisioner", "connection")]
     attr, d = _required(b, "from")
     if d is not None or attr is None:
         return None, [*diags, d or error("Missing required argument")]
     ep, _k, d = _endpoint(attr)
     if d is not None or ep is None:
         return None, [*diags, d or error("Invalid expression", _STATIC_ONLY, attr.range)]
+    provisioners, pdiags = _removed_provisioners(b, ep)
+    diags += pdiags
     if ep.keyed:
         diags.append(error("Resource instance keys not allowed", "Resource address must be a resource (e.g. "
                            '"test_instance.foo"), not a resource instance (e.g. "test_instance.foo[1]").',
@@ -255,7 +258,27 @@ def decode_removed(b: Block, module_path: tuple[str, ...]) -> tuple[RemovedBlock
                 diags.append(error("Invalid expression", "A static value is required here.", a.range))
     if diags:
         return None, diags
-    return RemovedBlock(ep, destroy, b.range.header(), module_path), []
+    return RemovedBlock(ep, destroy, b.range.header(), module_path, provisioners), []
+
+
+def _removed_provisioners(b: Block, ep: Endpoint) -> tuple[tuple[Provisioner, ...], list[Diagnostic]]:
+    """A removed block's provisioners and connection block, as terraform takes them: for a managed
+    resource only, and destroy-time ones only."""
+    found = [nb for nb in b.blocks if nb.type in ("provisioner", "connection")]
+    if not found:
+        return (), []
+    if ep.resource is None or ep.resource[0] != "managed":
+        return (), [error(f"Invalid {nb.type} block", "Provisioners are valid only when a removed block targets a "
+                          "managed resource." if nb.type == "provisioner" else "Provisioner connection "
+                          "configuration is valid only when a removed block targets a managed resource.",
+                          nb.range) for nb in found]
+    provisioners, _connection, _rest, diags = decode_resource_blocks(found, True)
+    for p in provisioners:
+        if p.when != "destroy":
+            diags.append(error("Invalid provisioner block", 'Only destroy-time provisioners are valid in "removed" '
+                               "blocks. To declare a destroy-time provisioner, use:\n    when = destroy",
+                               SourceRange(p.range.filename, p.range.line)))
+    return provisioners, diags
 
 
 def decode_import(b: Block, module_path: tuple[str, ...]) -> tuple[ImportBlock | None, list[Diagnostic]]:

@@ -20,6 +20,20 @@ def expressions_of(rc: ResourceConfig) -> list[E.Expr]:
         block_expressions(blk, out)  # a dynamic block's iterator bound, as a for expression binds its names
     for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):  # what they refer to comes first
         out.extend((c.condition, c.error_message))
+    if rc.provisioners or rc.connection is not None:
+        out.extend(provisioner_expressions(rc, "create"))
+    return out
+
+
+def provisioner_expressions(rc: ResourceConfig, when: str) -> list[E.Expr]:
+    """The expressions of ``rc``'s connection block and of its provisioners of ``when``
+    (``create``: what the resource depends on, as terraform's graph has it; ``destroy``: those
+    may refer to nothing that could be gone, and are no dependency)."""
+    out: list[E.Expr] = []
+    if rc.connection is not None and when == "create":
+        out.extend(a.expr for a in rc.connection.attributes.values())
+    for p in rc.provisioners_for(when):
+        out.extend(p.expressions())
     return out
 
 
@@ -123,7 +137,10 @@ def validate_references(module: Module) -> list[Diagnostic]:
     for rc in module.resources.values():
         fn = rc.range.filename
         post = {id(x) for c in rc.lifecycle.postconditions for x in (c.condition, c.error_message)}
-        for e in expressions_of(rc):
+        destroying = provisioner_expressions(rc, "destroy") if rc.provisioners else []
+        if rc.provisioners or rc.connection is not None:  # `self`: the object provisioned
+            post |= {id(x) for x in [*provisioner_expressions(rc, "create"), *destroying]}
+        for e in [*expressions_of(rc), *destroying]:
             check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None, id(e) in post)
         for meta in (rc.count, rc.for_each):
             if meta is not None:

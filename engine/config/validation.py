@@ -17,6 +17,7 @@ from engine.addrs import ResourceAddr
 from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned, unplanned_locals
+from engine.config.references import provisioner_expressions
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang import expr as E
 from engine.lang.calls import PROVIDER, unknown_provider_function
@@ -89,6 +90,8 @@ def _resource_expressions(rc: ResourceConfig) -> list[E.Expr]:
             out.append(meta.expr)
     for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):
         out.extend((c.condition, c.error_message))
+    if rc.provisioners or rc.connection is not None:
+        out.extend([*provisioner_expressions(rc, "create"), *provisioner_expressions(rc, "destroy")])
     return out
 
 
@@ -196,6 +199,27 @@ def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSche
             if suggestion:
                 detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
             diags.append(error("Unsupported attribute", detail, SourceRange(fn, ref.line)))
+    return diags + _self_attributes(module, schemas, failed)
+
+
+def _self_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSchema],
+                     failed: set[ResourceAddr] | frozenset[ResourceAddr]) -> list[Diagnostic]:
+    """The same for ``self.ATTR`` in a resource's provisioners and connection blocks."""
+    diags = []
+    for rc in module.resources.values():
+        schema = schemas.get(rc.addr)
+        if schema is None or rc.addr in failed or not (rc.provisioners or rc.connection is not None):
+            continue
+        for e in [*provisioner_expressions(rc, "create"), *provisioner_expressions(rc, "destroy")]:
+            for ref in E.references(e):
+                name = ref.step_name(0) if ref.root == "self" else None
+                if name is None or name in schema.attributes or name in schema.blocks:
+                    continue
+                detail = f'This object has no argument, nested block, or exported attribute named "{name}".'
+                suggestion = name_suggestion(name, [*schema.attributes, *schema.blocks])
+                if suggestion:
+                    detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
+                diags.append(error("Unsupported attribute", detail, SourceRange(rc.range.filename, ref.line)))
     return diags
 
 

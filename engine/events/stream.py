@@ -586,9 +586,9 @@ def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str 
 
 
 def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
+    """At info level, as every hook of terraform's JSON view (the diagnostic says the error)."""
     hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
-    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s",
-                 {"hook": hook}, level="error")
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s", {"hook": hook})
 
 
 def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False,
@@ -612,7 +612,7 @@ def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
                  {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
 
 
-HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete"})
+HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete", "provision_blank_line"})
 """Progress terraform prints as text but not in its ``-json`` stream."""
 
 

@@ -145,9 +145,11 @@ def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, l
         if k == "//":
             continue
         kline = body.key_lines[k]
-        if (k in _JSON_NESTED_BLOCKS and btype in ("resource", "data")) or (k == "strata" and btype == "provider"):
-            for item in v if isinstance(v, list) else [v]:
-                blk.blocks.append(_json_block(k, (), item, filename, kline))
+        if (k in _JSON_NESTED_BLOCKS and btype in ("resource", "data", "removed")) or \
+                (k == "strata" and btype == "provider") or (k == "connection" and btype == "provisioner"):
+            # a provisioner's one label is its type: "provisioner": [{"local-exec": {...}}]
+            for labels, item, line in _json_unwrap(v, 1 if k == "provisioner" else 0, (), kline):
+                blk.blocks.append(_json_block(k, labels, item, filename, line))
             continue
         # depends_on and a variable's type are expressions written as strings ("list(string)"), not
         # templates, as terraform reads them

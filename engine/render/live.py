@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import IO, Any
 
+from engine.events import provisioning
 from engine.events import stream as ev
 from engine.render.text import HumanSink
 
@@ -55,6 +56,14 @@ class LiveSink(HumanSink):
             # (a move, an import and a forget are no operation of the apply)
             self.planned += 2 if action == "replace" else 0 if action in ("read", "noop", "move", "import",
                                                                            "remove") else 1
+            return
+        if t[:10] == "provision_" and self._live is not None and not self._finished:
+            text = provisioning.human_text(event)
+            if text is not None:  # a provisioner's line, printed above the panel while it is live
+                # as Text: print(..., markup=False) would reach the panel's own cells too
+                from rich.text import Text
+
+                self._live.console.print(Text(text), highlight=False, soft_wrap=True)
             return
         if t not in _SHOWN_LIVE or self._finished or self.closed:
             super().__call__(event)

@@ -10,6 +10,7 @@ from typing import IO, Any
 import orjson
 
 from engine.diagnostics import Diagnostic, source_line
+from engine.events import provisioning
 from engine.events import stream as ev
 from engine.lang.quote import go_quote
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
@@ -356,8 +357,11 @@ def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
 class HumanSink:
     """Prints progress events as terraform does."""
 
-    SHOWN = frozenset({"apply_start", "apply_complete", "apply_errored", "apply_progress", "apply_skipped",
-                       "refresh_start", "import_preparing", "import_start", "import_complete"})
+    # no apply_errored: terraform's human view says nothing as an operation fails (UiHook.PostApply),
+    # its diagnostics say why once the apply ends
+    SHOWN = frozenset({"apply_start", "apply_complete", "apply_progress", "apply_skipped",
+                       "refresh_start", "import_preparing", "import_start", "import_complete",
+                       "provision_start", "provision_progress", "provision_blank_line"})
 
     def __init__(self, stream: IO[str] | None = None, quiet_refresh: bool = False) -> None:
         self.stream = stream or sys.stdout
@@ -369,8 +373,9 @@ class HumanSink:
         if event.type in self.SHOWN and not self.closed:
             if event.type == "refresh_start" and self.quiet_refresh:
                 return
+            text = event.message if event.type[:10] != "provision_" else provisioning.human_text(event)
             try:
-                self.stream.write(event.message + "\n")
+                self.stream.write(f"{text}\n")
             except (OSError, ValueError) as exc:
                 self.closed = True  # the reader went away, or the disk is full: the apply goes on
                 ev.stream_failed(exc, "progress output")

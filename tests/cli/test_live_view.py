@@ -70,3 +70,19 @@ def test_output_that_is_not_a_terminal_keeps_its_lines(workdir: Workdir) -> None
     res = workdir.strata("apply", "-auto-approve", check=True)
     assert res.stdout.count("Creation complete after") == 24
     assert "in flight" not in res.stdout
+
+
+def test_provisioner_output_is_printed_above_the_panel(workdir: Workdir) -> None:
+    workdir.write("""
+    resource "terraform_data" "p" {
+      count = 3
+      provisioner "local-exec" {
+        command = "echo provisioned ${count.index}"
+      }
+    }
+    """)
+    screen = _on_a_terminal(workdir, "apply", "-auto-approve")
+    for i in range(3):  # the screen's cursor movements are gone here: where each line went is not seen
+        assert f"terraform_data.p[{i}] (local-exec): provisioned {i}\n" in screen, screen
+    assert "[bold]" not in screen  # the panel's markup is its own, never printed
+    assert "Apply complete! Resources: 3 added, 0 changed, 0 destroyed." in screen

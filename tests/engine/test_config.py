@@ -275,15 +275,16 @@ def test_module_with_a_registry_source_is_not_installed(tmp_path):
     assert got == [("Module not installed", "main.tf:2")]
 
 
-def test_provisioner_block_is_unsupported(tmp_path):
-    got = diags(tmp_path, {"main.tf": 'resource "terraform_data" "x" {\n  provisioner "local-exec" {\n'
-                                      '    command = "echo"\n  }\n}\n'})
-    assert got == [("Unsupported block type: provisioner", "main.tf:2")]
+def test_remote_provisioner_is_refused_where_written(tmp_path):
+    got = diags(tmp_path, {"main.tf": 'resource "terraform_data" "x" {\n  provisioner "remote-exec" {\n'
+                                      '    inline = ["echo"]\n  }\n}\n'})
+    assert got == [('Unsupported provisioner "remote-exec"', "main.tf:2")]
 
 
-def test_connection_block_is_unsupported(tmp_path):
-    got = diags(tmp_path, {"main.tf": 'resource "terraform_data" "x" {\n  connection {\n  }\n}\n'})
-    assert got == [("Unsupported block type: connection", "main.tf:2")]
+def test_data_source_takes_no_provisioner_or_connection(tmp_path):
+    got = diags(tmp_path, {"main.tf": 'data "terraform_remote_state" "x" {\n  connection {\n  }\n'
+                                      '  provisioner "local-exec" {\n    command = "echo"\n  }\n}\n'})
+    assert got == [("Unsupported block type", "main.tf:2"), ("Unsupported block type", "main.tf:4")]
 
 
 def test_unknown_top_level_block_type(tmp_path):

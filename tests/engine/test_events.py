@@ -244,9 +244,9 @@ def test_apply_complete_elapsed_is_whole_seconds():
     assert d["hook"]["elapsed_seconds"] == 2 and d["@message"].endswith("after 2s [id=x]")
 
 
-def test_apply_errored_is_error_level():
+def test_apply_errored_is_info_level_as_every_hook_of_terraforms():
     d = ev.apply_errored(NET, "create", 1).to_json()
-    assert d["@level"] == "error" and d["@message"] == "terraform_data.net: Creation errored after 1s"
+    assert d["@level"] == "info" and d["@message"] == "terraform_data.net: Creation errored after 1s"
     assert sorted(d["hook"]) == ["action", "elapsed_seconds", "resource"]
 
 

@@ -1,0 +1,68 @@
+"""strata's own facts about each apply operation, beside terraform's event payload
+(:attr:`engine.events.stream.Event.detail`): what it waited for, when it became ready, how long it
+waited and ran. Computed only when a recorder (the event log, a subscriber) reads them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from engine.apply.graph import ApplyNode, Barrier, Node
+from engine.events import stream as ev
+from engine.graph.dag import Graph
+from engine.graph.walker import Done
+
+
+class EventDetail:
+    """The detail of the operations of one walk of ``graph``, begun at ``t0`` (monotonic)."""
+
+    def __init__(self, graph: Graph[Node], t0: float) -> None:
+        self.graph = graph
+        self.t0 = t0
+        self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
+        self._details: dict[ApplyNode, tuple[Any, ...]] = {}
+
+    def timed(self, node: ApplyNode, done: Done) -> Done:
+        """``done``, noting when ``node`` ended."""
+        def timed(ok: bool) -> None:
+            self._ends[node] = (time.monotonic(), node)
+            done(ok)
+
+        return timed
+
+    def _ready(self, node: Node) -> tuple[float, ApplyNode | None]:
+        """When ``node`` became ready (its last dependency ended; a barrier ends when it is
+        ready), and the operation whose end made it so (None: ready from the start)."""
+        best: tuple[float, ApplyNode | None] = (self.t0, None)
+        for d in self.graph.deps[node]:
+            end = self._ends.get(d)
+            if end is None:
+                if type(d) is not Barrier:
+                    continue  # not ended (cannot be: the walker started node after it)
+                end = self._ends[d] = self._ready(d)
+            if end[0] > best[0]:
+                best = end
+        return best
+
+    def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
+        """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
+        path: no dict; computed once, its end adds ``run`` and ``call``)."""
+        d = self._details.get(node)
+        if d is None:
+            ready, after = self._ready(node)
+            deps = self.graph.deps[node]
+            d = self._details[node] = (str(node), pname, sorted(str(x) for x in deps) if deps else [],
+                                       None if after is None else str(after), ready - self.t0,
+                                       started - ready if started > ready else 0.0)
+        return d
+
+    def add(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event, end: bool = True
+            ) -> ev.Event:
+        """``event`` with its detail; at the operation's ``end``, with its ``run`` time (started
+        to durable) and ``call`` (the provider's call, slot held)."""
+        d = self._detail(node, pname, started[0])
+        if end:
+            start = started[0]
+            d = (*d, time.monotonic() - start, (started[1] if len(started) > 1 else start) - start)
+            del self._details[node]
+        return event.with_detail(d)
