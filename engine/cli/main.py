@@ -50,6 +50,10 @@ def without_event_loop(argv: list[str]) -> int | None:
         from engine.cli.providers import cmd_providers
 
         return cmd_providers(a)
+    if a.command[0] == "workspace":
+        from engine.cli.workspace_command import cmd_workspace
+
+        return cmd_workspace(a)
     return _print_version_or_init(a) if a.command[0] in ("version", "init", "get") else None
 
 
@@ -184,6 +188,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.force_unlock import cmd_force_unlock
 
         return cmd_force_unlock(a)
+    if cmd == "workspace":  # here only with -chdir after the command
+        from engine.cli.workspace_command import cmd_workspace
+
+        return cmd_workspace(a)
     if cmd in ("version", "init", "get"):  # here only with -chdir after the command
         return _print_version_or_init(a)
     raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
