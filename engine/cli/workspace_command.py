@@ -130,17 +130,18 @@ def cmd_workspace(a: Args) -> int:
     directory = a.flags.get("chdir", ".")
     given = (set(a.flags) | set(a.lists) | ({"var"} if a.var_args else set())
              | ({"replace"} if a.replace else set()) | ({"target"} if a.targets else set()))
+    # as Go's flag package fails: the usage first, then what was wrong
     for name in sorted(given - _GLOBAL - _FLAGS[sub]):
+        _err(HELP[sub].rstrip("\n"))
         _err(f"Error parsing command-line flags: flag provided but not defined: -{name}\n")
-        _err(HELP[sub])
         return 1
     if "lock-timeout" in a.flags:
         try:
             parse_duration(a.flags["lock-timeout"])
         except ValueError:
+            _err(HELP[sub].rstrip("\n"))
             _err(f'Error parsing command-line flags: invalid value "{a.flags["lock-timeout"]}" for flag '
                  "-lock-timeout: parse error\n")
-            _err(HELP[sub])
             return 1
     try:
         if sub == "show":
@@ -252,7 +253,8 @@ def _new(directory: str, a: Args, plain: bool) -> int:
     source = a.flags.get("state")
     if not source:
         return 0
-    return _copy_state(workspace_state_file(directory, name, backend), os.path.join(directory, source),
+    source = source if directory == "." else os.path.join(directory, source)  # as given, in messages
+    return _copy_state(workspace_state_file(directory, name, backend), source,
                        bool(a.flags.get("lock", True)), plain)
 
 

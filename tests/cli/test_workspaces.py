@@ -1,0 +1,301 @@
+"""``strata workspace new/select/list/show/delete`` and ``terraform.workspace``, compared with
+terraform 1.11 on the same files: each command's standard output, standard error and exit status,
+and the files each leaves (``terraform.tfstate.d/NAME/``, ``.terraform/environment``)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import Result, Workdir, requires_terraform
+
+CONFIG = """
+resource "terraform_data" "a" {
+  input = terraform.workspace
+}
+
+output "ws" {
+  value = terraform.workspace
+}
+"""
+
+WORKSPACE_DIR = """
+terraform {
+  backend "local" {
+    path          = "states/default.tfstate"
+    workspace_dir = "envs"
+  }
+}
+""" + CONFIG
+
+
+def _same_words(text: str) -> str:
+    """terraform's text in strata's words: its name, and the command to run."""
+    return (text.replace("terraform plan", "strata plan").replace("Terraform", "strata")
+            .replace("Usage: terraform", "Usage: strata"))
+
+
+def _norm(res: Result) -> tuple[int, str, str]:
+    """What a run said, with wrapped paragraphs compared word by word (strata's name is shorter than
+    terraform's, so a diagnostic's lines break elsewhere) and generated ids left out."""
+    def words(text: str) -> str:
+        return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", text)
+
+    return res.returncode, words(res.stdout), " ".join(words(res.stderr).split())
+
+
+def _layout(path: Path) -> list[str]:
+    """The files and directories a run leaves, but for terraform's own in its data directory (the
+    selected workspace's file is compared) and the state lock's."""
+    found = []
+    for root, dirs, files in os.walk(path):
+        rel = os.path.relpath(root, path)
+        for d in dirs:
+            p = os.path.normpath(os.path.join(rel, d))
+            if p != ".terraform" and not p.startswith(".terraform" + os.sep):
+                found.append(p + "/")
+        for f in files:
+            p = os.path.normpath(os.path.join(rel, f))
+            if (p.startswith(".terraform" + os.sep) and p != os.path.join(".terraform", "environment")) \
+                    or f.endswith((".backup", ".lock.hcl")):
+                continue
+            found.append(p)
+    return sorted(found)
+
+
+class Both:
+    """The same configuration in two directories: one for strata, one for terraform."""
+
+    def __init__(self, tmp_path: Path, config: str = CONFIG) -> None:
+        self.ours = Workdir(tmp_path / "strata")
+        self.theirs = Workdir(tmp_path / "terraform")
+        for w in (self.ours, self.theirs):
+            w.path.mkdir()
+            w.write(config)
+        self.theirs.terraform("init", "-input=false", "-no-color")
+
+    def run(self, *args: str) -> tuple[Result, Result]:
+        return self.ours.strata(*args), self.theirs.terraform(*args)
+
+    def same(self, *args: str) -> Result:
+        """Run ``args`` with both; what each said must be the same. strata's result."""
+        ours, theirs = self.run(*args)
+        expected = _norm(Result(theirs.returncode, _same_words(theirs.stdout), _same_words(theirs.stderr)))
+        assert _norm(ours) == expected, f"{' '.join(args)}:\nstrata: {ours}\nterraform: {theirs}"
+        return ours
+
+    def same_layout(self) -> list[str]:
+        ours, theirs = _layout(self.ours.path), _layout(self.theirs.path)
+        assert ours == theirs
+        env = Path(".terraform", "environment")
+        if (self.theirs.path / env).exists():
+            assert (self.ours.path / env).read_bytes() == (self.theirs.path / env).read_bytes()
+        return ours
+
+
+@pytest.fixture
+def both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Both:
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    monkeypatch.delenv("TF_DATA_DIR", raising=False)
+    return Both(tmp_path)
+
+
+@requires_terraform
+def test_a_session_of_workspace_commands_matches_terraform(both: Both) -> None:
+    steps = [
+        ("workspace", "show"),
+        ("workspace", "list"),
+        ("workspace", "new", "-no-color", "foo"),
+        ("workspace", "list"),
+        ("workspace", "new", "-no-color", "foo"),        # exists
+        ("workspace", "select", "-no-color", "default"),
+        ("workspace", "select", "-no-color", "default"),  # already selected: says nothing
+        ("workspace", "select", "-no-color", "bar"),      # does not exist
+        ("workspace", "select", "-no-color", "-or-create", "bar"),
+        ("workspace", "new", "-no-color", "a/b"),         # not a valid name
+        ("workspace", "new", "-no-color", "é"),
+        ("workspace", "new", "-no-color", "$&+:=@~x"),    # URL-safe characters are valid
+        ("workspace", "select", "-no-color", "bar"),
+        ("workspace", "new", "-no-color"),                # no name: the usage
+        ("workspace", "new", "-no-color", "a", "b"),
+        ("workspace", "list"),
+        ("workspace", "delete", "-no-color", "$&+:=@~x"),
+        ("workspace", "delete", "-no-color", "bar"),      # the current one
+        ("workspace", "select", "-no-color", "foo"),
+        ("workspace", "delete", "-no-color", "default"),
+        ("workspace", "delete", "-no-color", "nope"),
+        ("workspace", "delete", "-no-color", "bar"),
+        ("workspace", "list"),
+        ("workspace", "show"),
+    ]
+    for step in steps:
+        both.same(*step)
+        both.same_layout()
+    assert both.same_layout() == [".terraform/environment", "main.tf", "terraform.tfstate.d/",
+                                  "terraform.tfstate.d/foo/"]
+
+
+@requires_terraform
+def test_state_commands_work_on_the_selected_workspace(both: Both) -> None:
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "new", "-no-color", "dev")
+    both.same("apply", "-auto-approve", "-no-color")
+    assert both.same_layout() == [".terraform/environment", "main.tf", "terraform.tfstate",
+                                  "terraform.tfstate.d/", "terraform.tfstate.d/dev/",
+                                  "terraform.tfstate.d/dev/terraform.tfstate"]
+    for args in (("output", "-json"), ("state", "list"), ("show", "-no-color"), ("plan", "-no-color"),
+                 ("state", "show", "terraform_data.a")):
+        both.same(*args)
+    state = orjson.loads((both.ours.path / "terraform.tfstate.d/dev/terraform.tfstate").read_bytes())
+    assert state["outputs"]["ws"]["value"] == "dev"
+    both.same("workspace", "select", "-no-color", "default")
+    assert both.same("output", "-raw", "ws").stdout == "default"
+    both.same("destroy", "-auto-approve", "-no-color")
+    both.same("workspace", "select", "-no-color", "dev")
+    both.same("destroy", "-auto-approve", "-no-color")
+    both.same("workspace", "select", "-no-color", "default")
+    both.same("workspace", "delete", "-no-color", "dev")  # destroyed: empty, deleted without -force
+    both.same_layout()
+
+
+@requires_terraform
+def test_deleting_a_workspace_that_tracks_objects_needs_force(both: Both) -> None:
+    both.same("workspace", "new", "-no-color", "dev")
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "select", "-no-color", "default")
+    res = both.same("workspace", "delete", "-no-color", "dev")
+    assert res.returncode == 1 and "Workspace is not empty" in res.stderr and "- terraform_data.a" in res.stderr
+    both.same_layout()
+    both.same("workspace", "delete", "-no-color", "-force", "dev")
+    assert both.same_layout() == [".terraform/environment", "main.tf", "terraform.tfstate.d/"]
+
+
+@requires_terraform
+def test_deleting_the_default_workspace_with_objects_says_it_is_not_empty(both: Both) -> None:
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "new", "-no-color", "dev")
+    both.same("workspace", "delete", "-no-color", "default")
+    both.same("workspace", "delete", "-no-color", "-force", "default")
+    both.same_layout()
+
+
+@requires_terraform
+def test_new_with_state_copies_the_state_into_the_workspace(both: Both) -> None:
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "new", "-no-color", "-state=terraform.tfstate", "copy")
+    both.same_layout()
+    both.same("state", "list")
+    both.same("output", "-json")
+    source = orjson.loads((both.ours.path / "terraform.tfstate").read_bytes())
+    for w in (both.ours, both.theirs):
+        copy = orjson.loads((w.path / "terraform.tfstate.d/copy/terraform.tfstate").read_bytes())
+        assert copy["serial"] == 1, "a first snapshot"
+        if w is both.ours:
+            assert copy["lineage"] != source["lineage"], "a state of its own"
+            assert copy["resources"] == source["resources"] and copy["outputs"] == source["outputs"]
+    both.same("workspace", "new", "-no-color", "-state=missing.tfstate", "other")  # created, then the error
+    both.same_layout()
+
+
+@requires_terraform
+def test_flags_a_subcommand_does_not_take_are_refused(both: Both) -> None:
+    both.same("workspace", "select", "-no-color", "-force", "x")
+    both.same("workspace", "delete", "-no-color", "-or-create", "x")
+    both.same("workspace", "new", "-no-color", "-lock-timeout=soon", "x")
+    both.same_layout()
+
+
+@requires_terraform
+def test_tf_workspace_overrides_the_selection(both: Both, monkeypatch: pytest.MonkeyPatch) -> None:
+    both.same("workspace", "new", "-no-color", "dev")
+    both.same("workspace", "new", "-no-color", "qa")
+    monkeypatch.setenv("TF_WORKSPACE", "dev")
+    for step in (("workspace", "show"), ("workspace", "list"), ("workspace", "select", "-no-color", "default"),
+                 ("workspace", "new", "-no-color", "other"), ("workspace", "new", "-no-color", "dev"),
+                 ("workspace", "delete", "-no-color", "dev"), ("workspace", "delete", "-no-color", "qa"),
+                 ("apply", "-auto-approve", "-no-color"), ("output", "-json")):
+        both.same(*step)
+    assert both.same_layout() == [".terraform/environment", "main.tf", "terraform.tfstate.d/",
+                                  "terraform.tfstate.d/dev/", "terraform.tfstate.d/dev/terraform.tfstate"]
+
+
+@requires_terraform
+def test_tf_workspace_naming_a_missing_workspace_creates_it_where_state_is_used(
+        both: Both, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TF_WORKSPACE", "missing")
+    both.same("workspace", "list")
+    both.same("workspace", "show")
+    assert both.same_layout() == ["main.tf"]
+    both.same("apply", "-auto-approve", "-no-color")
+    assert both.same_layout() == ["main.tf", "terraform.tfstate.d/", "terraform.tfstate.d/missing/",
+                                  "terraform.tfstate.d/missing/terraform.tfstate"]
+    both.same("workspace", "new", "-no-color", "missing")  # exists now
+
+
+@requires_terraform
+@pytest.mark.parametrize("name", ["a/b", "../up", "x y"])
+def test_tf_workspace_that_is_not_a_valid_name_is_terraforms_error(
+        both: Both, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("TF_WORKSPACE", name)
+    for step in (("workspace", "show", "-no-color"), ("workspace", "list", "-no-color"),
+                 ("workspace", "delete", "-no-color", "x"),
+                 ("workspace", "select", "-no-color", "default"), ("workspace", "new", "-no-color", "x"),
+                 ("plan", "-no-color"), ("output", "-no-color")):
+        both.same(*step)
+    assert both.same_layout() == ["main.tf"]
+
+
+@requires_terraform
+def test_a_configured_workspace_dir_holds_the_workspaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    both = Both(tmp_path, WORKSPACE_DIR)
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "new", "-no-color", "b")
+    both.same("workspace", "new", "-no-color", "a")
+    both.same("apply", "-auto-approve", "-no-color")
+    both.same("workspace", "list")
+    assert both.same_layout() == [".terraform/environment", "envs/", "envs/a/", "envs/a/terraform.tfstate",
+                                  "envs/b/", "main.tf", "states/", "states/default.tfstate"]
+    both.same("workspace", "select", "-no-color", "b")
+    both.same("workspace", "delete", "-no-color", "a")
+    both.same("workspace", "delete", "-no-color", "-force", "a")
+    both.same("workspace", "list")
+    both.same_layout()
+
+
+def test_the_workspace_commands_honour_chdir_and_tf_data_dir(workdir: Workdir,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    (workdir.path / "cfg").mkdir()
+    (workdir.path / "cfg" / "main.tf").write_text(CONFIG)
+    monkeypatch.setenv("TF_DATA_DIR", "data")
+    assert workdir.strata("-chdir=cfg", "workspace", "new", "dev").returncode == 0
+    assert (workdir.path / "cfg" / "data" / "environment").read_text() == "dev"
+    assert (workdir.path / "cfg" / "terraform.tfstate.d" / "dev").is_dir()
+    workdir.strata("-chdir=cfg", "apply", "-auto-approve", check=True)
+    assert workdir.strata("-chdir=cfg", "output", "-raw", "ws").stdout == "dev"
+    assert (workdir.path / "cfg" / "terraform.tfstate.d" / "dev" / "terraform.tfstate").exists()
+    assert workdir.strata("-chdir=cfg", "workspace", "show").stdout == "dev\n"
+
+
+def test_a_locked_workspace_is_not_deleted(workdir: Workdir, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.provider.registry import Providers
+    from engine.state.store import StateStore
+
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    workdir.write(CONFIG)
+    workdir.strata("workspace", "new", "dev", check=True)
+    workdir.strata("workspace", "select", "default", check=True)
+    store = StateStore(str(workdir.path / "terraform.tfstate.d/dev/terraform.tfstate"), Providers().dynamic_attrs)
+    store.lock("OperationTypeApply")
+    try:
+        res = workdir.strata("workspace", "delete", "-no-color", "dev")
+        assert res.returncode == 1 and "Error acquiring the state lock" in res.stderr, res.stderr
+        assert (workdir.path / "terraform.tfstate.d" / "dev").is_dir()
+        assert workdir.strata("workspace", "delete", "-lock=false", "dev").returncode == 0
+    finally:
+        store.unlock()
