@@ -22,6 +22,8 @@ from engine.backend.workspaces import (
     DEFAULT_WORKSPACE,
     create_workspace,
     current_workspace,
+    list_workspaces,
+    select_workspace,
     valid_workspace_name,
     workspace_state_file,
 )
@@ -31,7 +33,7 @@ from engine.diagnostics import DiagnosticsError, error, errors_of
 if TYPE_CHECKING:
     from engine.lang.hcl import Block
 
-__all__ = ["DEFAULT_WORKSPACE", "current_workspace", "read_backend", "state_file"]
+__all__ = ["DEFAULT_WORKSPACE", "check_selected_workspace", "current_workspace", "read_backend", "state_file"]
 
 
 def state_file(directory: str, explicit: str | None = None, workspace_name: str | None = None) -> str:
@@ -59,6 +61,28 @@ def state_file(directory: str, explicit: str | None = None, workspace_name: str 
     if explicit is not None:
         return os.path.join(directory, explicit)  # an absolute path stays as it is
     return workspace_state_file(directory, workspace_name, backend)
+
+
+def check_selected_workspace(directory: str) -> None:
+    """What ``init`` checks of the selected workspace when the configuration has a ``backend``
+    block, as terraform 1.11 does: a workspace that exists is kept; one that does not is replaced
+    by ``default`` when that is the only workspace, and is an error otherwise (terraform asks which
+    to select when it may ask for input; strata reports it, as terraform with ``-input=false``).
+    Without a backend block, nothing is checked (neither does terraform)."""
+    backend = read_backend(directory)
+    if backend is None:
+        return
+    try:
+        names = list_workspaces(directory, backend)
+    except OSError as exc:
+        raise DiagnosticsError([error(f"Failed to get existing workspaces: {exc}", "")]) from None
+    name = current_workspace(directory)
+    if name in names:
+        return
+    if len(names) == 1:
+        select_workspace(directory, names[0])
+        return
+    raise DiagnosticsError([error(f'Currently selected workspace "{name}" does not exist', "")])
 
 
 def read_backend(directory: str) -> BackendConfig | None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
 from engine.config.backend import DEFAULT_STATE_FILE, DEFAULT_WORKSPACE_DIR, BackendConfig
 from engine.diagnostics import DiagnosticsError, error
@@ -145,4 +144,6 @@ def delete_workspace(directory: str, name: str, backend: BackendConfig | None) -
         if os.path.lexists(path):
             os.unlink(path)
         return
+    import shutil  # here: a plan has no use for it (start-up)
+
     shutil.rmtree(path)

@@ -42,6 +42,9 @@ def cmd_init(a: Args) -> int:
                 "strata encountered problems during initialisation, including problems with the configuration, "
                 "described below.", "The strata configuration must be valid before initialization so that strata "
                 "can determine which modules and providers need to be installed."), *exc.diagnostics]) from None
+        from engine.backend.local import check_selected_workspace
+
+        check_selected_workspace(str(workdir))
         builtin = builtin_sources()
         requirements = provider_requirements(module, builtin)
         previous = read_lock(workdir)

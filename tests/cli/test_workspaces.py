@@ -299,3 +299,26 @@ def test_a_locked_workspace_is_not_deleted(workdir: Workdir, monkeypatch: pytest
         assert workdir.strata("workspace", "delete", "-lock=false", "dev").returncode == 0
     finally:
         store.unlock()
+
+
+@requires_terraform
+def test_init_with_a_backend_block_refuses_a_selected_workspace_that_does_not_exist(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    both = Both(tmp_path, WORKSPACE_DIR)
+    both.same("workspace", "new", "-no-color", "b")
+    both.same("workspace", "select", "-no-color", "default")
+    monkeypatch.setenv("TF_WORKSPACE", "zzz")
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", "/dev/null")
+    ours, theirs = both.run("init", "-no-color", "-input=false")
+    assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (
+        1, '\nError: Currently selected workspace "zzz" does not exist\n\n')
+    monkeypatch.delenv("TF_WORKSPACE")
+    (both.ours.path / "envs" / "b").rmdir()
+    (both.theirs.path / "envs" / "b").rmdir()
+    for w in (both.ours, both.theirs):
+        (w.path / ".terraform" / "environment").write_text("gone")
+    ours, theirs = both.run("init", "-no-color", "-input=false")
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    both.same_layout()  # the only workspace, default, is selected
+    assert (both.ours.path / ".terraform" / "environment").read_text() == "default"
