@@ -84,7 +84,7 @@ def current_workspace(directory: str) -> str:
     env_file = os.path.join(data_dir(directory), ENVIRONMENT_FILE)
     raise DiagnosticsError([error("Invalid workspace name",
                                   f'The workspace selected in {env_file}, "{sel.name}", is not a valid workspace '
-                                  "name: a workspace name is made of letters, digits and - _ . ~ only.")])
+                                  "name: a workspace name is made of letters, digits and - _ . ~ $ & + : = @ only.")])
 
 
 def select_workspace(directory: str, name: str) -> None:
