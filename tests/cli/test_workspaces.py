@@ -81,11 +81,15 @@ class Both:
     def run(self, *args: str) -> tuple[Result, Result]:
         return self.ours.strata(*args), self.theirs.terraform(*args)
 
-    def same(self, *args: str) -> Result:
-        """Run ``args`` with both; what each said must be the same. strata's result."""
+    def same(self, *args: str, unordered: bool = False) -> Result:
+        """Run ``args`` with both; what each said must be the same (``unordered``: the same lines,
+        for operations that run concurrently). strata's result."""
         ours, theirs = self.run(*args)
+        got = _norm(ours)
         expected = _norm(Result(theirs.returncode, _same_words(theirs.stdout), _same_words(theirs.stderr)))
-        assert _norm(ours) == expected, f"{' '.join(args)}:\nstrata: {ours}\nterraform: {theirs}"
+        if unordered:
+            got, expected = ((c, sorted(o.splitlines()), e) for c, o, e in (got, expected))  # type: ignore[assignment]
+        assert got == expected, f"{' '.join(args)}:\nstrata: {ours}\nterraform: {theirs}"
         return ours
 
     def same_layout(self) -> list[str]:
@@ -322,3 +326,51 @@ def test_init_with_a_backend_block_refuses_a_selected_workspace_that_does_not_ex
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     both.same_layout()  # the only workspace, default, is selected
     assert (both.ours.path / ".terraform" / "environment").read_text() == "default"
+
+
+TWO = CONFIG + """
+resource "terraform_data" "b" {
+  input = "b"
+}
+"""
+
+
+@requires_terraform
+def test_every_state_command_works_on_the_selected_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    both = Both(tmp_path, TWO)
+    both.same("workspace", "new", "-no-color", "dev")
+    assert [r.returncode for r in both.run("apply", "-auto-approve", "-no-color")] == [0, 0]
+    assert both.ours.strata("console", input="terraform.workspace\n").stdout == '"dev"\n'
+    both.same("refresh", "-no-color", unordered=True)
+    for step in (("state", "mv", "terraform_data.b", "terraform_data.c"),
+                 ("state", "rm", "terraform_data.c")):
+        both.same(*step)
+    # import's closing paragraph is another change's: here, only that it imports into this workspace
+    assert [r.returncode for r in both.run("import", "-no-color", "terraform_data.b", "some-id")] == [0, 0]
+    for step in (("taint", "terraform_data.a"), ("state", "list"), ("output", "-json"),
+                 ("force-unlock", "-force", "-no-color", "nope")):
+        both.same(*step)
+    assert both.same_layout() == [".terraform/environment", "main.tf", "terraform.tfstate.d/",
+                                  "terraform.tfstate.d/dev/", "terraform.tfstate.d/dev/terraform.tfstate"]
+    for w in (both.ours, both.theirs):
+        state = orjson.loads((w.path / "terraform.tfstate.d/dev/terraform.tfstate").read_bytes())
+        assert sorted((r["name"], r["instances"][0].get("status")) for r in state["resources"]) == [
+            ("a", "tainted"), ("b", None)]
+
+
+@requires_terraform
+def test_a_saved_plan_applies_to_the_workspace_selected_when_applying(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # terraform writes the state of the workspace selected when it applies (strata's outputs then
+    # say that workspace's name, terraform's the one the plan was made in: not compared)
+    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+    both = Both(tmp_path, 'resource "terraform_data" "b" {}\noutput "ws" { value = terraform.workspace }\n')
+    both.same("workspace", "new", "-no-color", "dev")
+    ours, theirs = both.run("plan", "-no-color", "-out=p.bin")
+    assert ours.returncode == theirs.returncode == 0
+    both.same("workspace", "select", "-no-color", "default")
+    assert [r.returncode for r in both.run("apply", "-no-color", "p.bin")] == [0, 0]
+    assert both.same_layout() == [".terraform/environment", "main.tf", "p.bin", "terraform.tfstate",
+                                  "terraform.tfstate.d/", "terraform.tfstate.d/dev/"]
+    both.same("state", "list")
