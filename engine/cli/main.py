@@ -40,7 +40,7 @@ def without_event_loop(argv: list[str]) -> int | None:
 
     a = parse_args(argv)
     check_options_for(a)
-    if a.flags.get("help") or a.flags.get("h") or not a.command:
+    if (a.flags.get("help") or a.flags.get("h") or not a.command) and a.command[:1] != ["workspace"]:
         sys.stdout.write(USAGE)
         # no command at all: the usage and terraform's exit status for it (127)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 127

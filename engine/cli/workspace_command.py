@@ -56,7 +56,17 @@ NOT_EMPTY = ("Workspace %s is currently tracking the following resource instance
              "managed objects, use the -force option to disable this safety check.")
 
 HELP = {
-    "": "Usage: strata [global options] workspace\n\n  new, list, show, select and delete strata workspaces.\n",
+    "": """Usage: strata [global options] workspace
+
+  new, list, show, select and delete strata workspaces.
+
+Subcommands:
+    delete    Delete a workspace
+    list      List Workspaces
+    new       Create a new workspace
+    select    Select a workspace
+    show      Show the name of the current workspace
+""",
     "new": """Usage: strata [global options] workspace new [OPTIONS] NAME
 
   Create a new strata workspace.
@@ -120,12 +130,12 @@ class _Stop(Exception):
 def cmd_workspace(a: Args) -> int:
     """Run ``strata workspace SUBCOMMAND``; its exit status."""
     sub = a.command[1] if len(a.command) > 1 else ""
+    if a.flags.get("help") or a.flags.get("h"):
+        sys.stdout.write(HELP.get(sub, HELP[""]))
+        return 0
     if sub not in _FLAGS:
         sys.stdout.write(HELP[""])  # as terraform: the usage, for a subcommand it does not know too
-        return 1 if sub == "" else 127
-    if a.flags.get("help") or a.flags.get("h"):
-        sys.stdout.write(HELP[sub])
-        return 0
+        return 1
     plain = bool(a.flags.get("no-color"))
     directory = a.flags.get("chdir", ".")
     given = (set(a.flags) | set(a.lists) | ({"var"} if a.var_args else set())
@@ -214,8 +224,8 @@ def _show(directory: str) -> int:
 
 
 def _list(directory: str, a: Args, plain: bool) -> int:
-    if len(a.positional) > 1:  # terraform's legacy configuration-directory argument, one at most
-        _err("Too many command line arguments. Configuration path expected.")
+    if a.positional:  # where terraform once took a configuration directory
+        _err("Too many command line arguments. Did you mean to use -chdir?")
         return 1
     backend = _backend(directory, plain)
     names = _workspaces(directory, backend)

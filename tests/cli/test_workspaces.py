@@ -111,6 +111,12 @@ def both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Both:
 @requires_terraform
 def test_a_session_of_workspace_commands_matches_terraform(both: Both) -> None:
     steps = [
+        ("workspace",),
+        ("workspace", "bogus"),
+        ("workspace", "-help"),
+        ("workspace", "new", "-help"),
+        ("workspace", "delete", "-help"),
+        ("workspace", "list", "-no-color", "dir"),
         ("workspace", "show"),
         ("workspace", "list"),
         ("workspace", "new", "-no-color", "foo"),
