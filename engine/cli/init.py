@@ -42,8 +42,9 @@ def cmd_init(a: Args) -> int:
                 "strata encountered problems during initialisation, including problems with the configuration, "
                 "described below.", "The strata configuration must be valid before initialization so that strata "
                 "can determine which modules and providers need to be installed."), *exc.diagnostics]) from None
-        from engine.backend.local import check_selected_workspace
+        from engine.backend.local import check_selected_workspace, current_workspace
 
+        current_workspace(str(workdir))  # a TF_WORKSPACE that is not a valid name: terraform's error
         check_selected_workspace(str(workdir))
         builtin = builtin_sources()
         requirements = provider_requirements(module, builtin)

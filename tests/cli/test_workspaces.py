@@ -101,10 +101,16 @@ class Both:
         return ours
 
 
-@pytest.fixture
-def both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Both:
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No workspace selected from outside the test, and no user's CLI configuration (for both)."""
     monkeypatch.delenv("TF_WORKSPACE", raising=False)
     monkeypatch.delenv("TF_DATA_DIR", raising=False)
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", "/dev/null")
+
+
+@pytest.fixture
+def both(tmp_path: Path) -> Both:
     return Both(tmp_path)
 
 
@@ -254,14 +260,16 @@ def test_tf_workspace_that_is_not_a_valid_name_is_terraforms_error(
     for step in (("workspace", "show", "-no-color"), ("workspace", "list", "-no-color"),
                  ("workspace", "delete", "-no-color", "x"),
                  ("workspace", "select", "-no-color", "default"), ("workspace", "new", "-no-color", "x"),
-                 ("plan", "-no-color"), ("output", "-no-color")):
+                 ("plan", "-no-color"), ("output", "-no-color"), ("validate", "-no-color"),
+                 ("providers", "-no-color"), ("graph", "-no-color"), ("state", "list", "-no-color"), ("show", "-no-color"),
+                 ("force-unlock", "-force", "-no-color", "x"), ("init", "-no-color")):
         both.same(*step)
     assert both.same_layout() == ["main.tf"]
+    assert both.same("fmt").returncode == 0, "fmt has no use for a workspace"
 
 
 @requires_terraform
-def test_a_configured_workspace_dir_holds_the_workspaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+def test_a_configured_workspace_dir_holds_the_workspaces(tmp_path: Path) -> None:
     both = Both(tmp_path, WORKSPACE_DIR)
     both.same("apply", "-auto-approve", "-no-color")
     both.same("workspace", "new", "-no-color", "b")
@@ -279,7 +287,6 @@ def test_a_configured_workspace_dir_holds_the_workspaces(tmp_path: Path, monkeyp
 
 def test_the_workspace_commands_honour_chdir_and_tf_data_dir(workdir: Workdir,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
     (workdir.path / "cfg").mkdir()
     (workdir.path / "cfg" / "main.tf").write_text(CONFIG)
     monkeypatch.setenv("TF_DATA_DIR", "data")
@@ -292,11 +299,10 @@ def test_the_workspace_commands_honour_chdir_and_tf_data_dir(workdir: Workdir,
     assert workdir.strata("-chdir=cfg", "workspace", "show").stdout == "dev\n"
 
 
-def test_a_locked_workspace_is_not_deleted(workdir: Workdir, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_locked_workspace_is_not_deleted(workdir: Workdir) -> None:
     from engine.provider.registry import Providers
     from engine.state.store import StateStore
 
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
     workdir.write(CONFIG)
     workdir.strata("workspace", "new", "dev", check=True)
     workdir.strata("workspace", "select", "default", check=True)
@@ -314,12 +320,10 @@ def test_a_locked_workspace_is_not_deleted(workdir: Workdir, monkeypatch: pytest
 @requires_terraform
 def test_init_with_a_backend_block_refuses_a_selected_workspace_that_does_not_exist(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
     both = Both(tmp_path, WORKSPACE_DIR)
     both.same("workspace", "new", "-no-color", "b")
     both.same("workspace", "select", "-no-color", "default")
     monkeypatch.setenv("TF_WORKSPACE", "zzz")
-    monkeypatch.setenv("TF_CLI_CONFIG_FILE", "/dev/null")
     ours, theirs = both.run("init", "-no-color", "-input=false")
     assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr) == (
         1, '\nError: Currently selected workspace "zzz" does not exist\n\n')
@@ -342,8 +346,7 @@ resource "terraform_data" "b" {
 
 
 @requires_terraform
-def test_every_state_command_works_on_the_selected_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
+def test_every_state_command_works_on_the_selected_workspace(tmp_path: Path) -> None:
     both = Both(tmp_path, TWO)
     both.same("workspace", "new", "-no-color", "dev")
     assert [r.returncode for r in both.run("apply", "-auto-approve", "-no-color")] == [0, 0]
@@ -366,11 +369,9 @@ def test_every_state_command_works_on_the_selected_workspace(tmp_path: Path, mon
 
 
 @requires_terraform
-def test_a_saved_plan_applies_to_the_workspace_selected_when_applying(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_saved_plan_applies_to_the_workspace_selected_when_applying(tmp_path: Path) -> None:
     # terraform writes the state of the workspace selected when it applies (strata's outputs then
     # say that workspace's name, terraform's the one the plan was made in: not compared)
-    monkeypatch.delenv("TF_WORKSPACE", raising=False)
     both = Both(tmp_path, 'resource "terraform_data" "b" {}\noutput "ws" { value = terraform.workspace }\n')
     both.same("workspace", "new", "-no-color", "dev")
     ours, theirs = both.run("plan", "-no-color", "-out=p.bin")
