@@ -381,3 +381,14 @@ def test_a_saved_plan_applies_to_the_workspace_selected_when_applying(tmp_path: 
     assert both.same_layout() == [".terraform/environment", "main.tf", "p.bin", "terraform.tfstate",
                                   "terraform.tfstate.d/", "terraform.tfstate.d/dev/"]
     both.same("state", "list")
+
+
+@requires_terraform
+def test_a_selection_that_is_not_a_valid_name_can_be_left(both: Both) -> None:
+    both.same("workspace", "new", "-no-color", "dev")
+    for w in (both.ours, both.theirs):
+        (w.path / ".terraform" / "environment").write_text("a/b")
+    for step in (("workspace", "show"), ("workspace", "list"), ("workspace", "select", "-no-color", "dev"),
+                 ("workspace", "show")):
+        both.same(*step)
+    both.same_layout()
