@@ -270,7 +270,8 @@ def _new(directory: str, a: Args, plain: bool) -> int:
 
 def _copy_state(target: str, source: str, lock: bool, plain: bool) -> int:
     """``new -state=PATH``: the state in PATH becomes the new workspace's first snapshot, as terraform
-    writes it (a new lineage, serial 1), under the new workspace's lock ("workspace-new")."""
+    writes it (a new lineage, serial 1), under the new workspace's lock ("workspace-new"), taken
+    without waiting: terraform 1.11 accepts ``-lock-timeout`` here but does not use it."""
     import uuid
 
     from engine.provider.registry import Providers

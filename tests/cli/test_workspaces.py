@@ -392,3 +392,38 @@ def test_a_selection_that_is_not_a_valid_name_can_be_left(both: Both) -> None:
                  ("workspace", "show")):
         both.same(*step)
     both.same_layout()
+
+
+_DEPOSED_ONLY = {
+    "version": 4, "terraform_version": "1.11.4", "serial": 3, "lineage": "1b1c6f87-3f4a-4c1e-9d55-3a1c2f5a0b11",
+    "outputs": {},
+    "resources": [
+        {"mode": "managed", "type": "terraform_data", "name": "a",
+         "provider": 'provider["terraform.io/builtin/terraform"]',
+         "instances": [{"deposed": "00000001", "schema_version": 0,
+                        "attributes": {"id": "x", "input": None, "output": None, "triggers_replace": None},
+                        "sensitive_attributes": []}]},
+        {"mode": "data", "type": "terraform_remote_state", "name": "d",
+         "provider": 'provider["terraform.io/builtin/terraform"]',
+         "instances": [{"schema_version": 0, "attributes": {"backend": "local", "config": None, "defaults": None,
+                                                           "outputs": {}, "workspace": None},
+                        "sensitive_attributes": []}]},
+    ],
+    "check_results": None,
+}
+
+
+@requires_terraform
+def test_a_deposed_object_keeps_a_workspace_and_data_sources_do_not(both: Both) -> None:
+    both.same("workspace", "new", "-no-color", "dev")
+    both.same("workspace", "select", "-no-color", "default")
+    for w in (both.ours, both.theirs):
+        (w.path / "terraform.tfstate.d/dev/terraform.tfstate").write_bytes(orjson.dumps(_DEPOSED_ONLY))
+    res = both.same("workspace", "delete", "-no-color", "dev")
+    assert "- terraform_data.a (deposed object 00000001)" in res.stderr
+    assert "terraform_remote_state" not in res.stderr
+    data_only = dict(_DEPOSED_ONLY, resources=_DEPOSED_ONLY["resources"][1:])  # type: ignore[index]
+    for w in (both.ours, both.theirs):
+        (w.path / "terraform.tfstate.d/dev/terraform.tfstate").write_bytes(orjson.dumps(data_only))
+    both.same("workspace", "delete", "-no-color", "dev")
+    both.same_layout()
