@@ -427,3 +427,12 @@ def test_a_deposed_object_keeps_a_workspace_and_data_sources_do_not(both: Both) 
         (w.path / "terraform.tfstate.d/dev/terraform.tfstate").write_bytes(orjson.dumps(data_only))
     both.same("workspace", "delete", "-no-color", "dev")
     both.same_layout()
+
+
+@requires_terraform
+def test_state_overrides_the_workspaces_file_but_the_workspace_still_comes_to_exist(
+        both: Both, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TF_WORKSPACE", "qa")
+    assert [r.returncode for r in both.run("apply", "-auto-approve", "-no-color", "-state=x.tfstate")] == [0, 0]
+    assert both.same_layout() == ["main.tf", "terraform.tfstate.d/", "terraform.tfstate.d/qa/", "x.tfstate"]
+    both.same("output", "-json", "-state=x.tfstate")

@@ -100,3 +100,55 @@ def test_a_workspace_is_its_directory(tmp_path: Path) -> None:
 def test_the_default_workspace_cannot_be_deleted(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cannot delete default state"):
         delete_workspace(str(tmp_path), "default", None)
+
+
+_BACKEND_BLOCK = 'terraform {\n  backend "local" {}\n}\n'
+
+
+def test_init_keeps_a_selected_workspace_that_exists(tmp_path: Path) -> None:
+    from engine.backend.local import check_selected_workspace
+
+    (tmp_path / "main.tf").write_text(_BACKEND_BLOCK)
+    create_workspace(str(tmp_path), "dev", None)
+    select_workspace(str(tmp_path), "dev")
+    check_selected_workspace(str(tmp_path))
+    assert current_workspace(str(tmp_path)) == "dev"
+
+
+def test_init_selects_default_when_it_is_the_only_workspace(tmp_path: Path) -> None:
+    from engine.backend.local import check_selected_workspace
+
+    (tmp_path / "main.tf").write_text(_BACKEND_BLOCK)
+    select_workspace(str(tmp_path), "gone")
+    check_selected_workspace(str(tmp_path))
+    assert (tmp_path / ".terraform" / "environment").read_text() == "default"
+
+
+def test_init_refuses_a_missing_selection_among_several(tmp_path: Path) -> None:
+    from engine.backend.local import check_selected_workspace
+
+    (tmp_path / "main.tf").write_text(_BACKEND_BLOCK)
+    create_workspace(str(tmp_path), "dev", None)
+    select_workspace(str(tmp_path), "gone")
+    with pytest.raises(DiagnosticsError, match='Currently selected workspace "gone" does not exist'):
+        check_selected_workspace(str(tmp_path))
+
+
+def test_init_without_a_backend_block_checks_nothing(tmp_path: Path) -> None:
+    from engine.backend.local import check_selected_workspace
+
+    (tmp_path / "main.tf").write_text("")
+    create_workspace(str(tmp_path), "dev", None)
+    select_workspace(str(tmp_path), "gone")
+    check_selected_workspace(str(tmp_path))
+    assert (tmp_path / ".terraform" / "environment").read_text() == "gone"
+
+
+def test_opening_a_workspaces_state_makes_its_directory(tmp_path: Path) -> None:
+    from engine.backend.local import state_file
+
+    path = state_file(str(tmp_path), None, "dev")
+    assert path == str(tmp_path / "terraform.tfstate.d" / "dev" / "terraform.tfstate")
+    assert (tmp_path / "terraform.tfstate.d" / "dev").is_dir() and not Path(path).exists()
+    assert state_file(str(tmp_path), "x.tfstate", "qa") == str(tmp_path / "x.tfstate")
+    assert (tmp_path / "terraform.tfstate.d" / "qa").is_dir(), "with -state too, as terraform's StateMgr"
