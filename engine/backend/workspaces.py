@@ -117,7 +117,8 @@ def list_workspaces(directory: str, backend: BackendConfig | None) -> list[str]:
         entries = list(os.scandir(workspace_dir(directory, backend)))
     except FileNotFoundError:
         return [DEFAULT_WORKSPACE]
-    names = sorted((e.name for e in entries if e.is_dir()), key=lambda n: n.encode())
+    # a link to a directory is not a workspace: Go's ReadDir does not follow it
+    names = sorted((e.name for e in entries if e.is_dir(follow_symlinks=False)), key=lambda n: n.encode())
     return [DEFAULT_WORKSPACE, *names]
 
 
@@ -128,8 +129,11 @@ def create_workspace(directory: str, name: str, backend: BackendConfig | None) -
     if name == DEFAULT_WORKSPACE:
         return
     path = os.path.join(workspace_dir(directory, backend), name)
-    if not os.path.isdir(path):
-        os.makedirs(path, 0o755, exist_ok=True)
+    if os.path.isdir(path):
+        return
+    if os.path.lexists(path):  # a file of that name: Go's MkdirAll says so
+        raise NotADirectoryError(20, "not a directory", path)
+    os.makedirs(path, 0o755, exist_ok=True)
 
 
 def delete_workspace(directory: str, name: str, backend: BackendConfig | None) -> None:

@@ -211,7 +211,9 @@ def _workspaces(directory: str, backend: BackendConfig | None, prefix: str = "")
 
 def _go_error(op: str, exc: OSError) -> str:
     """An OSError as Go's ``*PathError`` says it: ``open PATH: no such file or directory``."""
-    return f"{op} {exc.filename}: {(exc.strerror or str(exc)).lower()}" if exc.filename else str(exc)
+    if not exc.filename:
+        return str(exc)
+    return f"{op} {os.path.normpath(exc.filename)}: {(exc.strerror or str(exc)).lower()}"  # a cleaned path, as Go's
 
 
 def _show(directory: str) -> int:

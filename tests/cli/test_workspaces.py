@@ -436,3 +436,14 @@ def test_state_overrides_the_workspaces_file_but_the_workspace_still_comes_to_ex
     assert [r.returncode for r in both.run("apply", "-auto-approve", "-no-color", "-state=x.tfstate")] == [0, 0]
     assert both.same_layout() == ["main.tf", "terraform.tfstate.d/", "terraform.tfstate.d/qa/", "x.tfstate"]
     both.same("output", "-json", "-state=x.tfstate")
+
+
+@requires_terraform
+def test_a_file_or_a_link_in_the_workspace_dir_is_not_a_workspace(both: Both) -> None:
+    both.same("workspace", "new", "-no-color", "real")
+    for w in (both.ours, both.theirs):
+        (w.path / "terraform.tfstate.d" / "afile").write_text("")
+        (w.path / "terraform.tfstate.d" / "alink").symlink_to("real")
+    for step in (("workspace", "list"), ("workspace", "new", "-no-color", "afile"),
+                 ("workspace", "select", "-no-color", "alink")):
+        both.same(*step)
