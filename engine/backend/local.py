@@ -16,6 +16,7 @@ Relative paths are relative to the working directory (the one ``-chdir`` switche
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.backend.workspaces import (
@@ -63,12 +64,19 @@ def state_file(directory: str, explicit: str | None = None, workspace_name: str 
     return workspace_state_file(directory, workspace_name, backend)
 
 
-def check_selected_workspace(directory: str) -> None:
+SELECT_PROMPT = ("\nThe currently selected workspace ({name}) does not exist.\n"
+                 "  This is expected behavior when the selected workspace did not have an\n"
+                 "  existing non-empty state. Please enter a number to select a workspace:\n  \n"
+                 "{choices}\n  Enter a value: ")
+"""terraform's question when ``init`` finds the selection missing among several workspaces."""
+
+
+def check_selected_workspace(directory: str, ask: Callable[[str], str] | None = None) -> None:
     """What ``init`` checks of the selected workspace when the configuration has a ``backend``
     block, as terraform 1.11 does: a workspace that exists is kept; one that does not is replaced
-    by ``default`` when that is the only workspace, and is an error otherwise (terraform asks which
-    to select when it may ask for input; strata reports it, as terraform with ``-input=false``).
-    Without a backend block, nothing is checked (neither does terraform)."""
+    by ``default`` when that is the only workspace; otherwise the user is asked to choose one by
+    number (``ask``: shows the question, returns the answer, raises EOFError when there is none),
+    and without input (None) it is an error. Without a backend block, nothing is checked (neither does terraform)."""
     backend = read_backend(directory)
     if backend is None:
         return
@@ -82,7 +90,20 @@ def check_selected_workspace(directory: str) -> None:
     if len(names) == 1:
         select_workspace(directory, names[0])
         return
-    raise DiagnosticsError([error(f'Currently selected workspace "{name}" does not exist', "")])
+    if ask is None:
+        raise DiagnosticsError([error(f'Currently selected workspace "{name}" does not exist', "")])
+    try:
+        answer = ask(SELECT_PROMPT.format(name=name, choices="".join(f"  {i}. {n}\n"
+                                                                    for i, n in enumerate(names, 1))))
+    except EOFError:
+        raise DiagnosticsError([error("Failed to select workspace: EOF", "")]) from None
+    try:
+        chosen = int(answer.strip())
+    except ValueError:
+        chosen = 0
+    if not 1 <= chosen <= len(names):
+        raise DiagnosticsError([error("Failed to select workspace: input not a valid number", "")])
+    select_workspace(directory, names[chosen - 1])
 
 
 def read_backend(directory: str) -> BackendConfig | None:

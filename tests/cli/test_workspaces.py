@@ -447,3 +447,33 @@ def test_a_file_or_a_link_in_the_workspace_dir_is_not_a_workspace(both: Both) ->
     for step in (("workspace", "list"), ("workspace", "new", "-no-color", "afile"),
                  ("workspace", "select", "-no-color", "alink")):
         both.same(*step)
+
+
+def _init_answering(w: Workdir, answer: str, tool: str) -> Result:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = dict(os.environ, PYTHONPATH=str(REPO), CHECKPOINT_DISABLE="1")
+    argv = ["terraform"] if tool == "terraform" else [sys.executable, "-m", "engine"]
+    proc = subprocess.run([*argv, "init", "-no-color"], cwd=w.path, env=env, input=answer, capture_output=True,
+                          text=True, timeout=300)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@requires_terraform
+@pytest.mark.parametrize(("answer", "chosen"), [("2\n", "b"), ("1\n", "default"), ("7\n", None), ("", None)])
+def test_init_asks_which_workspace_to_select_when_the_selection_does_not_exist(
+        tmp_path: Path, answer: str, chosen: str | None) -> None:
+    both = Both(tmp_path, WORKSPACE_DIR)
+    both.same("workspace", "new", "-no-color", "b")
+    results = []
+    for w, tool in ((both.ours, "strata"), (both.theirs, "terraform")):
+        (w.path / ".terraform" / "environment").write_text("zzz")
+        res = _init_answering(w, answer, tool)
+        start = res.stdout.index("\nThe currently selected workspace")
+        results.append((res.returncode, res.stdout[start:res.stdout.index("Enter a value: ") + 16], res.stderr))
+        assert (w.path / ".terraform" / "environment").read_text() == (chosen or "zzz")
+    ours, theirs = results
+    assert ours == (theirs[0], theirs[1], _same_words(theirs[2]))
