@@ -55,11 +55,15 @@ class StateRead:
 @dataclass
 class Workspace:
     """A configuration directory (``path``) and its state (``state``: a file; None: the local
-    backend's, as the command line finds it). Relative paths inside the configuration resolve
+    backend's, in workspace ``workspace_name``, as the command line finds it). Relative paths inside the configuration resolve
     against the process's working directory, as for ``strata -chdir``'s callers."""
 
     path: str = "."
     state: str | None = None
+    workspace_name: str | None = None
+    """The local backend's workspace to work in (``terraform workspace select``'s names: its state
+    is ``terraform.tfstate.d/NAME/terraform.tfstate``, and ``terraform.workspace`` is NAME); None:
+    the current one, as the command line finds it (``TF_WORKSPACE``, else the one selected)."""
     variables: dict[str, str] = field(default_factory=dict)
     """Input variables, as ``-var NAME=VALUE`` gives them (after ``variable_args``: these win)."""
     variable_args: list[tuple[str, str]] = field(default_factory=list)
@@ -80,7 +84,7 @@ class Workspace:
 
     def _options(self, plan: PlanOptions = DEFAULT_PLAN) -> Options:
         # the one place the API's settings become the backend's
-        return Options(chdir=self.path, state_path=self.state, var_args=list(self.variable_args),
+        return Options(chdir=self.path, state_path=self.state, workspace_name=self.workspace_name, var_args=list(self.variable_args),
                        variables=dict(self.variables), parallelism=self.parallelism, limits=self.limits,
                        fsync=self.fsync, lock=self.lock, lock_timeout=self.lock_timeout,
                        fail_fast=self.fail_fast, refresh=plan.refresh, refresh_only=plan.refresh_only,
@@ -88,8 +92,8 @@ class Workspace:
 
     def state_file(self) -> str:
         """The state file the workspace's operations work on: :attr:`state` (relative to
-        :attr:`path`), else the current terraform workspace's under the configuration's
-        ``backend "local"``. Raises DiagnosticsError for a backend strata does not support."""
+        :attr:`path`), else :attr:`workspace_name`'s (or the current terraform workspace's) under
+        the configuration's ``backend "local"``. Raises DiagnosticsError for a backend strata does not support."""
         return self._options().state_file()
 
     def operation(self, kind: str, *, plan: PlanOptions = DEFAULT_PLAN, writes: bool = True,

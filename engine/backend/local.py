@@ -3,84 +3,107 @@
 As terraform 1.11 decides it, in this order:
 
 - ``-state=PATH`` wins over everything (terraform's "legacy" option for the local backend);
-- otherwise the current workspace: ``TF_WORKSPACE`` when set, else the name ``terraform
-  workspace select`` wrote to ``.terraform/environment`` (``$TF_DATA_DIR/environment``), else
-  ``default``;
+- otherwise the current workspace's state (:mod:`engine.backend.workspaces`: ``TF_WORKSPACE``,
+  else the name ``workspace select`` recorded, else ``default``, or the name a program gives);
 - the ``default`` workspace's state is the backend's ``path`` (``terraform.tfstate`` when the
   configuration has no ``backend "local"`` block or leaves ``path`` out); any other workspace's is
   ``<workspace_dir>/<name>/terraform.tfstate`` (``workspace_dir`` defaults to
   ``terraform.tfstate.d``), whatever ``path`` says.
 
-Relative paths are relative to the working directory (the one ``-chdir`` switched to). strata
-has no ``workspace`` command: it works on the workspace terraform would, and an invalid workspace
-name is refused, never turned into a path outside the workspace directory.
+Relative paths are relative to the working directory (the one ``-chdir`` switched to).
 """
 
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine.config.backend import (
-    DEFAULT_STATE_FILE,
-    DEFAULT_WORKSPACE_DIR,
-    BackendConfig,
-    read_backend_blocks,
+from engine.backend.workspaces import (
+    DEFAULT_WORKSPACE,
+    create_workspace,
+    current_workspace,
+    list_workspaces,
+    select_workspace,
+    valid_workspace_name,
+    workspace_state_file,
 )
+from engine.config.backend import BackendConfig, read_backend_blocks
 from engine.diagnostics import DiagnosticsError, error, errors_of
 
 if TYPE_CHECKING:
     from engine.lang.hcl import Block
 
-DEFAULT_WORKSPACE = "default"
-
-# Go's url.PathEscape(name) == name: what terraform accepts as a workspace name
-_VALID_WORKSPACE = re.compile(r"[A-Za-z0-9\-_.~$&+:=@]+")
+__all__ = ["DEFAULT_WORKSPACE", "check_selected_workspace", "current_workspace", "read_backend", "state_file"]
 
 
-def state_file(directory: str, explicit: str | None = None) -> str:
+def state_file(directory: str, explicit: str | None = None, workspace_name: str | None = None) -> str:
     """The state file for a command run in ``directory``: ``explicit`` (``-state``) when given,
-    else the current workspace's state under the configured local backend. Raises
+    else the workspace's (``workspace_name``; None: the current one) under the configured local
+    backend. As terraform's local backend does when it opens a workspace's state, a workspace
+    other than ``default`` comes into existence (its directory), even with ``-state``. Raises
     :class:`DiagnosticsError` for a backend strata does not support or an invalid workspace."""
+    if workspace_name is None:
+        workspace_name = current_workspace(directory)
+    elif not valid_workspace_name(workspace_name):
+        raise DiagnosticsError([error("Invalid workspace name",
+                                      f'"{workspace_name}" is not a valid workspace name: a workspace name is '
+                                      "made of letters, digits and - _ . ~ $ & + : = @ only.")])
+    if workspace_name == DEFAULT_WORKSPACE and explicit is not None:
+        return os.path.join(directory, explicit)  # the configuration's backend is not read
+    backend = read_backend(directory)
+    if workspace_name != DEFAULT_WORKSPACE:
+        try:
+            create_workspace(directory, workspace_name, backend)
+        except OSError as exc:
+            raise DiagnosticsError([error("Failed to create the workspace",
+                                          f"The directory of workspace {workspace_name!r} could not be made: "
+                                          f"{exc.strerror or exc}.")]) from None
     if explicit is not None:
         return os.path.join(directory, explicit)  # an absolute path stays as it is
+    return workspace_state_file(directory, workspace_name, backend)
+
+
+SELECT_PROMPT = ("\nThe currently selected workspace ({name}) does not exist.\n"
+                 "  This is expected behavior when the selected workspace did not have an\n"
+                 "  existing non-empty state. Please enter a number to select a workspace:\n  \n"
+                 "{choices}\n  Enter a value: ")
+"""terraform's question when ``init`` finds the selection missing among several workspaces."""
+
+
+def check_selected_workspace(directory: str, ask: Callable[[str], str] | None = None) -> None:
+    """What ``init`` checks of the selected workspace when the configuration has a ``backend``
+    block, as terraform 1.11 does: a workspace that exists is kept; one that does not is replaced
+    by ``default`` when that is the only workspace; otherwise the user is asked to choose one by
+    number (``ask``: shows the question, returns the answer, raises EOFError when there is none),
+    and without input (None) it is an error. Without a backend block, nothing is checked (neither does terraform)."""
     backend = read_backend(directory)
-    workspace = current_workspace(directory)
-    if workspace == DEFAULT_WORKSPACE:
-        path = backend.path if backend is not None and backend.path else DEFAULT_STATE_FILE
-        return os.path.join(directory, path)
-    wsdir = backend.workspace_dir if backend is not None and backend.workspace_dir else DEFAULT_WORKSPACE_DIR
-    return os.path.join(directory, wsdir, workspace, DEFAULT_STATE_FILE)
-
-
-def current_workspace(directory: str) -> str:
-    """The workspace terraform would use in ``directory``: ``TF_WORKSPACE``, else the one
-    recorded in the data directory's ``environment`` file, else ``default``."""
-    name = os.environ.get("TF_WORKSPACE", "")
-    if name:
-        if not _VALID_WORKSPACE.fullmatch(name):
-            raise DiagnosticsError([error("Invalid workspace name set using TF_WORKSPACE",
-                                          f'"{name}" is not a valid workspace name: a workspace name is made '
-                                          "of letters, digits and - _ . ~ only, as it names a directory.")])
-        return name
-    data_dir = os.environ.get("TF_DATA_DIR") or ".terraform"
-    env_file = os.path.join(directory, data_dir, "environment")
+    if backend is None:
+        return
     try:
-        with open(env_file, encoding="utf-8") as f:
-            name = f.read().strip()
-    except (FileNotFoundError, NotADirectoryError):
-        return DEFAULT_WORKSPACE
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DiagnosticsError([error("Failed to read the selected workspace",
-                                      f"The workspace selected in {env_file} could not be read: {exc}.")]) from None
-    if not name:
-        return DEFAULT_WORKSPACE
-    if not _VALID_WORKSPACE.fullmatch(name):
-        raise DiagnosticsError([error("Invalid workspace name",
-                                      f'The workspace selected in {env_file}, "{name}", is not a valid workspace '
-                                      "name: a workspace name is made of letters, digits and - _ . ~ only.")])
-    return name
+        names = list_workspaces(directory, backend)
+    except OSError as exc:
+        raise DiagnosticsError([error(f"Failed to get existing workspaces: {exc}", "")]) from None
+    name = current_workspace(directory)
+    if name in names:
+        return
+    if len(names) == 1:
+        select_workspace(directory, names[0])
+        return
+    if ask is None:
+        raise DiagnosticsError([error(f'Currently selected workspace "{name}" does not exist', "")])
+    try:
+        answer = ask(SELECT_PROMPT.format(name=name, choices="".join(f"  {i}. {n}\n"
+                                                                    for i, n in enumerate(names, 1))))
+    except EOFError:
+        raise DiagnosticsError([error("Failed to select workspace: EOF", "")]) from None
+    try:
+        chosen = int(answer.strip())
+    except ValueError:
+        chosen = 0
+    if not 1 <= chosen <= len(names):
+        raise DiagnosticsError([error("Failed to select workspace: input not a valid number", "")])
+    select_workspace(directory, names[chosen - 1])
 
 
 def read_backend(directory: str) -> BackendConfig | None:

@@ -60,7 +60,10 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
     providers = providers or Providers()
     require_installed(module, opts.chdir, providers)
     if store is None:
+        from engine.lang.scope import set_workspace
+
         store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+        set_workspace(opts.workspace())  # what open_state sets for a locked operation
     warnings: list[Diagnostic] = []
     try:
         state = store.load()

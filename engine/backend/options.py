@@ -19,6 +19,9 @@ class Options:
     state_path: str | None = None
     """``-state``: the state file, overriding the configured backend; None: the backend's (see
     :mod:`engine.backend.local`)."""
+    workspace_name: str | None = None
+    """The local backend's workspace whose state this run works on (its ``terraform.workspace``);
+    None: the current one (``TF_WORKSPACE``, else the one ``workspace select`` recorded)."""
     variables: dict[str, str] = field(default_factory=dict)
     var_args: list[tuple[str, str]] = field(default_factory=list)
     """("var", "NAME=VALUE") and ("var-file", PATH) in command-line order (used with ``variables``)."""
@@ -43,11 +46,15 @@ class Options:
     _state_file: str | None = field(default=None, init=False, repr=False)
 
     def state_file(self) -> str:
-        """The state file this run works on: ``state_path``, else the current workspace's under the
+        """The state file this run works on: ``state_path``, else the workspace's under the
         configuration's ``backend "local"`` (decided once per run)."""
         if self._state_file is None:
-            self._state_file = local.state_file(self.chdir, self.state_path)
+            self._state_file = local.state_file(self.chdir, self.state_path, self.workspace_name)
         return self._state_file
+
+    def workspace(self) -> str:
+        """The workspace this run works in, as ``terraform.workspace`` gives it."""
+        return self.workspace_name if self.workspace_name is not None else local.current_workspace(self.chdir)
 
 
 def open_state(opts: Options, operation: str, providers: Providers, *, writes: bool = True,
@@ -69,10 +76,14 @@ class OperationState:
     def __init__(self, opts: Options, operation: str, providers: Providers, *, writes: bool = True,
                  on_wait: Callable[[], None] | None = None) -> None:
         self.store = StateStore(opts.state_file(), providers.dynamic_attrs, fsync=opts.fsync)
+        self.workspace = opts.workspace()
         self.lock = self.store.locked(operation, enabled=opts.lock, timeout=opts.lock_timeout, writes=writes,
                                       on_wait=on_wait)
 
     async def __aenter__(self) -> StateStore:
+        from engine.lang.scope import set_workspace
+
+        set_workspace(self.workspace)  # terraform.workspace: what this operation evaluates
         await self.lock.acquire()
         return self.store
 

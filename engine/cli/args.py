@@ -44,6 +44,7 @@ Other commands:
   init          Install the modules and providers the configuration requires (-plugin-dir=DIR, -upgrade)
   get           Install the modules the configuration calls (-update)
   providers     Show the providers the configuration requires, and which plugin or built-in serves each
+  workspace     Workspaces, each with its own state: workspace new|select|list|show|delete [NAME]
 
 Options (terraform's spelling; --flag value also works):
   -chdir=DIR            Switch to DIR before doing anything
@@ -76,7 +77,8 @@ Options (terraform's spelling; --flag value also works):
   -no-fsync             Do not fsync the state journal (faster, not crash-safe; for benchmarks)
   -lock=false           Don't take the state lock (commands that use the state; not recommended)
   -lock-timeout=DURATION  Wait up to DURATION (20s, 1m30s) for another operation's state lock
-  -force                force-unlock: don't ask for confirmation
+  -force                force-unlock: don't ask for confirmation; workspace delete: even a non-empty one
+  -or-create            workspace select: create the workspace if it does not exist
   -plugin-dir=DIR       init: install providers only from this filesystem mirror (repeatable)
   -upgrade              init: select the newest versions the constraints admit, ignoring the lock file
 """
@@ -84,7 +86,7 @@ Options (terraform's spelling; --flag value also works):
 _BOOL_FLAGS = {"auto-approve", "json", "detailed-exitcode", "destroy", "fail-fast", "no-color",
                "refresh", "input", "lock", "help", "h", "no-fsync", "compact-warnings", "quiet", "raw",
                "dry-run", "allow-missing", "refresh-only", "force", "upgrade", "check", "diff", "recursive",
-               "write", "list", "update"}
+               "write", "list", "update", "or-create"}
 _VALUE_FLAGS = {"chdir", "state", "var", "parallelism", "replace", "type", "var-file", "lock-timeout",
                 "retries", "target", "backup", "out", "png", "html", "generate-config-out"}
 _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-rate-limit", "events", "plugin-dir"}
@@ -96,7 +98,7 @@ class UsageError(StrataError):
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
                              "init", "output", "taint", "untaint", "refresh", "force-unlock", "report",
-                             "providers", "fmt", "console", "get"})
+                             "providers", "fmt", "console", "get", "workspace"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -123,9 +125,10 @@ _ONLY_FOR: dict[str, frozenset[str]] = {  # options that mean something to some 
     "dry-run": frozenset({"state"}),
     "allow-missing": frozenset({"taint", "untaint"}),
     "backup": frozenset({"state"}),
-    "lock": _LOCKING,
-    "lock-timeout": _LOCKING,
-    "force": frozenset({"force-unlock"}),
+    "lock": _LOCKING | {"workspace"},
+    "lock-timeout": _LOCKING | {"workspace"},
+    "force": frozenset({"force-unlock", "workspace"}),
+    "or-create": frozenset({"workspace"}),
     "plugin-dir": frozenset({"init"}),
     "upgrade": frozenset({"init"}),
     "update": frozenset({"get"}),
@@ -226,7 +229,7 @@ def parse_args(argv: list[str]) -> Args:
 
             close = difflib.get_close_matches(name, sorted(_BOOL_FLAGS | _VALUE_FLAGS | _LIST_FLAGS), n=1)
             raise UsageError(f"Unknown option: {tok}" + (f". Did you mean -{close[0]}?" if close else ""))
-        if not a.command or (a.command in (["state"], ["import"]) and len(a.command) == 1):
+        if not a.command or (a.command in (["state"], ["import"], ["workspace"]) and len(a.command) == 1):
             a.command.append(tok)
         else:
             a.positional.append(tok)

@@ -42,6 +42,10 @@ def cmd_init(a: Args) -> int:
                 "strata encountered problems during initialisation, including problems with the configuration, "
                 "described below.", "The strata configuration must be valid before initialization so that strata "
                 "can determine which modules and providers need to be installed."), *exc.diagnostics]) from None
+        from engine.backend.local import check_selected_workspace, current_workspace
+
+        current_workspace(str(workdir))  # a TF_WORKSPACE that is not a valid name: terraform's error
+        check_selected_workspace(str(workdir), _ask if _input_enabled(a) else None)
         builtin = builtin_sources()
         requirements = provider_requirements(module, builtin)
         previous = read_lock(workdir)
@@ -83,6 +87,24 @@ def cmd_init(a: Args) -> int:
         _incomplete_lock_warning(outcome.hashed_locally, plain)
     _write(sys.stdout, _SUCCESS)
     return 0
+
+
+def _input_enabled(a: Args) -> bool:
+    """terraform's ``-input`` (default true), and ``TF_INPUT=0`` or ``false`` as ``-input=false``."""
+    if "input" in a.flags:
+        return bool(a.flags["input"])
+    return os.environ.get("TF_INPUT", "").lower() not in ("0", "false")
+
+
+def _ask(question: str) -> str:
+    """``question`` on standard output, and the line answered on standard input (EOFError at its end)."""
+    _write(sys.stdout, question)
+    sys.stdout.flush()
+    answer = sys.stdin.readline()
+    if not answer:
+        raise EOFError
+    _write(sys.stdout, "\n")
+    return answer
 
 
 def _install_modules(workdir: Path, upgrade: bool, plain: bool) -> bool:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from engine.cli.args import Args
     from engine.cli.output import Output
+    from engine.diagnostics import Diagnostic
 
 # Start-up is most of a small run's time, so this module imports nothing of the engine at its top:
 # a command imports what it uses when it runs (the event loop, the parser, the planner);
@@ -40,7 +41,7 @@ def without_event_loop(argv: list[str]) -> int | None:
 
     a = parse_args(argv)
     check_options_for(a)
-    if a.flags.get("help") or a.flags.get("h") or not a.command:
+    if (a.flags.get("help") or a.flags.get("h") or not a.command) and a.command[:1] != ["workspace"]:
         sys.stdout.write(USAGE)
         # no command at all: the usage and terraform's exit status for it (127)
         return 0 if (a.flags.get("help") or a.flags.get("h")) else 127
@@ -48,8 +49,16 @@ def without_event_loop(argv: list[str]) -> int | None:
         return None  # -chdir after the command: run() reports a missing directory first
     if a.command[0] == "providers":
         from engine.cli.providers import cmd_providers
+        from engine.render.text import render_diagnostic
 
-        return cmd_providers(a)
+        problems = _select_workspace(".", "providers")
+        for d in problems:
+            sys.stderr.write(render_diagnostic(d, bool(a.flags.get("no-color"))) + "\n")
+        return 1 if problems else cmd_providers(a)
+    if a.command[0] == "workspace":
+        from engine.cli.workspace_command import cmd_workspace
+
+        return cmd_workspace(a)
     return _print_version_or_init(a) if a.command[0] in ("version", "init", "get") else None
 
 
@@ -73,17 +82,32 @@ def _print_version(as_json: bool) -> int:
     return 0
 
 
-def _select_workspace(directory: str) -> None:
-    """``terraform.workspace`` for this run: the workspace the state is in (an invalid name is
-    reported where the state is opened)."""
-    from engine.backend.local import current_workspace
-    from engine.diagnostics import DiagnosticsError
+_WITHOUT_WORKSPACE = frozenset({"fmt", "get", "report", "version", "workspace"})
+"""The commands that do not use the workspace, and so do not refuse a ``TF_WORKSPACE`` that is
+not a valid name (as terraform's; ``workspace`` says it in its own words)."""
+
+
+def _select_workspace(directory: str, command: str) -> list[Diagnostic]:
+    """``terraform.workspace`` for this run: the workspace the state is in. A ``TF_WORKSPACE`` that
+    is not a valid name is terraform's error for every command that uses the workspace; another
+    selection that is not valid is reported where the state is opened."""
+    from engine.backend.workspaces import (
+        INVALID_ENV_NAME,
+        current_selection,
+        current_workspace,
+        valid_workspace_name,
+    )
+    from engine.diagnostics import DiagnosticsError, error
     from engine.lang.scope import set_workspace
 
+    selection = current_selection(directory)
+    if selection.overridden and not valid_workspace_name(selection.name) and command not in _WITHOUT_WORKSPACE:
+        return [error(INVALID_ENV_NAME, "")]
     try:
         set_workspace(current_workspace(directory))
     except DiagnosticsError:
         pass
+    return []
 
 
 async def run(argv: list[str]) -> int:
@@ -96,7 +120,10 @@ async def run(argv: list[str]) -> int:
     chdir = a.flags.get("chdir", ".")
     if not os.path.isdir(chdir):
         raise UsageError(f"Error handling -chdir option: chdir {chdir}: no such file or directory")
-    _select_workspace(chdir)
+    problems = _select_workspace(chdir, a.command[0])
+    if problems:
+        out.diagnostics(problems)
+        return 1
     if a.lists.get("events"):
         from engine.cli.event_targets import event_targets
 
@@ -184,6 +211,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         from engine.cli.force_unlock import cmd_force_unlock
 
         return cmd_force_unlock(a)
+    if cmd == "workspace":  # here only with -chdir after the command
+        from engine.cli.workspace_command import cmd_workspace
+
+        return cmd_workspace(a)
     if cmd in ("version", "init", "get"):  # here only with -chdir after the command
         return _print_version_or_init(a)
     raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')

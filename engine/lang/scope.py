@@ -78,8 +78,10 @@ TERRAFORM_ATTRIBUTE = ('The "terraform" object does not have an attribute named 
 
 @dataclass(slots=True)
 class RunFacts:
-    """What ``terraform.workspace`` says: a fact of the whole run, not of any one scope, set once by
-    the command line (:func:`set_workspace`) before anything is evaluated."""
+    """What ``terraform.workspace`` says: a fact of the whole run, not of any one scope, set by the
+    command line and by each operation as it takes its state (:func:`set_workspace`), before
+    anything is evaluated. One per process: operations on different workspaces in one process run
+    one after the other, not at the same time."""
 
     workspace: str = "default"
 
