@@ -35,7 +35,8 @@ module each lives in::
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
         TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error),
         FetchError and ModuleNotFound (install/module_fetch: a module package or registry answer
-        that could not be had), MaybeRelativePath (install/module_source: terraform's "./" hint)
+        that could not be had), MaybeRelativePath (install/module_source: terraform's "./" hint),
+        _Stop (cli/workspace_command: a workspace subcommand ending, having said why)
 
 Not errors, and so outside the tree: StopNow (apply/interrupt), a BaseException as
 KeyboardInterrupt is, raised by a second interrupt to stop an apply at once.

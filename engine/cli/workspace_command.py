@@ -26,7 +26,7 @@ from engine.backend.workspaces import (
 )
 from engine.cli.args import Args, parse_duration
 from engine.config.backend import BackendConfig
-from engine.diagnostics import Diagnostic, DiagnosticsError, error
+from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.lang.quote import go_quote
 
 # terraform's texts (internal/command/workspace_command.go), "%s" where it has %q
@@ -120,7 +120,7 @@ _FLAGS = {  # each subcommand's own flags (terraform's flag sets); -no-color and
 _GLOBAL = frozenset({"no-color", "chdir", "help", "h"})
 
 
-class _Stop(Exception):
+class _Stop(StrataError):
     """The subcommand ends here with ``code``, having said why."""
 
     def __init__(self, code: int = 1) -> None:
