@@ -132,6 +132,8 @@ class Applier:
                  instances: ModuleInstances | None = None) -> None:
         self.module = module
         self.instances = instances  # the module instances, for what is in a called module
+        self.check_data: dict[str, tuple[str, str]] = {}
+        """Each check object's scoped data source, read again: (status, failure message)."""
         self.plan = plan
         self.graph = graph
         self.work = work

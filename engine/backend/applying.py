@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import ROOT
+from engine.config.checks import check_all, from_check_block
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
-from engine.diagnostics import Diagnostic, SourceRange, StrataError
+from engine.diagnostics import Diagnostic, SourceRange, StrataError, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
@@ -98,6 +99,16 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
+                if not p.plan.destroy and any(m.checks for m in p.module.tree()):
+                    checked, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    found = p.module.with_context(found)
+                    result.diagnostics.extend(errors_of(found))
+                    # as terraform's: what the checks said when planning is replaced by what they say now
+                    p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
+                                     *(d for d in found if d.severity != "error")]
+                    if checked != p.state.check_results:
+                        writer.changed = True
+                    p.state.check_results = checked
         return result
     except BaseExceptionGroup as group:
         # a state write failure cancels the walk: report it as itself, not as a task-group error

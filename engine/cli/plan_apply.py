@@ -169,7 +169,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
     if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
-        if not destroy and restated(p.plan, p.state):  # no operation, but objects recorded anew
+        # no operation, but objects recorded anew, or the check blocks evaluated again (as terraform's)
+        if not destroy and (restated(p.plan, p.state) or any(m.checks for m in p.module.tree())):
             await op.apply(p, out.emit)
         warn(out, p.warnings)
         if p.plan.targeted:

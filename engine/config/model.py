@@ -62,6 +62,7 @@ class ResourceConfig:
     lifecycle: Lifecycle = Lifecycle()
     provider_ref: str | None = None  # "aws" or "aws.west" when set with `provider =`
     context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
+    check: str | None = None  # the check block a data source is scoped to (engine.config.checks)
 
     @property
     def provider_name(self) -> str:
@@ -81,6 +82,19 @@ class ResourceConfig:
 
 
 _RESOURCE_FIELDS = tuple(f.name for f in fields(ResourceConfig))
+
+
+@frozen
+class CheckConfig:
+    """A ``check`` block: its assertions (conditions of kind ``assert``), and the address of the
+    data source scoped to it, if it has one (that one is in :attr:`Module.resources`, its
+    ``check`` this block's name)."""
+
+    name: str
+    range: SourceRange
+    asserts: tuple[Condition, ...]
+    data: ResourceAddr | None = None
+    context: str = ""  # the block as terraform names it in a diagnostic: check "NAME"
 
 
 @frozen
@@ -197,6 +211,8 @@ class Module:
     removed: list[RemovedBlock] = field(default_factory=list)
     imports: list[ImportBlock] = field(default_factory=list)
     """The refactoring blocks (:mod:`engine.config.refactoring`), in the order written."""
+    checks: dict[str, CheckConfig] = field(default_factory=dict)
+    """The ``check`` blocks, in the order written."""
     _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
     _template_cache: dict[tuple[object, ...], ResourceConfig] = field(default_factory=dict)
 

@@ -139,6 +139,10 @@ def validate_references(module: Module) -> list[Diagnostic]:
                                    f'No module call named "{mname}" is declared in {where_declared}.', rc.range))
     for lc in module.locals.values():
         check(lc.expr, lc.range.filename, f"local.{lc.name}", False, False)
+    for cc in module.checks.values():
+        for c in cc.asserts:
+            check(c.condition, c.range.filename, f"check.{cc.name}", False, False)
+            check(c.error_message, c.range.filename, f"check.{cc.name}", False, False)
     for oc in module.outputs.values():
         check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
     for call in module.calls.values():

@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.frozen import frozen
+from engine.state.checks import CheckResult
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
 
@@ -165,6 +166,7 @@ _NO_VALUES: Mapping[str, Any] = MappingProxyType({})
 _NO_READS: Mapping[InstanceAddr, DataRead] = MappingProxyType({})
 _NO_MOVES: Mapping[InstanceAddr, InstanceAddr] = MappingProxyType({})
 _NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
+_NO_CHECK_DATA: Mapping[str, tuple[str, str]] = MappingProxyType({})
 
 
 def whole_resource_value(kind: str, vals: Mapping[InstanceKey, Any] | None) -> Any:
@@ -232,14 +234,19 @@ class Plan:
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
     saved plan is refused once it changed."""
+    checks: tuple[CheckResult, ...] = ()
+    """What planning found of each ``check`` block (``show -json``'s ``checks``)."""
+    check_data: Mapping[str, tuple[str, str]] = field(default_factory=lambda: _NO_CHECK_DATA)
+    """Each check object's scoped data source read while planning, as (status, failure message), by
+    the object's address: a read that failed says why the check failed until apply reads again."""
 
     def __post_init__(self) -> None:
-        for name in ("changes", "forget", "drift", "refreshed"):
+        for name in ("changes", "forget", "drift", "refreshed", "checks"):
             v = getattr(self, name)
             if type(v) is not tuple:
                 object.__setattr__(self, name, tuple(v))
         for name in ("outputs", "prior_outputs", "variables", "data_reads", "expansions", "local_dependencies",
-                     "moves"):
+                     "moves", "check_data"):
             v = getattr(self, name)
             if type(v) is not MappingProxyType:
                 object.__setattr__(self, name, MappingProxyType(dict(v)))
@@ -295,6 +302,8 @@ class PlanBuilder:
     timestamp: str = ""
     moves: dict[InstanceAddr, InstanceAddr] = field(default_factory=dict)
     generated: dict[InstanceAddr, tuple[str, str]] = field(default_factory=dict)
+    checks: tuple[CheckResult, ...] = ()
+    check_data: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -305,7 +314,8 @@ class PlanBuilder:
             forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
             refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
-            moves=MappingProxyType(dict(self.moves)),
+            moves=MappingProxyType(dict(self.moves)), checks=self.checks,
+            check_data=MappingProxyType(dict(self.check_data)),
             generated=tuple((a, *self.generated[a]) for a in sorted(self.generated, key=lambda a: a.sort_key())))
 
 
