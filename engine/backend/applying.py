@@ -105,6 +105,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     result.diagnostics.extend(errors_of(found))
                     # as terraform's: what the checks said when planning is replaced by what they say now
                     p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
+                                     *p.module.with_context(applier.check_warnings),
                                      *(d for d in found if d.severity != "error")]
                     if checked != p.state.check_results:
                         writer.changed = True

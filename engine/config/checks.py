@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.addrs import ModulePath
 from engine.config.conditions import check as check_conditions
 from engine.config.model import CheckConfig, Condition, Module
 from engine.config.module_instances import ModuleInstances
@@ -195,7 +196,7 @@ def check_all(root: Module, instances: ModuleInstances, data: Mapping[str, tuple
         for cc in m.checks.values():
             objects = []
             for mi in instances.of_config(m.path):
-                addr = f"{mi.path}.check.{cc.name}" if mi.path.steps else f"check.{cc.name}"
+                addr = check_object(mi.path, cc.name)
                 status, why = data.get(addr, (None, "")) if cc.data is not None else (None, "")
                 obj, odiags = evaluate_check(cc, addr, mi.scope(), status, why, planning, types)
                 objects.append(obj)
@@ -214,9 +215,30 @@ def _input_type(node: E.Expr, scope: Scope) -> Any:
     return None if v is UNKNOWN_VALUE or v is None or not is_wholly_known(v) else value_type(v)
 
 
+def check_object(module: ModulePath, name: str) -> str:
+    """The address of check block ``name``'s object in module instance ``module``."""
+    return f"{module}.check.{name}" if module.steps else f"check.{name}"
+
+
+def read_failure(errors: Sequence[Diagnostic]) -> str:
+    """What terraform records of a scoped data source that failed to read (Go's ``diags.Err()``)."""
+    if len(errors) == 1:
+        d = errors[0]
+        return f"{d.summary}: {d.detail}" if d.detail else d.summary
+    lines = [f"{len(errors)} problems:\n"]
+    lines += [f"- {d.summary}: {d.detail}" if d.detail else f"- {d.summary}" for d in errors]
+    return "\n".join(lines)
+
+
+def as_check_warnings(diags: Sequence[Diagnostic], context: str | None) -> list[Diagnostic]:
+    """A scoped data source's diagnostics, as terraform reports them: every one a warning, in its
+    check block."""
+    return [dataclasses.replace(d, severity="warning", context=context or d.context) for d in diags]
+
+
 def from_check_block(d: Diagnostic) -> bool:
     """Is ``d`` a warning a check block gave (an assertion, its scoped data source)?"""
     return d.severity == "warning" and d.context is not None and d.context.startswith(("check ", "check."))
 
 
-__all__ = ["NESTED_META", "check_all", "from_check_block", "decode_check", "evaluate_check"]
+__all__ = ["NESTED_META", "as_check_warnings", "check_all", "check_object", "from_check_block", "read_failure", "decode_check", "evaluate_check"]

@@ -4,12 +4,19 @@ decided until apply is a warning saying so (:func:`engine.config.checks.check_al
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.addrs import resource_addr
-from engine.config.checks import TypeOf, check_all
+from engine.config.checks import TypeOf, as_check_warnings, check_all, check_object, read_failure
 from engine.config.model import Module
+from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
+from engine.planning.instance import InstanceToPlan
+from engine.plans.plan import Action, DataRead, ResourceInstanceChange
+from engine.state.checks import FAIL, PASS
+from engine.values import UNKNOWN as UNKNOWN_VALUE
+from engine.values import is_wholly_known
 
 
 def plan_checks(ctx: PlanContext) -> None:
@@ -25,6 +32,35 @@ def plan_checks(ctx: PlanContext) -> None:
             ctx.walk_error(d)
         else:
             ctx.diags.append(d)
+
+
+async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callable[[], Awaitable[Any]]) -> Any:
+    """A data source scoped to a check block, its configuration known: read now (``read`` gives
+    the provider's response) for the check to use, and planned to be read again at apply
+    (``read_because_check_nested``), as terraform's. A read that fails is warnings, the check
+    failed, and the data source's value unknown; it never fails the plan."""
+    rc, addr, config, deps = inst.resource.config, inst.addr, inst.config, inst.deps
+    assert rc.check is not None
+    obj = check_object(addr.resource.module, rc.check)
+    ctx.plan.scoped_reads.add(addr)
+    resp = await read()
+    errors = errors_of(resp.diagnostics)
+    ctx.diags.extend(as_check_warnings(resp.diagnostics, rc.context))
+    if errors or resp.state is None or not is_wholly_known(resp.state):
+        why = read_failure(errors) if errors else f"Provider returned no object when reading {addr}."
+        ctx.plan.check_data[obj] = (FAIL, why)
+        value: dict[str, Any] = {k: (v if v is not None else UNKNOWN_VALUE) for k, v in config.items()}
+        # as terraform's: the state records the configuration, what it could not read null (an
+        # unknown in the planned state is null once written), until a read succeeds
+        ctx.plan.data_reads[addr] = DataRead(inst.resource.provider_addr, dict(config), ctx.sensitive_of(addr))
+    else:
+        ctx.plan.check_data[obj] = (PASS, "")
+        value = resp.state
+        ctx.plan.data_reads[addr] = DataRead(inst.resource.provider_addr, value, ctx.sensitive_of(addr))
+    ctx.plan.changes.append(ResourceInstanceChange(
+        addr, Action.READ, inst.resource.provider_addr, None, value, CHECK_NESTED, None, (), False,
+        deps.instances, deps.resources, deps.recorded, (), config, ctx.sensitive_of(addr)))
+    return value
 
 
 def _types_in(ctx: PlanContext, module: Module) -> TypeOf:
@@ -52,4 +88,7 @@ def _types_in(ctx: PlanContext, module: Module) -> TypeOf:
     return type_of
 
 
-__all__ = ["plan_checks"]
+CHECK_NESTED = "read_because_check_nested"
+"""A scoped data source's read at apply: terraform's ``action_reason``."""
+
+__all__ = ["CHECK_NESTED", "plan_checks", "plan_scoped_read"]

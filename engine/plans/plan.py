@@ -239,6 +239,9 @@ class Plan:
     check_data: Mapping[str, tuple[str, str]] = field(default_factory=lambda: _NO_CHECK_DATA)
     """Each check object's scoped data source read while planning, as (status, failure message), by
     the object's address: a read that failed says why the check failed until apply reads again."""
+    scoped_reads: frozenset[InstanceAddr] = frozenset()
+    """The reads of data sources scoped to check blocks: apply reads them once every managed
+    resource is applied (terraform's ``checkStartTransformer``), and their failures are warnings."""
 
     def __post_init__(self) -> None:
         for name in ("changes", "forget", "drift", "refreshed", "checks"):
@@ -250,8 +253,9 @@ class Plan:
             v = getattr(self, name)
             if type(v) is not MappingProxyType:
                 object.__setattr__(self, name, MappingProxyType(dict(v)))
-        if type(self.kept_outputs) is not frozenset:
-            object.__setattr__(self, "kept_outputs", frozenset(self.kept_outputs))
+        for name in ("kept_outputs", "scoped_reads"):
+            if type(getattr(self, name)) is not frozenset:
+                object.__setattr__(self, name, frozenset(getattr(self, name)))
 
     def counts(self) -> dict[str, int]:
         add = change = remove = imported = 0
@@ -270,7 +274,8 @@ class Plan:
         return {"add": add, "change": change, "import": imported, "remove": remove}
 
     def has_changes(self) -> bool:
-        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None for c in self.changes)
+        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None
+                    or (c.action == Action.READ and c.addr in self.scoped_reads) for c in self.changes)
                 or bool(self.moves)
                 or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
@@ -304,6 +309,7 @@ class PlanBuilder:
     generated: dict[InstanceAddr, tuple[str, str]] = field(default_factory=dict)
     checks: tuple[CheckResult, ...] = ()
     check_data: dict[str, tuple[str, str]] = field(default_factory=dict)
+    scoped_reads: set[InstanceAddr] = field(default_factory=set)
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -315,7 +321,7 @@ class PlanBuilder:
             refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
             moves=MappingProxyType(dict(self.moves)), checks=self.checks,
-            check_data=MappingProxyType(dict(self.check_data)),
+            check_data=MappingProxyType(dict(self.check_data)), scoped_reads=frozenset(self.scoped_reads),
             generated=tuple((a, *self.generated[a]) for a in sorted(self.generated, key=lambda a: a.sort_key())))
 
 

@@ -300,6 +300,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "timestamp": plan.timestamp,
         "checks": checks.encode(plan.checks),
         "check_data": {a: list(v) for a, v in plan.check_data.items()},
+        "scoped_reads": sorted(_instance(a) for a in plan.scoped_reads),
     }
 
 
@@ -331,6 +332,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
         checks=checks.decode(j.get("checks")),
         check_data={_str(a): (_str(v[0]), _str(v[1])) for a, v in _dict(j.get("check_data", {})).items()},
+        scoped_reads=frozenset(_instance_back(a) for a in _list(j.get("scoped_reads", []))),
     )
 
 
