@@ -25,6 +25,7 @@ import anyio
 from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.config import conditions
+from engine.config.check_results import FAIL, PASS
 from engine.config.checks import as_check_warnings, check_object, read_failure
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
@@ -55,7 +56,6 @@ from engine.provider.protocol import (
 )
 from engine.provider.registry import Providers
 from engine.provider.seam import ProviderSeam, tolerated
-from engine.state.checks import FAIL, PASS
 from engine.state.model import ObjectState, State
 from engine.state.store import StateWriter
 from engine.values import UNKNOWN, equal, is_wholly_known

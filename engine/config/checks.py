@@ -15,6 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.addrs import ModulePath
+from engine.config.check_results import (
+    ERROR,
+    FAIL,
+    PASS,
+    UNKNOWN,
+    CheckObject,
+    CheckResult,
+    summarize,
+)
 from engine.config.conditions import check as check_conditions
 from engine.config.model import CheckConfig, Condition, Module
 from engine.config.module_instances import ModuleInstances
@@ -23,7 +32,6 @@ from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text, traversals
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
-from engine.state.checks import ERROR, FAIL, PASS, UNKNOWN, CheckObject, CheckResult, summarize
 from engine.values import UNKNOWN as UNKNOWN_VALUE
 from engine.values import friendly_name, is_wholly_known, value_type
 

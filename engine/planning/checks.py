@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.addrs import resource_addr
+from engine.config.check_results import FAIL, PASS
 from engine.config.checks import TypeOf, as_check_warnings, check_all, check_object, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
 from engine.planning.instance import InstanceToPlan
 from engine.plans.plan import Action, DataRead, ResourceInstanceChange
-from engine.state.checks import FAIL, PASS
 from engine.values import UNKNOWN as UNKNOWN_VALUE
 from engine.values import is_wholly_known
 

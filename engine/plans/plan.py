@@ -22,8 +22,8 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
+from engine.config.check_results import CheckResult
 from engine.frozen import frozen
-from engine.state.checks import CheckResult
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
+from engine.config.check_results import CheckResult
 from engine.frozen import frozen
-from engine.state.checks import CheckResult
 
 
 @frozen
