@@ -27,7 +27,7 @@ from engine.config.check_results import (
 from engine.config.conditions import check as check_conditions
 from engine.config.model import CheckConfig, Condition, Module
 from engine.config.module_instances import ModuleInstances
-from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
+from engine.diagnostics import Diagnostic, SourceRange, decl_range, error, source_line
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text, traversals
 from engine.lang.evaluate import EvalError, Scope, evaluate
@@ -61,11 +61,12 @@ def decode_check(b: Block) -> tuple[CheckConfig | None, Block | None, list[Diagn
         if nb.type == "data":
             if data is not None:
                 diags.append(error("Multiple data resource blocks", "This check block already has a data "
-                                   f"resource defined at {decl_range(data.range)}.", nb.range.header()))
+                                   f"resource defined at {decl_range(data.range)}.",
+                                   SourceRange(nb.range.filename, nb.range.line, nb.range.column, nb.range.byte)))
                 continue
             bad = [m for m in ("count", "for_each") if m in nb.attributes]
             for m in bad:
-                diags.append(error("Invalid nested block", NESTED_META, nb.attributes[m].range))
+                diags.append(error(f'Invalid "{m}" attribute', NESTED_META, nb.attributes[m].range))
             if not bad:
                 data = nb
         elif nb.type == "assert":
@@ -75,8 +76,7 @@ def decode_check(b: Block) -> tuple[CheckConfig | None, Block | None, list[Diagn
         else:
             diags.append(error("Unsupported block type", f'Blocks of type "{nb.type}" are not expected here.',
                                nb.range))
-    if not asserts and not any(d.summary.startswith("Invalid assert") or d.summary == "Missing required argument"
-                               for d in diags):
+    if not asserts:  # as terraform's: an assert block with mistakes is not counted
         diags.append(error("Zero assert blocks", "Check blocks must have at least one assert block.",
                            b.range.header()))
     return CheckConfig(name, b.range, tuple(asserts), context=b.context()), data, diags
@@ -144,7 +144,7 @@ def evaluate_check(cc: CheckConfig, addr: str, scope: Scope, data_status: str | 
         for d in failed:
             if d.summary == "Check block assertion failed":
                 messages.append(_failure_message(c, scope, d))
-                d = dataclasses.replace(d, severity="warning")
+                d = dataclasses.replace(d, severity="warning", subject=condition_subject(c))
             diags.append(d)
     return CheckObject(addr, summarize(statuses), tuple(messages)), diags
 
@@ -184,7 +184,20 @@ def _known_after_apply(c: Condition, scope: Scope, context: str, type_of: TypeOf
                     ty = _input_type(node, scope)  # terraform_data plans its output unknown, of its input's type
                 if ty is not None and ty != "dynamic":
                     said[text] = f"is a {friendly_name(ty)}"
-    return dataclasses.replace(d, severity="warning", expr_values=tuple(sorted(said.items())))
+    return dataclasses.replace(d, severity="warning", expr_values=tuple(sorted(said.items())),
+                               subject=condition_subject(c))
+
+
+def condition_subject(c: Condition) -> SourceRange:
+    """Where terraform points a condition's diagnostic: the start of its expression (the column
+    and byte after ``condition =``), when the source line can be read."""
+    r = c.range
+    code = source_line(r.filename, r.line)
+    if code is None or not r.column or "=" not in code[r.column - 1:]:
+        return SourceRange(r.filename, r.line)
+    eq = code.index("=", r.column - 1)
+    start = eq + 1 + len(code[eq + 1:]) - len(code[eq + 1:].lstrip())
+    return SourceRange(r.filename, r.line, start + 1, r.byte + start - (r.column - 1))
 
 
 def check_all(root: Module, instances: ModuleInstances, data: Mapping[str, tuple[str, str]],

@@ -365,7 +365,8 @@ def _add_check(module: Module, b: Block) -> list[Diagnostic]:
             diags.append(error(f'Duplicate data "{addr.type}" configuration',
                                f'A {addr.type} data resource named "{addr.name}" was already declared at '
                                f"{decl_range(prev.range)}. Resource names must be unique per type in each module, "
-                               "including within check blocks.", data.range.header()))
+                               "including within check blocks.",
+                               SourceRange(data.range.filename, data.range.line, data.range.column, data.range.byte)))
         else:
             got = _add_block(module, data)
             diags.extend(got)
