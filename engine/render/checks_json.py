@@ -13,16 +13,16 @@ def plan_json(results: tuple[CheckResult, ...]) -> list[dict[str, Any]]:
     problems by message."""
     out = []
     for r in sorted(results, key=lambda r: r.config_addr):
-        address: dict[str, Any] = {"kind": r.kind, "name": r.name, "to_display": r.config_addr}
+        address: dict[str, Any] = {"kind": r.kind}  # keys sorted, as Go writes a map
         if r.module:
             address["module"] = r.module
+        address.update(name=r.name, to_display=r.config_addr)
         item: dict[str, Any] = {"address": address, "status": r.status}
         instances = []
         for o in sorted(r.objects or (), key=lambda o: o.addr):
-            oaddr: dict[str, Any] = {"to_display": o.addr}
             head = o.addr.rsplit(".", 2)[0]
-            if head != "check":
-                oaddr["module"] = head
+            oaddr: dict[str, Any] = {"module": head} if head != "check" else {}
+            oaddr["to_display"] = o.addr
             inst: dict[str, Any] = {"address": oaddr, "status": o.status}
             if o.failure_messages:
                 inst["problems"] = [{"message": m} for m in sorted(o.failure_messages)]
