@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import ROOT
+from engine.config.check_results import CheckResult
 from engine.config.checks import check_all, from_check_block
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -75,6 +76,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
     instances = _module_instances(p, resolver, local_value, sensitivity)
+    checked: tuple[CheckResult, ...] | None = None
     try:
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
         # plantimestamp() is the plan's time, also when a saved plan is applied later
@@ -107,9 +109,11 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
                                      *p.module.with_context(applier.check_warnings),
                                      *(d for d in found if d.severity != "error")]
-                    if checked != p.state.check_results:
-                        writer.changed = True
-                    p.state.check_results = checked
+        if checked is not None and checked != p.state.check_results:
+            # as terraform's: the walk's state is written, then the checks' results with it (a
+            # serial each, the second only when the results changed)
+            p.state.check_results = checked
+            p.store.commit(p.state)
         return result
     except BaseExceptionGroup as group:
         # a state write failure cancels the walk: report it as itself, not as a task-group error
