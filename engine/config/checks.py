@@ -143,8 +143,10 @@ def evaluate_check(cc: CheckConfig, addr: str, scope: Scope, data_status: str | 
         statuses.append(FAIL)
         for d in failed:
             if d.summary == "Check block assertion failed":
-                messages.append(_failure_message(c, scope, d))
-                d = dataclasses.replace(d, severity="warning", subject=condition_subject(c))
+                message = _failure_message(c, scope, d)
+                messages.append(message)
+                d = dataclasses.replace(d, severity="warning", subject=condition_subject(c),
+                                        detail=message or d.detail)  # trimmed, as terraform's
             diags.append(d)
     return CheckObject(addr, summarize(statuses), tuple(messages)), diags
 

@@ -48,7 +48,9 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
     if rc.check is not None:
         ctx.plan.scoped_reads.add(addr)
     planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
+    # terraform's action_reason: an unknown configuration says more than a pending dependency
+    reason = "read_because_config_unknown" if not is_wholly_known(config) else "read_because_dependency_pending"
     ctx.plan.changes.append(ResourceInstanceChange(
-        addr, Action.READ, prov_addr, None, planned, None, None, (), False, deps.instances, deps.resources,
+        addr, Action.READ, prov_addr, None, planned, reason, None, (), False, deps.instances, deps.resources,
         deps.recorded, (), config, ctx.sensitive_of(addr)))
     return planned
