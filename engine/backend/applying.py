@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.addrs import ROOT
 from engine.config.check_results import CheckResult
-from engine.config.checks import check_all, from_check_block
+from engine.config.checks import check_all, from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
 from engine.diagnostics import Diagnostic, SourceRange, StrataError, errors_of
@@ -101,7 +101,9 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
-                if not p.plan.destroy and any(m.checks for m in p.module.tree()):
+                if p.plan.destroy and not p.plan.targeted and any(m.checks for m in p.module.tree()):
+                    checked = not_evaluated(p.module)
+                elif not p.plan.destroy and any(m.checks for m in p.module.tree()):
                     checked, found = check_all(p.module, instances, applier.check_data, planning=False)
                     found = p.module.with_context(found)
                     result.diagnostics.extend(errors_of(found))

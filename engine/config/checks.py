@@ -238,6 +238,13 @@ def _input_type(node: E.Expr, scope: Scope) -> Any:
     return None if v is UNKNOWN_VALUE or v is None or not is_wholly_known(v) else value_type(v)
 
 
+def not_evaluated(root: Module) -> tuple[CheckResult, ...]:
+    """What terraform records of the check blocks after a destroy: each one unknown, without
+    objects."""
+    return tuple(CheckResult(".".join([*(f"module.{n}" for n in m.path), "check", name]), UNKNOWN, None)
+                 for m in root.tree() for name in m.checks)
+
+
 def check_object(module: ModulePath, name: str) -> str:
     """The address of check block ``name``'s object in module instance ``module``."""
     return f"{module}.check.{name}" if module.steps else f"check.{name}"
@@ -264,4 +271,5 @@ def from_check_block(d: Diagnostic) -> bool:
     return d.severity == "warning" and d.context is not None and d.context.startswith(("check ", "check."))
 
 
-__all__ = ["NESTED_META", "as_check_warnings", "check_all", "check_object", "from_check_block", "read_failure", "decode_check", "evaluate_check"]
+__all__ = ["NESTED_META", "as_check_warnings", "check_all", "check_object", "from_check_block", "not_evaluated",
+           "read_failure", "decode_check", "evaluate_check"]

@@ -131,6 +131,7 @@ class Planner:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
             await plan_refresh_only(ctx, refresher.drift, order)
+            plan_checks(ctx)
             if plan.moves:
                 moves_as_drift(ctx)
         elif graph is None:

@@ -401,3 +401,16 @@ def test_json_diagnostics_match_terraform(workdir: Workdir) -> None:
     got = workdir.strata("plan", "-json").events
     want = workdir.terraform("plan", "-json").events
     assert warnings(got) == warnings(want)
+
+
+@requires_terraform
+def test_results_after_destroy_and_refresh_only_match_terraform(tmp_path: object) -> None:
+    one = ASSERTS.split('check "same"')[0] + 'check "static"' + ASSERTS.split('check "static"')[1]
+    strata, terraform = _side_by_side(tmp_path, {"main.tf": one})
+    steps = [("apply", "-auto-approve"), ("destroy", "-auto-approve"), ("apply", "-auto-approve"),
+             ("apply", "-refresh-only", "-auto-approve", "-var", "want=b")]
+    for args in steps:
+        assert strata.strata(*args).returncode == 0
+        assert terraform.terraform(*args).returncode == 0
+        got, want = strata.state(), terraform.state()
+        assert (got["serial"], check_results(got)) == (want["serial"], check_results(want)), args
