@@ -414,3 +414,15 @@ def test_results_after_destroy_and_refresh_only_match_terraform(tmp_path: object
         assert terraform.terraform(*args).returncode == 0
         got, want = strata.state(), terraform.state()
         assert (got["serial"], check_results(got)) == (want["serial"], check_results(want)), args
+
+
+@requires_terraform
+def test_show_json_of_the_state_has_the_checks_terraform_shows(tmp_path: object) -> None:
+    strata, terraform = _side_by_side(tmp_path, {"main.tf": CALLS, "mod/main.tf": MODULE})
+    strata.strata("apply", "-auto-approve", check=True)
+    assert terraform.terraform("apply", "-auto-approve").returncode == 0
+    import orjson
+
+    got = orjson.loads(strata.strata("show", "-json", check=True).stdout)
+    want = orjson.loads(terraform.terraform("show", "-json").stdout)
+    assert got["checks"] == want["checks"]
