@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import ROOT
+from engine.config.check_eval import check_all
 from engine.config.check_results import CheckResult
-from engine.config.checks import check_all, from_check_block, not_evaluated
+from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
 from engine.diagnostics import Diagnostic, SourceRange, StrataError, errors_of

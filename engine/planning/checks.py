@@ -8,8 +8,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.addrs import resource_addr
+from engine.config.check_eval import TypeOf, check_all
 from engine.config.check_results import FAIL, PASS
-from engine.config.checks import TypeOf, as_check_warnings, check_all, check_object, read_failure
+from engine.config.checks import as_check_warnings, check_object, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext

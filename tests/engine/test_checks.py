@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.addrs import ROOT, ModulePath
+from engine.config.check_eval import evaluate_check
 from engine.config.check_results import (
     ERROR,
     FAIL,
@@ -18,7 +19,7 @@ from engine.config.check_results import (
     CheckResult,
     summarize,
 )
-from engine.config.checks import check_object, evaluate_check, from_check_block, read_failure
+from engine.config.checks import check_object, from_check_block, read_failure
 from engine.config.module import load_module
 from engine.diagnostics import DiagnosticsError, error
 from engine.lang.evaluate import Scope
