@@ -68,15 +68,16 @@ def evaluate_check(cc: CheckConfig, addr: str, scope: Scope, data_status: str | 
         statuses.append(FAIL)
         for d in failed:
             if d.summary == "Check block assertion failed":
-                message = _failure_message(c, scope, d)
-                messages.append(message)
+                message = _failure_message(c, scope)
+                if message:  # as terraform's: an empty message is not recorded
+                    messages.append(message)
                 d = dataclasses.replace(d, severity="warning", subject=condition_subject(c),
                                         detail=message or d.detail)  # trimmed, as terraform's
             diags.append(d)
     return CheckObject(addr, summarize(statuses), tuple(messages)), diags
 
 
-def _failure_message(c: Condition, scope: Scope, d: Diagnostic) -> str:
+def _failure_message(c: Condition, scope: Scope) -> str:
     """The message terraform records for a failed assertion: the error_message's value, trimmed
     (empty when it could not be shown)."""
     try:

@@ -1,6 +1,6 @@
 """The ``check`` blocks, evaluated once everything else is planned: their results go into the
 plan (``show -json``'s ``checks``), a failed assertion is a warning, and one that cannot be
-decided until apply is a warning saying so (:func:`engine.config.checks.check_all`)."""
+decided until apply is a warning saying so (:func:`engine.config.check_eval.check_all`)."""
 
 from __future__ import annotations
 
