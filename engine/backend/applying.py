@@ -102,9 +102,11 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
-                if p.plan.destroy and not p.plan.targeted and any(m.checks for m in p.module.tree()):
+                if not any(m.checks for m in p.module.tree()) or (p.plan.destroy and p.plan.targeted):
+                    pass  # a targeted destroy leaves the results as they were
+                elif p.plan.destroy or p.plan.targeted:  # as terraform's: the checks are not evaluated
                     checked = not_evaluated(p.module)
-                elif not p.plan.destroy and any(m.checks for m in p.module.tree()):
+                else:
                     checked, found = check_all(p.module, instances, applier.check_data, planning=False)
                     found = p.module.with_context(found)
                     result.diagnostics.extend(errors_of(found))

@@ -10,7 +10,7 @@ from typing import Any
 from engine.addrs import resource_addr
 from engine.config.check_eval import TypeOf, check_all
 from engine.config.check_results import FAIL, PASS
-from engine.config.checks import as_check_warnings, check_object, read_failure
+from engine.config.checks import as_check_warnings, check_object, not_evaluated, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
@@ -24,6 +24,9 @@ def plan_checks(ctx: PlanContext) -> None:
     """Every check block's result into the plan; its warnings (and its invalid conditions'
     errors, found in the plan walk) into the diagnostics."""
     if not any(m.checks for m in ctx.module.tree()):
+        return
+    if ctx.targets is not None:  # as terraform's: -target leaves the check blocks out
+        ctx.plan.checks = not_evaluated(ctx.module)
         return
     results, diags = check_all(ctx.module, ctx.instances, ctx.plan.check_data, planning=True,
                                type_of=lambda m: _types_in(ctx, m))

@@ -426,3 +426,15 @@ def test_show_json_of_the_state_has_the_checks_terraform_shows(tmp_path: object)
     got = orjson.loads(strata.strata("show", "-json", check=True).stdout)
     want = orjson.loads(terraform.terraform("show", "-json").stdout)
     assert got["checks"] == want["checks"]
+
+
+@requires_terraform
+def test_targeted_run_leaves_checks_unevaluated_as_terraform_does(tmp_path: object) -> None:
+    one = ASSERTS.split('check "same"')[0] + 'check "static"' + ASSERTS.split('check "static"')[1]
+    strata, terraform = _side_by_side(tmp_path, {"main.tf": one})
+    got = strata.strata("apply", "-auto-approve", "-no-color", "-target=terraform_data.x", check=True)
+    want = terraform.terraform("apply", "-auto-approve", "-no-color", "-target=terraform_data.x")
+    assert [d.splitlines()[0] for d in diagnostics(got.stdout)] == [
+        d.splitlines()[0] for d in diagnostics(want.stdout)]
+    assert check_results(strata.state()) == check_results(terraform.state()) == [
+        {"object_kind": "check", "config_addr": "check.static", "status": "unknown", "objects": []}]
