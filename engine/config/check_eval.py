@@ -50,12 +50,14 @@ def evaluate_check(cc: CheckConfig, addr: str, scope: Scope, data_status: str | 
     statuses = [data_status] if data_status is not None else []
     messages: list[str] = []
     diags: list[Diagnostic] = []
-    for c in cc.asserts:
-        failed, undecided = check_conditions((c,), scope, "assert", cc.context)
+    for i, c in enumerate(cc.asserts):
+        # a .tf.json file's: terraform names the assert block itself (check.NAME.assert[0])
+        context = cc.context if '"' in cc.context else f"{cc.context}.assert[{i}]"
+        failed, undecided = check_conditions((c,), scope, "assert", context)
         if undecided:
             statuses.append(UNKNOWN)
             if planning:
-                diags.append(_known_after_apply(c, scope, cc.context, type_of))
+                diags.append(_known_after_apply(c, scope, context, type_of))
             continue
         errors = [d for d in failed if d.severity == "error" and d.summary != "Check block assertion failed"]
         if errors:

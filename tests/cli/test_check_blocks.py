@@ -438,3 +438,24 @@ def test_targeted_run_leaves_checks_unevaluated_as_terraform_does(tmp_path: obje
         d.splitlines()[0] for d in diagnostics(want.stdout)]
     assert check_results(strata.state()) == check_results(terraform.state()) == [
         {"object_kind": "check", "config_addr": "check.static", "status": "unknown", "objects": []}]
+
+
+JSON_SYNTAX = """{
+  "variable": {"want": {"default": "a"}},
+  "resource": {"terraform_data": {"x": {"input": "a"}}},
+  "check": {
+    "static": {
+      "assert": [{"condition": "${var.want == \\"b\\"}", "error_message": "want is not b"}]
+    }
+  }
+}
+"""
+
+
+@requires_terraform
+def test_check_blocks_in_json_syntax_match_terraform(tmp_path: object) -> None:
+    strata, terraform = _side_by_side(tmp_path, {"main.tf.json": JSON_SYNTAX})
+    got = strata.strata("apply", "-auto-approve", "-no-color", check=True)
+    want = terraform.terraform("apply", "-auto-approve", "-no-color")
+    assert diagnostics(got.stdout) == diagnostics(want.stdout)
+    assert check_results(strata.state()) == check_results(terraform.state())
