@@ -46,7 +46,6 @@ async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callabl
     rc, addr, config, deps = inst.resource.config, inst.addr, inst.config, inst.deps
     assert rc.check is not None
     obj = check_object(addr.resource.module, rc.check)
-    ctx.plan.scoped_reads.add(addr)
     resp = await read()
     errors = errors_of(resp.diagnostics)
     ctx.diags.extend(as_check_warnings(resp.diagnostics, rc.context))
@@ -61,6 +60,9 @@ async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callabl
         ctx.plan.check_data[obj] = (PASS, "")
         value = resp.state
         ctx.plan.data_reads[addr] = DataRead(inst.resource.provider_addr, value, ctx.sensitive_of(addr))
+    if ctx.plan.refresh_only:  # as terraform's: a refresh-only plan plans no read
+        return value
+    ctx.plan.scoped_reads.add(addr)
     ctx.plan.changes.append(ResourceInstanceChange(
         addr, Action.READ, inst.resource.provider_addr, None, value, CHECK_NESTED, None, (), False,
         deps.instances, deps.resources, deps.recorded, (), config, ctx.sensitive_of(addr)))
