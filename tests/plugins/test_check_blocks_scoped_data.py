@@ -92,8 +92,8 @@ def _data(state: dict) -> dict[str, object]:
     return {r["name"]: r["instances"][0]["attributes"] for r in state["resources"] if r["mode"] == "data"}
 
 
-def test_scoped_data_sources_as_terraform_reads_them(tmp_path: Path, example_mirror: Path) -> None:
-    sides = _sides(tmp_path, example_mirror)
+def test_scoped_data_sources_as_terraform_reads_them(tmp_path: Path, example_mirror_here: Path) -> None:
+    sides = _sides(tmp_path, example_mirror_here)  # a copy of its own: another checkout may rewrite the shared one
     first = {tool: _plan(tool, wd) for tool, wd in sides.items()}
     assert first["strata"] == first["terraform"]
     code, warned, _checks, reads = first["strata"]
