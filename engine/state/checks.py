@@ -13,7 +13,7 @@ def encode(results: tuple[CheckResult, ...]) -> list[dict[str, Any]] | None:
     if not results:
         return None
     out = []
-    for r in sorted(results, key=lambda r: r.config_addr):
+    for r in results:  # in the order given (the configuration's): a plan file reads back equal
         objects: list[dict[str, Any]] | None = None
         if r.objects:
             objects = []

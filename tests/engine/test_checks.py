@@ -131,9 +131,9 @@ RESULTS = (CheckResult("module.m.check.c", FAIL, (CheckObject("module.m[1].check
 def test_state_encoding_round_trips_and_is_null_when_empty() -> None:
     assert state_checks.encode(()) is None
     doc = state_checks.encode(RESULTS)
-    assert doc is not None and [r["config_addr"] for r in doc] == ["check.u", "module.m.check.c"]
-    assert doc[0]["objects"] is None and "failure_messages" not in doc[1]["objects"][1]
-    assert set(state_checks.decode(doc)) == set(RESULTS)
+    assert doc is not None and [r["config_addr"] for r in doc] == ["module.m.check.c", "check.u"]
+    assert doc[1]["objects"] is None and "failure_messages" not in doc[0]["objects"][1]
+    assert state_checks.decode(doc) == RESULTS
 
 
 def test_plan_json_sorts_instances_and_problems() -> None:
@@ -142,3 +142,12 @@ def test_plan_json_sorts_instances_and_problems() -> None:
     assert got[1]["address"] == {"kind": "check", "module": "module.m", "name": "c", "to_display": "module.m.check.c"}
     assert [i["address"]["to_display"] for i in got[1]["instances"]] == ["module.m[0].check.c", "module.m[1].check.c"]
     assert got[1]["instances"][1]["problems"] == [{"message": "a"}, {"message": "b"}]
+
+
+def test_state_file_keeps_check_results() -> None:
+    from engine.state.codec import decode_state, encode_state
+    from engine.state.model import State
+
+    state = State(check_results=RESULTS)
+    back = decode_state(encode_state(state, lambda _t: {}), "terraform.tfstate", lambda _t: {})
+    assert set(back.check_results) == set(RESULTS)
