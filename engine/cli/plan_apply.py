@@ -186,6 +186,10 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
             _print_outputs(out, p.state.outputs)
         return 0
     if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
+        # as terraform's: the warnings so far are shown before the question (a check block's, for
+        # one, help decide), and not again after the apply
+        warn(out, p.warnings)
+        p.warnings.clear()
         if not _confirm(destroy, p.plan.refresh_only):
             out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
             return 1

@@ -459,3 +459,26 @@ def test_check_blocks_in_json_syntax_match_terraform(tmp_path: object) -> None:
     want = terraform.terraform("apply", "-auto-approve", "-no-color")
     assert diagnostics(got.stdout) == diagnostics(want.stdout)
     assert check_results(strata.state()) == check_results(terraform.state())
+
+
+@requires_terraform
+def test_interactive_apply_shows_plan_warnings_before_the_question_as_terraform(tmp_path: object) -> None:
+    one = ASSERTS.split('check "same"')[0] + 'check "static"' + ASSERTS.split('check "static"')[1]
+    strata, terraform = _side_by_side(tmp_path, {"main.tf": one})
+    got = strata.strata("apply", "-no-color", input="yes\n")
+    import os
+    import subprocess
+
+    terraform.terraform("init", "-input=false", "-no-color")
+    env = dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
+    want = subprocess.run(["terraform", "apply", "-no-color"], cwd=terraform.path, env=env, input="yes\n",
+                          capture_output=True, text=True, timeout=300)
+
+    def shape(text: str) -> list[str]:
+        """What follows the plan summary: the warnings, the question, the apply, its warnings."""
+        lines = text.split("Plan: ", 1)[1].splitlines()
+        return [line.replace("Terraform", "strata") for line in lines if "[id=" not in line]
+
+    assert got.returncode == want.returncode == 0, got.stderr + want.stderr
+    assert shape(got.stdout) == shape(want.stdout)
+    assert shape(got.stdout).count("Warning: Check block assertion failed") == 2
