@@ -33,6 +33,8 @@ from engine.apply.interrupt import on_signals as receive_signals
 from engine.apply.provisioners import Provisioners, provisioners_of, suppression
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
+from engine.config.check_results import FAIL, PASS
+from engine.config.checks import as_check_warnings, check_object, read_failure
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -90,6 +92,10 @@ class Applier:
                  instances: ModuleInstances | None = None) -> None:
         self.module = module
         self.instances = instances  # the module instances, for what is in a called module
+        self.check_data: dict[str, tuple[str, str]] = {}
+        """Each check object's scoped data source, read again: (status, failure message)."""
+        self.check_warnings: list[Diagnostic] = []
+        """What the scoped data sources' providers said, as warnings."""
         self.plan = plan
         self.graph = graph
         self.work = work
@@ -532,10 +538,20 @@ class Applier:
                 done(False)
                 return
             config = final
-        resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr))
+        rc = self.module.resource_at(addr.resource) if self.module is not None else None
+        scoped = rc if rc is not None and rc.check is not None else None  # its diagnostics placed in its block
+        resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr),
+                                               subject=scoped.range if scoped else None, body=scoped)
         diags, value = resp.diagnostics, resp.state
         errs = errors_of(diags)
+        if rc is not None and rc.check is not None:  # scoped to a check block: warnings, never a failure
+            failed = read_failure(errs) if errs else "" if value is not None else f"No object read for {addr}."
+            self.check_data[check_object(addr.resource.module, rc.check)] = (FAIL, failed) if failed else (PASS, "")
+            self.check_warnings.extend(as_check_warnings(diags, rc.context))
         if errs or value is None:
+            if rc is not None and rc.check is not None:
+                done(True)
+                return
             for d in errs or [error("Provider returned no object",
                                     f'Provider "{pname}" returned nothing when reading {addr}.')]:
                 self._fail(addr, d.summary, d.detail)

@@ -252,6 +252,16 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
         reach.add_edges(c, cu_node, own, config_res, prior_res)
 
+    # as terraform's checkStartTransformer: a check block's data source is read once every
+    # managed resource is created, updated or replaced
+    scoped = [b.cu[a] for a in plan.scoped_reads if a in b.cu]
+    if scoped:
+        applied = b.barrier(_CHECKS_START, "execute checks",
+                            [n for n in b.cu.values() if n.op != Action.READ and n.addr.resource.mode == "managed"])
+        if applied is not None:
+            for n in scoped:
+                g.add_edge(n, applied)
+
     # wire the collectors to the nodes that wait for them
     for (r, role), bar in list(b.barriers.items()):
         if role == "dependents-destroyed":
@@ -271,6 +281,10 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         hidden = {str(x) for x in b.barriers.values()}
         raise CycleError([[n for n in c if n not in hidden] for c in exc.cycles]) from None
     return g, b.work
+
+
+_CHECKS_START = ResourceAddr("check", "blocks", "data")
+"""What the barrier before the check blocks' data sources is named by (never a resource's)."""
 
 
 def _config_resources(c: ResourceInstanceChange) -> set[ResourceAddr]:

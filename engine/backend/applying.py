@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.addrs import ROOT
+from engine.config.check_eval import check_all
+from engine.config.check_results import CheckResult
+from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
-from engine.diagnostics import Diagnostic, SourceRange, StrataError
+from engine.diagnostics import Diagnostic, SourceRange, StrataError, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
@@ -74,6 +77,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
     instances = _module_instances(p, resolver, local_value, sensitivity)
+    checked: tuple[CheckResult, ...] | None = None
     try:
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
         # plantimestamp() is the plan's time, also when a saved plan is applied later
@@ -98,6 +102,23 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
+                if not any(m.checks for m in p.module.tree()) or (p.plan.destroy and p.plan.targeted):
+                    pass  # a targeted destroy leaves the results as they were
+                elif p.plan.destroy or p.plan.targeted:  # as terraform's: the checks are not evaluated
+                    checked = not_evaluated(p.module)
+                else:
+                    checked, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    found = p.module.with_context(found)
+                    result.diagnostics.extend(errors_of(found))
+                    # as terraform's: what the checks said when planning is replaced by what they say now
+                    p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
+                                     *p.module.with_context(applier.check_warnings),
+                                     *(d for d in found if d.severity != "error")]
+        if checked is not None and checked != p.state.check_results:
+            # as terraform's: the walk's state is written, then the checks' results with it (a
+            # serial each, the second only when the results changed)
+            p.state.check_results = checked
+            p.store.commit(p.state)
         return result
     except BaseExceptionGroup as group:
         # a state write failure cancels the walk: report it as itself, not as a task-group error

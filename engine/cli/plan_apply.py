@@ -169,7 +169,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
     if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:
-        if not destroy and restated(p.plan, p.state):  # no operation, but objects recorded anew
+        # no operation, but objects recorded anew, or the check blocks evaluated again (as terraform's)
+        if not destroy and (restated(p.plan, p.state) or any(m.checks for m in p.module.tree())):
             await op.apply(p, out.emit)
         warn(out, p.warnings)
         if p.plan.targeted:
@@ -185,6 +186,10 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
             _print_outputs(out, p.state.outputs)
         return 0
     if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
+        # as terraform's: the warnings so far are shown before the question (a check block's, for
+        # one, help decide), and not again after the apply
+        warn(out, p.warnings)
+        p.warnings.clear()
         if not _confirm(destroy, p.plan.refresh_only):
             out.text("\nApply cancelled.\n" if not destroy else "\nDestroy cancelled.\n")
             return 1

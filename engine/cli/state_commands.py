@@ -168,6 +168,10 @@ async def cmd_show(a: Args, out: Output) -> int:
         values = state_values(state, providers)
         if values is not None:
             doc["values"] = values
+        if state.check_results:  # the last plan's or apply's, as terraform shows them
+            from engine.render.checks_json import plan_json
+
+            doc["checks"] = plan_json(state.check_results)
         sys.stdout.write(orjson.dumps(doc).decode() + "\n")
         return 0
     objs = sorted(state.objects(), key=lambda t: (t[0].sort_key(), t[1] or ""))

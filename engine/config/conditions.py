@@ -20,7 +20,8 @@ from engine.lang.sensitivity import with_self
 from engine.values import UNKNOWN
 
 SUMMARIES = {"precondition": "Resource precondition failed", "postcondition": "Resource postcondition failed",
-             "output": "Module output value precondition failed", "validation": "Invalid value for variable"}
+             "output": "Module output value precondition failed",
+             "assert": "Check block assertion failed", "validation": "Invalid value for variable"}
 
 
 def check(conditions: tuple[Condition, ...], scope: Scope, kind: str, context: str | None = None,

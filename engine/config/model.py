@@ -65,6 +65,7 @@ class ResourceConfig:
     context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
     provisioners: tuple[Provisioner, ...] = ()  # in the order written (engine.config.provisioners)
     connection: Block | None = None  # the resource's connection block: accepted, unused (no remote provisioner)
+    check: str | None = None  # the check block a data source is scoped to (engine.config.checks)
 
     def provisioners_for(self, when: str) -> tuple[Provisioner, ...]:
         """Its ``create``-time or ``destroy``-time provisioners, in the order written."""
@@ -88,6 +89,19 @@ class ResourceConfig:
 
 
 _RESOURCE_FIELDS = tuple(f.name for f in fields(ResourceConfig))
+
+
+@frozen
+class CheckConfig:
+    """A ``check`` block: its assertions (conditions of kind ``assert``), and the address of the
+    data source scoped to it, if it has one (that one is in :attr:`Module.resources`, its
+    ``check`` this block's name)."""
+
+    name: str
+    range: SourceRange
+    asserts: tuple[Condition, ...]
+    data: ResourceAddr | None = None
+    context: str = ""  # the block as terraform names it in a diagnostic: check "NAME"
 
 
 @frozen
@@ -204,6 +218,8 @@ class Module:
     removed: list[RemovedBlock] = field(default_factory=list)
     imports: list[ImportBlock] = field(default_factory=list)
     """The refactoring blocks (:mod:`engine.config.refactoring`), in the order written."""
+    checks: dict[str, CheckConfig] = field(default_factory=dict)
+    """The ``check`` blocks, in the order written."""
     _resource_cache: dict[ResourceAddr, ResourceConfig] = field(default_factory=dict)
     _template_cache: dict[tuple[object, ...], ResourceConfig] = field(default_factory=dict)
 

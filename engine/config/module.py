@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.backend import read_backend_blocks
+from engine.config.checks import decode_check
 from engine.config.constants import _constant_scope
 from engine.config.decode import (
     TypeSpecError,
@@ -344,14 +345,42 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         if got is not None:
             getattr(module, "imports" if b.type == "import" else b.type).append(got)
         diags.extend(bdiags)
+    elif b.type == "check":
+        return _add_check(module, b)
     else:
-        known = {"check"}
-        if b.type in known:
-            diags.append(error(f'Unsupported block type "{b.type}"',
-                               f"{b.type} blocks are not supported by strata yet.", b.range))
+        diags.append(error("Unsupported block type",
+                           f'Blocks of type "{b.type}" are not expected here.', b.range))
+    return diags
+
+
+def _add_check(module: Module, b: Block) -> list[Diagnostic]:
+    """A check block, and the data source scoped to it (one of the module's data sources: names
+    are unique among both)."""
+    cc, data, diags = decode_check(b)
+    if cc is None:
+        return diags
+    if data is not None and len(data.labels) == 2:
+        addr = resource_addr(data.labels[0], data.labels[1], "data")
+        prev = module.resources.get(addr)
+        if prev is not None:
+            diags.append(error(f'Duplicate data "{addr.type}" configuration',
+                               f'A {addr.type} data resource named "{addr.name}" was already declared at '
+                               f"{decl_range(prev.range)}. Resource names must be unique per type in each module, "
+                               "including within check blocks.",
+                               SourceRange(data.range.filename, data.range.line, data.range.column, data.range.byte)))
         else:
-            diags.append(error("Unsupported block type",
-                               f'Blocks of type "{b.type}" are not expected here.', b.range))
+            got = _add_block(module, data)
+            diags.extend(got)
+            if addr in module.resources:
+                module.resources[addr] = replace(module.resources[addr], check=cc.name, context=cc.context)
+                cc = replace(cc, data=addr)
+    if cc.name in module.checks:
+        diags.append(error(f'Duplicate check "{cc.name}" configuration',
+                           f'A check block named "{cc.name}" was already declared at '
+                           f"{decl_range(module.checks[cc.name].range)}. Check blocks must be unique within each "
+                           "module.", b.range.header()))
+    elif not errors_of(diags):
+        module.checks[cc.name] = cc
     return diags
 
 

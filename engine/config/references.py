@@ -116,6 +116,11 @@ def validate_references(module: Module) -> list[Diagnostic]:
                     diags.append(error("Reference to undeclared resource",
                                        f'A data resource "{name}" "{dname}" has not been declared in '
                                        f"{where_declared}.", where))
+                elif (scoped := module.resources[ResourceAddr(name, dname, "data")].check) is not None \
+                        and ctx != f"check.{scoped}":
+                    diags.append(error("Reference to scoped resource",
+                                       f'The referenced data resource "{name}" "{dname}" is not available from '
+                                       "this context.", where))
             elif ref.root == "module":
                 call = module.calls.get(name) if name is not None else None
                 if call is None:
@@ -156,6 +161,12 @@ def validate_references(module: Module) -> list[Diagnostic]:
                                    f'No module call named "{mname}" is declared in {where_declared}.', rc.range))
     for lc in module.locals.values():
         check(lc.expr, lc.range.filename, f"local.{lc.name}", False, False)
+    for cc in module.checks.values():
+        for c in cc.asserts:
+            check(c.condition, c.range.filename, f"check.{cc.name}", False, False)
+            before = len(diags)
+            check(c.error_message, c.range.filename, f"check.{cc.name}", False, False)
+            diags[before:] = unknown_in_message(diags[before:])
     for oc in module.outputs.values():
         check(oc.expr, oc.range.filename, f"output.{oc.name}", False, False)
     for call in module.calls.values():
@@ -167,6 +178,23 @@ def validate_references(module: Module) -> list[Diagnostic]:
             if meta is not None:
                 check(meta.expr, fn, f"module.{call.name}", False, False)
     return diags
+
+
+def unknown_in_message(found: list[Diagnostic]) -> list[Diagnostic]:
+    """What terraform says of an undeclared reference in a check block's ``error_message``: its
+    evaluation finds no such variable ("Unknown variable"), and of a resource also that it was not
+    declared."""
+    out = []
+    for d in found:
+        if d.summary == "Reference to undeclared resource":
+            root = "data" if d.detail.startswith("A data") else d.detail.split('"')[1]
+            out += [error("Unknown variable", f'There is no variable named "{root}".', d.subject), d]
+        elif d.summary in ("Reference to undeclared input variable", "Reference to undeclared local value"):
+            root = "var" if "input variable" in d.summary else "local"
+            out.append(error("Unknown variable", f'There is no variable named "{root}".', d.subject))
+        else:
+            out.append(d)
+    return out
 
 
 def _module_output_name(call: Any, ref: E.Reference) -> str | None:

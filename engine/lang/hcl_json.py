@@ -151,6 +151,10 @@ def _json_block(btype: str, labels: tuple[str, ...], body: Any, filename: str, l
             for labels, item, line in _json_unwrap(v, 1 if k == "provisioner" else 0, (), kline):
                 blk.blocks.append(_json_block(k, labels, item, filename, line))
             continue
+        if btype == "check" and k in ("assert", "data"):  # a check block's: its assertions, its data source
+            for labels, item, iline in _json_unwrap(v, 2 if k == "data" else 0, (), kline):
+                blk.blocks.append(_json_block(k, labels, item, filename, iline))
+            continue
         # depends_on and a variable's type are expressions written as strings ("list(string)"), not
         # templates, as terraform reads them
         raw = k == "depends_on" or (k == "type" and btype == "variable")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.diagnostics import error
+from engine.planning.checks import plan_scoped_read
 from engine.planning.context import PlanContext
 from engine.planning.instance import InstanceToPlan
 from engine.plans.plan import Action, DataRead, ResourceInstanceChange
@@ -27,6 +28,9 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
     prov_addr = inst.resource.provider_addr
     pending = any(c.addr in deps.instances or c.addr.resource in deps.resources
                   for c in ctx.plan.changes if c.action != Action.NOOP)
+    if not pending and is_wholly_known(config) and rc.check is not None:  # scoped to a check block
+        return await plan_scoped_read(ctx, inst, lambda: inst.resource.provider.read_data_source(
+            ReadDataSourceRequest(rc.addr.type, config), address=str(addr), subject=rc.range, body=rc))
     if not pending and is_wholly_known(config):
         resp = await inst.resource.provider.read_data_source(
             ReadDataSourceRequest(rc.addr.type, config), address=str(addr), subject=rc.range,
@@ -41,8 +45,12 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
                                    f"{addr}.", rc.range, str(addr)))
         ctx.plan.data_reads[addr] = DataRead(prov_addr, resp.state, ctx.sensitive_of(addr))
         return resp.state
+    if rc.check is not None:
+        ctx.plan.scoped_reads.add(addr)
     planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
+    # terraform's action_reason: an unknown configuration says more than a pending dependency
+    reason = "read_because_config_unknown" if not is_wholly_known(config) else "read_because_dependency_pending"
     ctx.plan.changes.append(ResourceInstanceChange(
-        addr, Action.READ, prov_addr, None, planned, None, None, (), False, deps.instances, deps.resources,
+        addr, Action.READ, prov_addr, None, planned, reason, None, (), False, deps.instances, deps.resources,
         deps.recorded, (), config, ctx.sensitive_of(addr)))
     return planned

@@ -27,6 +27,7 @@ from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
+from engine.planning.checks import plan_checks
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import configured_forcing, force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
@@ -130,6 +131,7 @@ class Planner:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
             await plan_refresh_only(ctx, refresher.drift, order)
+            plan_checks(ctx)
             if plan.moves:
                 moves_as_drift(ctx)
         elif graph is None:
@@ -145,6 +147,7 @@ class Planner:
                 await self._visit(node)
             plan_orphans(ctx)
             plan_outputs(ctx)
+            plan_checks(ctx)
             if imported:
                 check_import_targets(ctx, imported)
             ctx.diags.extend(validate_moves(ctx))

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
+from engine.config.check_results import CheckResult
 from engine.frozen import frozen
 from engine.state.model import ObjectState, State
 from engine.values import UNKNOWN, equal
@@ -165,6 +166,7 @@ _NO_VALUES: Mapping[str, Any] = MappingProxyType({})
 _NO_READS: Mapping[InstanceAddr, DataRead] = MappingProxyType({})
 _NO_MOVES: Mapping[InstanceAddr, InstanceAddr] = MappingProxyType({})
 _NO_LOCAL_DEPS: Mapping[str, frozenset[ResourceAddr]] = MappingProxyType({})
+_NO_CHECK_DATA: Mapping[str, tuple[str, str]] = MappingProxyType({})
 
 
 def whole_resource_value(kind: str, vals: Mapping[InstanceKey, Any] | None) -> Any:
@@ -232,19 +234,28 @@ class Plan:
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
     saved plan is refused once it changed."""
+    checks: tuple[CheckResult, ...] = ()
+    """What planning found of each ``check`` block (``show -json``'s ``checks``)."""
+    check_data: Mapping[str, tuple[str, str]] = field(default_factory=lambda: _NO_CHECK_DATA)
+    """Each check object's scoped data source read while planning, as (status, failure message), by
+    the object's address: a read that failed says why the check failed until apply reads again."""
+    scoped_reads: frozenset[InstanceAddr] = frozenset()
+    """The reads of data sources scoped to check blocks: apply reads them once every managed
+    resource is applied (terraform's ``checkStartTransformer``), and their failures are warnings."""
 
     def __post_init__(self) -> None:
-        for name in ("changes", "forget", "drift", "refreshed"):
+        for name in ("changes", "forget", "drift", "refreshed", "checks"):
             v = getattr(self, name)
             if type(v) is not tuple:
                 object.__setattr__(self, name, tuple(v))
         for name in ("outputs", "prior_outputs", "variables", "data_reads", "expansions", "local_dependencies",
-                     "moves"):
+                     "moves", "check_data"):
             v = getattr(self, name)
             if type(v) is not MappingProxyType:
                 object.__setattr__(self, name, MappingProxyType(dict(v)))
-        if type(self.kept_outputs) is not frozenset:
-            object.__setattr__(self, "kept_outputs", frozenset(self.kept_outputs))
+        for name in ("kept_outputs", "scoped_reads"):
+            if type(getattr(self, name)) is not frozenset:
+                object.__setattr__(self, name, frozenset(getattr(self, name)))
 
     def counts(self) -> dict[str, int]:
         add = change = remove = imported = 0
@@ -263,7 +274,8 @@ class Plan:
         return {"add": add, "change": change, "import": imported, "remove": remove}
 
     def has_changes(self) -> bool:
-        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None for c in self.changes)
+        return (any(c.action not in (Action.NOOP, Action.READ) or c.importing is not None
+                    or (c.action == Action.READ and c.addr in self.scoped_reads) for c in self.changes)
                 or bool(self.moves)
                 or self.outputs_changed() or (self.refresh_only and bool(self.drift)))
 
@@ -295,6 +307,9 @@ class PlanBuilder:
     timestamp: str = ""
     moves: dict[InstanceAddr, InstanceAddr] = field(default_factory=dict)
     generated: dict[InstanceAddr, tuple[str, str]] = field(default_factory=dict)
+    checks: tuple[CheckResult, ...] = ()
+    check_data: dict[str, tuple[str, str]] = field(default_factory=dict)
+    scoped_reads: set[InstanceAddr] = field(default_factory=set)
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -305,7 +320,8 @@ class PlanBuilder:
             forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
             refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
-            moves=MappingProxyType(dict(self.moves)),
+            moves=MappingProxyType(dict(self.moves)), checks=self.checks,
+            check_data=MappingProxyType(dict(self.check_data)), scoped_reads=frozenset(self.scoped_reads),
             generated=tuple((a, *self.generated[a]) for a in sorted(self.generated, key=lambda a: a.sort_key())))
 
 

@@ -52,6 +52,7 @@ from engine.config.module import config_files
 from engine.diagnostics import Diagnostic, DiagnosticsError, error
 from engine.frozen import frozen
 from engine.plans.plan import DataRead, Expansion, Plan, Refreshed, ResourceInstanceChange
+from engine.state import checks
 from engine.state.model import ObjectState
 from engine.values import UNKNOWN, ListVal, MapVal, SetVal
 
@@ -297,6 +298,9 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "moves": [[_instance(new), _instance(prev)] for new, prev in plan.moves.items()],
         "config_digest": plan.config_digest,
         "timestamp": plan.timestamp,
+        "checks": checks.encode(plan.checks),
+        "check_data": {a: list(v) for a, v in plan.check_data.items()},
+        "scoped_reads": sorted(_instance(a) for a in plan.scoped_reads),
     }
 
 
@@ -326,6 +330,9 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         moves=MappingProxyType({_instance_back(n): _instance_back(p) for n, p in _list(j.get("moves", []))}),
         config_digest=_str(j["config_digest"]),
         timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
+        checks=checks.decode(j.get("checks")),
+        check_data={_str(a): (_str(v[0]), _str(v[1])) for a, v in _dict(j.get("check_data", {})).items()},
+        scoped_reads=frozenset(_instance_back(a) for a in _list(j.get("scoped_reads", []))),
     )
 
 

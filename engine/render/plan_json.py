@@ -23,6 +23,7 @@ from engine.config.model import Module, ResourceConfig
 from engine.diagnostics import ProviderError
 from engine.lang import expr as E
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from engine.render import checks_json
 from engine.render.state_json import module_tree, resource_item, state_values
 from engine.state.model import State
 from engine.values import UNKNOWN, cty_type, is_wholly_known, to_json, unknown_mask
@@ -186,6 +187,8 @@ def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *
         relevant = relevant_attributes(module)
         if relevant:
             doc["relevant_attributes"] = relevant
+    if plan.checks:
+        doc["checks"] = checks_json.plan_json(plan.checks)
     if timestamp is not None:
         doc["timestamp"] = timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     else:  # the plan's own time, as terraform's

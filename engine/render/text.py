@@ -113,6 +113,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         head = f"  # {c.previous} has moved to {addr}"
     elif c.action == Action.READ:
         head += " will be read during apply"
+        if c.reason == "read_because_check_nested":
+            head += "\n  # (config will be reloaded to verify a check block)"
     elif c.action == Action.CREATE:
         head += " will be created"
     elif c.action == Action.UPDATE:

@@ -24,6 +24,7 @@ from engine.addrs import (
 )
 from engine.diagnostics import DiagnosticsError, StrataError, error
 from engine.provider.protocol import FlatmapState
+from engine.state import checks
 from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
 
@@ -262,7 +263,7 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
         "lineage": state.lineage,
         "outputs": outputs,
         "resources": resources,
-        "check_results": None,
+        "check_results": checks.encode(state.check_results),
     }
     return dumps(doc, indent=True) + b"\n"
 
@@ -319,7 +320,7 @@ def _decode_v4(doc: dict[str, Any], dynamic_attrs: DynamicAttrs) -> State:
         raise invalid_field("serial", serial)
     state = State(lineage=_optional(doc, "lineage", str, "lineage") or "", serial=serial,
                   terraform_version=_optional(doc, "terraform_version", str, "terraform_version") or "1.11.4")
-    _optional(doc, "check_results", list, "check_results")
+    state.check_results = checks.decode(_optional(doc, "check_results", list, "check_results"))
     for r in _optional(doc, "resources", list, "resources") or ():
         if type(r) is not dict:
             raise invalid_field("resources", r)

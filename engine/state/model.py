@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.addrs import InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
+from engine.config.check_results import CheckResult
 from engine.frozen import frozen
 
 
@@ -62,6 +63,7 @@ class State:
     terraform_version: str = "1.11.4"
     resources: dict[ResourceAddr, ResourceState] = field(default_factory=dict)
     outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
+    check_results: tuple[CheckResult, ...] = ()  # of the last plan or apply (engine.state.checks)
 
     def object(self, addr: InstanceAddr, deposed: str | None = None) -> ObjectState | None:
         return self.object_at(addr.resource, addr.key, deposed)

@@ -14,6 +14,7 @@ import pytest
 from engine import UNKNOWN, DiagnosticsError, ListVal, MapVal, SetVal
 from engine.addrs import parse_dependency, parse_provider_config_addr, resource_addr
 from engine.backend.operations import Options, apply_planned, make_plan, open_saved_plan
+from engine.config.check_results import CheckObject, CheckResult
 from engine.plans import planfile
 from engine.plans.plan import (
     Action,
@@ -58,7 +59,10 @@ def _plan() -> Plan:
                    Refreshed(A.instance(2), P, None), Refreshed(A.instance(3), P, ObjectState({}), "dep")),
         expansions=MappingProxyType({A: Expansion("count", (0, 1)), D: Expansion("single", (None,))}),
         local_dependencies=MappingProxyType({"l": frozenset({A, D}), "c": frozenset()}),
-        config_digest="abc")
+        config_digest="abc",
+        checks=(CheckResult("module.m.check.c", "fail", (CheckObject("module.m[0].check.c", "fail", ("no",)),)),
+                CheckResult("check.u", "unknown", None)),
+        check_data={"module.m[0].check.c": ("fail", "Read failed: gone")}, scoped_reads={D.instance()})
 
 
 def test_a_plan_reads_back_as_the_same_value() -> None:
