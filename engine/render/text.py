@@ -36,11 +36,30 @@ _LEGEND = {
 }
 _REASON_TEXT = {
     "delete_because_no_resource_config": "because {res} is not in configuration",
-    "delete_because_count_index": "because index {key} is out of range for count",
-    "delete_because_each_key": "because key {key} is not in for_each map",
-    "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
+    "delete_because_no_move_target": "because {previous} was moved to {addr}, which is not in configuration",
+    "delete_because_count_index": "because index [{key}] is out of range for count",
+    "delete_because_each_key": "because key [{key}] is not in for_each map",
     "delete_because_no_module": "because {mod} is not in configuration",
 }
+_WRONG_REPETITION = {  # by the key of the instance destroyed, as terraform says it
+    type(None): "because resource uses count or for_each",
+    int: "because resource does not use count",
+    str: "because resource does not use for_each",
+}
+
+
+def _delete_reason(c: ResourceInstanceChange) -> str | None:
+    """The note terraform adds under "will be destroyed": why (``action_reason``)."""
+    addr = c.addr
+    if c.reason == "delete_because_wrong_repetition":
+        return _WRONG_REPETITION[type(addr.key)]
+    text = _REASON_TEXT.get(c.reason or "")
+    if text is None:
+        return None
+    r = addr.resource
+    # the key as JSON, Go's (which escapes <, > and & in a string)
+    key = orjson.dumps(addr.key).decode().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.format(res=f"{r.type}.{r.name}", mod=r.module, key=key, previous=c.previous, addr=addr)
 
 
 class _Sensitive:
@@ -131,12 +150,12 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         lines.append(f"  # (imported from {orjson.dumps(c.importing).decode()})")
     if c.generated_config:
         lines.append("  # (config will be generated)")
-    if c.action == Action.DELETE and c.reason in _REASON_TEXT:
-        # terraform names the resource within its module here (addr.Resource.Resource)
-        local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
-        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, mod=r.module, key=ev.resource_json(addr)["resource_key"]
-                                                              if not isinstance(addr.key, str) else
-                                                              orjson.dumps(addr.key).decode()) + ")")
+    if c.action == Action.DELETE:
+        reason = _delete_reason(c)
+        if reason is not None:
+            lines.append(f"  # ({reason})")
+        if c.deposed:
+            lines.append("  # (left over from a partially-failed replacement of this instance)")
     sym = _SYMBOL.get(c.action, "")
     kind = "data" if r.mode == "data" else "resource"
     lead = " ." if c.action == Action.FORGET else sym.rjust(3) if len(sym) < 3 else sym
@@ -311,7 +330,8 @@ def _output_changes(plan: Plan) -> list[str]:
             else:
                 node = diff(old[0], new[0], json=True)
                 shown.append((node.action, name, node.render(4)))
-    width = max((len(n) for _, n, _ in shown), default=0)
+    # terraform pads the names to the longest among all the plan's outputs, unchanged ones too
+    width = max((len(n) for n in set(plan.outputs) | set(plan.prior_outputs)), default=0)
     return [f"  {mark} {name.ljust(width)} = {text}" for mark, name, text in shown]
 
 

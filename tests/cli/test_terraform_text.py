@@ -1,0 +1,116 @@
+"""terraform's text where users script against it: the notes under a planned change, the output
+changes' alignment, data sources' lines, import's, heartbeats, ``-version``, "Did you mean"
+suggestions. Each compared with terraform 1.11's for the same files when it is on PATH."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import Workdir, requires_terraform
+
+
+def both(workdir: Workdir, *args: str) -> tuple[str, str]:
+    """strata's and terraform's stdout for the same command (terraform's with its name as strata's)."""
+    ours = workdir.strata(*args).stdout
+    theirs = workdir.terraform(*args).stdout.replace("Terraform", "strata").replace("terraform ", "strata ")
+    return ours, theirs
+
+
+def notes(text: str) -> list[str]:
+    """The comment lines of a plan (``  # ...``), ids left out."""
+    return [re.sub(r'"[0-9a-f-]{36}"', '"ID"', line) for line in text.splitlines()
+            if line.lstrip().startswith("# ")]
+
+
+DESTROY_V1 = '''\
+resource "terraform_data" "fe" {
+  for_each = toset(["db", "web"])
+}
+resource "terraform_data" "cnt" {
+  count = 2
+}
+resource "terraform_data" "gone" {}
+resource "terraform_data" "tocount" {}
+resource "terraform_data" "unkeyed" {
+  for_each = toset(["a"])
+}
+'''
+DESTROY_V2 = '''\
+resource "terraform_data" "fe" {
+  for_each = toset(["web"])
+}
+resource "terraform_data" "cnt" {
+  count = 1
+}
+resource "terraform_data" "tocount" {
+  for_each = toset(["a"])
+}
+resource "terraform_data" "unkeyed" {}
+'''
+DESTROY_NOTES = [
+    "  # terraform_data.cnt[1] will be destroyed",
+    "  # (because index [1] is out of range for count)",
+    '  # terraform_data.fe["db"] will be destroyed',
+    '  # (because key ["db"] is not in for_each map)',
+    "  # terraform_data.gone will be destroyed",
+    "  # (because terraform_data.gone is not in configuration)",
+    "  # terraform_data.tocount will be destroyed",
+    "  # (because resource uses count or for_each)",
+    '  # terraform_data.tocount["a"] will be created',
+    "  # terraform_data.unkeyed will be created",
+    '  # terraform_data.unkeyed["a"] will be destroyed',
+    "  # (because resource does not use for_each)",
+]
+
+
+def test_destroy_reasons_are_terraforms(workdir: Workdir) -> None:
+    workdir.write(DESTROY_V1)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(DESTROY_V2)
+    assert notes(workdir.strata("plan", "-no-color", check=True).stdout) == DESTROY_NOTES
+
+
+@requires_terraform
+def test_destroy_reasons_match_terraform(workdir: Workdir) -> None:
+    workdir.write(DESTROY_V1)
+    workdir.terraform("apply", "-auto-approve")
+    workdir.write(DESTROY_V2)
+    assert notes(workdir.terraform("plan", "-no-color").stdout) == DESTROY_NOTES
+
+
+OUTPUTS_V1 = '''\
+variable "v" {
+  default = "a"
+}
+output "a_very_long_output_name" {
+  value = "same"
+}
+output "x" {
+  value = var.v
+}
+output "gone" {
+  value = 1
+}
+'''
+OUTPUTS_V2 = OUTPUTS_V1.replace('default = "a"', 'default = "b"').replace('output "gone"', 'output "new"')
+OUTPUT_CHANGES = '''
+Changes to Outputs:
+  - gone                    = 1 -> null
+  + new                     = 1
+  ~ x                       = "a" -> "b"
+'''
+
+
+def test_output_changes_are_padded_to_the_longest_output_name(workdir: Workdir) -> None:
+    workdir.write(OUTPUTS_V1)
+    workdir.strata("apply", "-auto-approve", check=True)
+    workdir.write(OUTPUTS_V2)
+    assert OUTPUT_CHANGES in workdir.strata("plan", "-no-color", check=True).stdout
+
+
+@requires_terraform
+def test_output_changes_are_padded_as_terraform_pads_them(workdir: Workdir) -> None:
+    workdir.write(OUTPUTS_V1)
+    workdir.terraform("apply", "-auto-approve")
+    workdir.write(OUTPUTS_V2)
+    assert OUTPUT_CHANGES in workdir.terraform("plan", "-no-color").stdout
