@@ -24,6 +24,7 @@ module each lives in::
     ├── LockMisuseError                  state/lock: the lock used out of its lifecycle (a bug)
     ├── UnlockError                      state/lock: force-unlock refused (wrong ID, no lock)
     ├── UsageError                       cli/args: a command line strata cannot run
+    ├── UnknownCommand                   cli/args: no such command (terraform's "Did you mean")
     ├── ResourceError                    provider/framework: a provider's own error, mapped to a
     │                                    diagnostic by the framework
     └── internal signals, each caught and turned into a diagnostic where it is raised:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conftest import Workdir, requires_terraform
 
 
@@ -114,3 +116,46 @@ def test_output_changes_are_padded_as_terraform_pads_them(workdir: Workdir) -> N
     workdir.terraform("apply", "-auto-approve")
     workdir.write(OUTPUTS_V2)
     assert OUTPUT_CHANGES in workdir.terraform("plan", "-no-color").stdout
+
+
+def errors_of(workdir: Workdir, *args: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """(exit status, stderr) of strata and of terraform (its name as strata's) for one command line."""
+    ours = workdir.strata(*args)
+    theirs = workdir.terraform(*args)
+    text = theirs.stderr.replace("Terraform", "strata").replace("terraform ", "strata ")
+    return (ours.returncode, ours.stderr), (theirs.returncode, text)
+
+
+@pytest.mark.parametrize("flag", ["-version", "--version", "-v"])
+def test_version_flags_are_the_version_command(workdir: Workdir, flag: str) -> None:
+    res = workdir.strata(flag, check=True)
+    assert res.stdout == workdir.strata("version", check=True).stdout
+    assert re.fullmatch(r"strata v\d+\.\d+\.\d+\non [a-z0-9]+_[a-z0-9]+\n", res.stdout), res.stdout
+
+
+@requires_terraform
+@pytest.mark.parametrize("flag", ["-version", "--version", "-v"])
+def test_version_flags_print_terraforms_format(workdir: Workdir, flag: str) -> None:
+    ours = workdir.strata(flag, check=True).stdout
+    theirs = workdir.terraform(flag).stdout
+    shape = re.compile(r"(\w+) v[\d.]+\non (\w+)\n")
+    m1, m2 = shape.fullmatch(ours), shape.fullmatch(theirs)
+    assert m1 and m2 and m1[2] == m2[2], (ours, theirs)
+
+
+@pytest.mark.parametrize(("command", "suggestion"), [("plna", ' Did you mean "plan"?'),
+                                                     ("aply", ' Did you mean "apply"?'), ("xyzzy", "")])
+def test_a_misspelt_command_gets_terraforms_suggestion(workdir: Workdir, command: str, suggestion: str) -> None:
+    res = workdir.strata(command)
+    assert (res.returncode, res.stderr) == (
+        1, f'strata has no command named "{command}".{suggestion}\n\n'
+           "To see all of strata's top-level commands, run:\n  strata -help\n\n")
+
+
+@requires_terraform
+@pytest.mark.parametrize("args", [("plna",), ("aply",), ("xyzzy",), ("plan", "-auto-aprove", "-no-color"),
+                                  ("apply", "-paralelism=2", "-no-color")])
+def test_a_misspelt_command_or_flag_reads_as_terraforms(workdir: Workdir, args: tuple[str, ...]) -> None:
+    workdir.write('resource "terraform_data" "a" {}\n')
+    ours, theirs = errors_of(workdir, *args)
+    assert ours == theirs
