@@ -214,6 +214,22 @@ def addressed(diags: Iterable[Diagnostic], address: str, subject: SourceRange | 
     return [Diagnostic(d.severity, d.summary, d.detail, d.subject or subject, d.address or address) for d in diags]
 
 
+def levenshtein(a: str, b: str) -> int:
+    """The edit distance between ``a`` and ``b`` (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def name_suggestion(given: str, names: list[str]) -> str | None:
+    """terraform's "Did you mean" (didyoumean.NameSuggestion): the first of ``names`` within an
+    edit distance of 2 of ``given``, or None."""
+    return next((n for n in names if levenshtein(given, n) < 3), None)
+
+
 class StrataError(Exception):
     """Root of the errors strata raises on purpose."""
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.diagnostics import StrataError
+from engine.diagnostics import StrataError, name_suggestion
 
 if TYPE_CHECKING:
     from engine.api import PlanOptions, Workspace
@@ -114,20 +114,6 @@ class UnknownCommand(StrataError):
                 "To see all of strata's top-level commands, run:\n  strata -help\n\n")
 
 
-def levenshtein(a: str, b: str) -> int:
-    """The edit distance between ``a`` and ``b`` (insertions, deletions, substitutions)."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
-def name_suggestion(given: str, names: list[str]) -> str | None:
-    """terraform's "Did you mean" (didyoumean.NameSuggestion): the first of ``names`` within an
-    edit distance of 2 of ``given``, or None."""
-    return next((n for n in names if levenshtein(given, n) < 3), None)
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",

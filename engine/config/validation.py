@@ -9,7 +9,7 @@ configuration alone decides is checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -17,7 +17,8 @@ from engine.addrs import ResourceAddr
 from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned, unplanned_locals
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.config.suggestions import unsupported_argument, unsupported_block
+from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
 from engine.lang import expr as E
 from engine.lang.calls import PROVIDER, unknown_provider_function
 from engine.lang.convert import friendly_name
@@ -40,12 +41,20 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
     for rc in module.resources.values():
         schema = schemas.get(rc.addr)
         if schema is not None:
-            _blocks(rc.blocks, schema.blocks, diags)
+            _blocks(rc.blocks, schema.blocks, diags, schema.attributes)
     diags += provider_blocks(module, providers)
     diags += for_each_values(module, providers)
     wrong = {module.context_of(d.subject) for d in [*(found or ()), *diags] if d.severity == "error"}
     failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
     return diags + resource_attributes(module, schemas, failed)
+
+
+def referred_attributes(module: Module, providers: Providers, found: list[Diagnostic]) -> list[Diagnostic]:
+    """:func:`resource_attributes` as plan checks them before planning (terraform's validate walk
+    runs first): of the resources without a mistake of their own in ``found``."""
+    wrong = {module.context_of(d.subject) for d in found if d.severity == "error"}
+    failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
+    return resource_attributes(module, _schemas(module, providers), failed)
 
 
 def _schemas(module: Module, providers: Providers) -> dict[ResourceAddr, ResourceSchema]:
@@ -163,7 +172,7 @@ def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSche
                 continue
             seen.add((fn, ref.line, name))
             detail = f'This object has no argument, nested block, or exported attribute named "{name}".'
-            suggestion = name_suggestion(name, [*schema.attributes, *schema.blocks])
+            suggestion = name_suggestion(name, sorted([*schema.attributes, *schema.blocks]))
             if suggestion:
                 detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
             diags.append(error("Unsupported attribute", detail, SourceRange(fn, ref.line)))
@@ -195,33 +204,14 @@ def _referred_attribute(module: Module, ref: E.Reference) -> tuple[ResourceAddr,
     return addr, rest[0]
 
 
-def name_suggestion(given: str, names: list[str]) -> str | None:
-    """terraform's "Did you mean": the first of ``names`` within an edit distance of 3 of ``given``."""
-    for n in names:
-        if _distance(given, n) < 3:
-            return n
-    return None
-
-
-def _distance(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
-def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], diags: list[Diagnostic]
-            ) -> None:
+def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], diags: list[Diagnostic],
+            attributes: Iterable[str] = ()) -> None:
     """A nested block of a type the schema does not take, or an argument its block does not."""
     for b in blocks:
         if b.type == "dynamic" and len(b.labels) == 1:
             bs = schema.get(b.labels[0])
             if bs is None:
-                diags.append(error("Unsupported block type",
-                                   f'Blocks of type "{b.labels[0]}" are not expected here.', b.range))
+                diags.append(error("Unsupported block type", unsupported_block(b.labels[0], schema), b.range))
                 continue
             for content in b.blocks:
                 if content.type == "content":
@@ -229,8 +219,7 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
             continue
         bs = schema.get(b.type)
         if bs is None:
-            diags.append(error("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.',
-                               b.range))
+            diags.append(error("Unsupported block type", unsupported_block(b.type, schema, attributes), b.range))
             continue
         _block_body(b, bs, diags)
 
@@ -249,21 +238,18 @@ def provider_blocks(module: Module, providers: Providers) -> list[Diagnostic]:
                                    f'The argument "{name}" is required, but no definition was found.', pc.range))
         for name, a in pc.attributes.items():
             if name not in schema.attributes:
-                detail = f'An argument named "{name}" is not expected here.'
-                suggestion = name_suggestion(name, list(schema.attributes))
-                if suggestion:
-                    detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
-                diags.append(error("Unsupported argument", detail, a.range))
-        _blocks(pc.blocks, schema.blocks, diags)
+                diags.append(error("Unsupported argument", unsupported_argument(name, schema.attributes,
+                                                                                 schema.blocks), a.range))
+        _blocks(pc.blocks, schema.blocks, diags, schema.attributes)
     return diags
 
 
 def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
     for name, a in b.attributes.items():
         if name not in bs.attributes:
-            diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
+            diags.append(error("Unsupported argument", unsupported_argument(name, bs.attributes, bs.blocks),
                                a.range))
-    _blocks(b.blocks, bs.blocks, diags)
+    _blocks(b.blocks, bs.blocks, diags, bs.attributes)
 
 
 def for_each_values(module: Module, providers: Providers) -> list[Diagnostic]:

@@ -159,3 +159,77 @@ def test_a_misspelt_command_or_flag_reads_as_terraforms(workdir: Workdir, args: 
     workdir.write('resource "terraform_data" "a" {}\n')
     ours, theirs = errors_of(workdir, *args)
     assert ours == theirs
+
+
+MISSPELT = '''\
+variable "name" {
+  default = "x"
+}
+locals {
+  thing = 1
+}
+module "mod" {
+  source = "./m"
+}
+resource "terraform_data" "a" {
+  input = var.nmae
+}
+resource "terraform_data" "c" {
+  input = local.thign
+}
+output "o" {
+  value = module.mdo.value
+}
+output "p" {
+  value = var.zzzzzzz
+}
+'''
+MISSPELT_ATTRIBUTE = '''\
+resource "terraform_data" "a" {
+  count = 1
+  input = 1
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[0].outptu
+}
+resource "terraform_data" "d" {
+  inptu = 1
+}
+'''
+
+
+def with_module(workdir: Workdir, config: str) -> None:
+    workdir.write(config)
+    (workdir.path / "m").mkdir()
+    workdir.write('output "value" {\n  value = 1\n}\n', "m/main.tf")
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_misspelt_references_get_terraforms_suggestions(workdir: Workdir, command: str) -> None:
+    with_module(workdir, MISSPELT)
+    text = " ".join(workdir.strata(command, "-no-color").stderr.split())
+    for expected in ('An input variable with the name "nmae" has not been declared. Did you mean "name"?',
+                     'A local value with the name "thign" has not been declared. Did you mean "thing"?',
+                     'No module call named "mdo" is declared in the root module. Did you mean "mod"?',
+                     'An input variable with the name "zzzzzzz" has not been declared. This variable can be '
+                     'declared with a variable "zzzzzzz" {} block.'):
+        assert expected in text, text
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_a_misspelt_attribute_of_a_resource_gets_terraforms_suggestion(workdir: Workdir, command: str) -> None:
+    workdir.write(MISSPELT_ATTRIBUTE)
+    res = workdir.strata(command, "-no-color")
+    assert res.returncode == 1 and res.stdout == ""
+    assert ('This object has no argument, nested block, or exported attribute named\n"outptu". Did you mean '
+            '"output"?') in res.stderr, res.stderr
+    assert 'An argument named "inptu" is not expected here. Did you mean "input"?' in res.stderr
+
+
+@requires_terraform
+@pytest.mark.parametrize("command", ["validate", "plan"])
+@pytest.mark.parametrize("config", [MISSPELT, MISSPELT_ATTRIBUTE], ids=["references", "attribute"])
+def test_misspelt_names_read_as_terraforms(workdir: Workdir, command: str, config: str) -> None:
+    with_module(workdir, config)
+    ours, theirs = errors_of(workdir, command, "-no-color")
+    assert ours == theirs
