@@ -59,11 +59,15 @@ def referred_attributes(module: Module, providers: Providers, found: list[Diagno
 
 def _schemas(module: Module, providers: Providers) -> dict[ResourceAddr, ResourceSchema]:
     out = {}
+    known: dict[tuple[str, str, str], ResourceSchema | None] = {}  # one lookup a resource type
     for rc in module.resources.values():
-        if providers.known(rc.provider_name):
-            schema = providers.schema(rc.provider_name, rc.addr.type, rc.addr.mode)
-            if schema is not None:
-                out[rc.addr] = schema
+        key = (rc.provider_name, rc.addr.type, rc.addr.mode)
+        if key not in known:
+            known[key] = (providers.schema(rc.provider_name, rc.addr.type, rc.addr.mode)
+                          if providers.known(rc.provider_name) else None)
+        schema = known[key]
+        if schema is not None:
+            out[rc.addr] = schema
     return out
 
 
@@ -154,21 +158,40 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
 def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSchema],
                         failed: set[ResourceAddr] | frozenset[ResourceAddr] = frozenset()) -> list[Diagnostic]:
     """terraform's "Unsupported attribute" for a reference to an attribute its resource's schema
-    lacks (``terraform_data.a.inptu``), with its suggestion of the nearest name."""
+    lacks (``terraform_data.a.inptu``), with its suggestion of the nearest name.
+
+    Every plan asks it of every expression (as terraform's validate walk does before planning):
+    the resources are looked up by (mode, type, name) tuples, without building addresses."""
+    targets: dict[tuple[str, str, str], tuple[bool, ResourceSchema]] = {}
+    for addr, schema in schemas.items():
+        rc = module.resources.get(addr)
+        if rc is not None and addr not in failed:
+            targets[(addr.mode, addr.type, addr.name)] = (rc.expanded, schema)
     diags = []
     seen: set[tuple[str, int, str]] = set()
     for fn, e in _all_expressions(module):
         for ref in E.references(e):
-            found = _referred_attribute(module, ref)
-            if found is None:
+            steps = ref.steps
+            if ref.root == "data":
+                if len(steps) < 3 or type(steps[0]) is not str or type(steps[1]) is not str:
+                    continue
+                key, rest = ("data", steps[0], steps[1]), steps[2:]
+            elif ref.root in _NOT_RESOURCES or len(steps) < 2 or type(steps[0]) is not str:
                 continue
-            addr, name = found
-            if addr in failed:
+            else:
+                key, rest = ("managed", ref.root, steps[0]), steps[1:]
+            target = targets.get(key)
+            if target is None:
                 continue
-            schema = schemas.get(addr)
-            if schema is None or name in schema.attributes or name in schema.blocks:
+            expanded, schema = target
+            if expanded:
+                if isinstance(rest[0], str):
+                    continue  # the whole resource's attribute: another error, "Missing resource instance key"
+                rest = rest[1:]
+            if not rest or not isinstance(rest[0], str):
                 continue
-            if (fn, ref.line, name) in seen:
+            name = rest[0]
+            if name in schema.attributes or name in schema.blocks or (fn, ref.line, name) in seen:
                 continue
             seen.add((fn, ref.line, name))
             detail = f'This object has no argument, nested block, or exported attribute named "{name}".'
@@ -179,29 +202,7 @@ def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSche
     return diags
 
 
-def _referred_attribute(module: Module, ref: E.Reference) -> tuple[ResourceAddr, str] | None:
-    """The resource and attribute name ``ref`` reads (``TYPE.NAME[KEY].ATTR``), if it is one."""
-    steps = list(ref.steps)
-    if ref.root == "data":
-        if len(steps) < 2 or not isinstance(steps[0], str) or not isinstance(steps[1], str):
-            return None
-        addr, rest = ResourceAddr(steps[0], steps[1], "data"), steps[2:]
-    elif ref.root in ("var", "local", "count", "each", "path", "terraform", "self", "module"):
-        return None
-    else:
-        if not steps or not isinstance(steps[0], str):
-            return None
-        addr, rest = ResourceAddr(ref.root, steps[0]), steps[1:]
-    rc = module.resources.get(addr)
-    if rc is None or not rest:
-        return None
-    if rc.expanded:
-        if isinstance(rest[0], str):
-            return None  # the whole resource's attribute: another error, "Missing resource instance key"
-        rest = rest[1:]
-    if not rest or not isinstance(rest[0], str):
-        return None
-    return addr, rest[0]
+_NOT_RESOURCES = frozenset({"var", "local", "count", "each", "path", "terraform", "self", "module"})
 
 
 def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], diags: list[Diagnostic],
