@@ -592,18 +592,28 @@ class Applier:
                 done(False)
                 return
             config = final
+        self.emit(ev.apply_start(addr, "read"))
+        started = time.monotonic()
         resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr))
         diags, value = resp.diagnostics, resp.state
         errs = errors_of(diags)
+        ended = ev.read_ended(addr, value, bool(errs), time.monotonic() - started,
+                              schema.id_attribute if schema else "id")
+        if ended.type == "apply_errored":
+            self.emit(ended)
         if errs or value is None:
             for d in errs or [error("Provider returned no object",
                                     f'Provider "{pname}" returned nothing when reading {addr}.')]:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
+        def durable() -> None:
+            self.emit(ended)
+            done(True)
+
         self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
                                                       sensitive_attributes=state_marks(value, c.sensitive)),
-                        on_durable=lambda: done(True))
+                        on_durable=durable)
 
     # ------------------------------------------------------------------ delete
 

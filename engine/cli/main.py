@@ -119,9 +119,25 @@ async def run(argv: list[str]) -> int:
 
 async def _dispatch_batching(a: Args, out: Output) -> int:
     if out.sink is not None:
-        async with out.sink.batching():
+        from engine.events.heartbeat import Heartbeats
+
+        beats = Heartbeats(out.emit, _heartbeat_interval())
+        out.bus.sinks.append(beats)
+        async with out.sink.batching(), beats.running():
             return await dispatch(a, out)
     return await dispatch(a, out)
+
+
+def _heartbeat_interval() -> float:
+    """Seconds between "Still creating..." lines: terraform's 10, or ``STRATA_HEARTBEAT_INTERVAL``
+    (for tests, which cannot wait ten seconds)."""
+    from engine.events.heartbeat import INTERVAL
+
+    try:
+        got = float(os.environ.get("STRATA_HEARTBEAT_INTERVAL", INTERVAL))
+    except ValueError:
+        return INTERVAL
+    return got if got > 0 else INTERVAL
 
 
 async def dispatch(a: Args, out: Output) -> int:
@@ -149,6 +165,10 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
     """Run ``cmd``, importing its module only now (each brings its own share of the engine)."""
     from engine.cli.args import UnknownCommand
 
+    if cmd in ("plan", "apply", "destroy", "refresh", "import") and not (cmd == "apply" and a.positional):
+        from engine.cli.prompt import ask_for_variables
+
+        ask_for_variables(a)  # at a terminal, terraform asks for the variables that have no value
     if cmd in ("plan", "apply", "destroy", "refresh"):
         from engine.cli import plan_apply
 

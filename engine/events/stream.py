@@ -437,10 +437,25 @@ def change_summary(counts: dict[str, int], operation: str) -> Event:
     return Event("change_summary", msg, {"changes": {**counts, "operation": operation}})
 
 
-_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying..."}
+# terraform's -json words; a data source's read is "Refreshing" there ("Reading" in its text)
+_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying...", "read": "Refreshing..."}
 _DONE_VERB = {"create": "Creation complete", "update": "Modifications complete",
-              "delete": "Destruction complete"}
-_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored"}
+              "delete": "Destruction complete", "read": "Refresh complete"}
+_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored",
+             "read": "Refresh errored"}
+_PROGRESS_VERB = {"create": "Still creating...", "update": "Still modifying...", "delete": "Still destroying...",
+                  "read": "Still refreshing..."}
+
+
+def go_duration(seconds: float) -> str:
+    """Whole seconds as Go's time.Duration prints them, as terraform's elapsed times are:
+    ``0s``, ``59s``, ``1m0s``, ``1h2m3s``."""
+    s = int(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return f"{h}h{m}m{sec}s"
+    return f"{m}m{sec}s" if m else f"{sec}s"
 
 
 def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) -> dict[str, Any]:
@@ -460,10 +475,16 @@ def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_v
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
-    verb = {"create": "Still creating...", "update": "Still modifying...",
-            "delete": "Still destroying..."}[action]
-    text = f"{addr}: {verb} [{int(elapsed)}s elapsed]" + (f" {message}" if message else "")
-    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    """terraform's heartbeat (no ``message``: see :mod:`engine.events.heartbeat`), or a note of
+    strata's on the operation (a provider's progress message, a retry)."""
+    return progress_event(resource_json(addr), action, elapsed, message)
+
+
+def progress_event(resource: dict[str, Any], action: str, elapsed: float, message: str = "") -> Event:
+    """:func:`apply_progress` for the ``resource`` object of the operation's other events."""
+    text = f"{resource['addr']}: {_PROGRESS_VERB[action]} [{go_duration(elapsed)} elapsed]" + (
+        f" {message}" if message else "")
+    hook = {"resource": resource, "action": action, "elapsed_seconds": int(elapsed)}
     if message:
         hook["message"] = message
     return Event("apply_progress", text, {"hook": hook})
@@ -475,14 +496,26 @@ def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str 
     hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
     hook["elapsed_seconds"] = int(elapsed)
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
-    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {int(elapsed)}s{suffix}",
+    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {go_duration(elapsed)}{suffix}",
                  {"hook": hook})
 
 
 def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
     hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
-    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s",
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {go_duration(elapsed)}",
                  {"hook": hook}, level="error")
+
+
+def read_ended(addr: InstanceAddr, value: dict[str, Any] | None, failed: bool, elapsed: float,
+               id_key: str = "id") -> Event:
+    """terraform's event at the end of a data source's read: complete, with the object's id (its
+    ``id_key``, or else its ``name``, when a string), or errored."""
+    if failed or value is None:
+        return apply_errored(addr, "read", elapsed)
+    for key in (id_key, "name"):
+        if isinstance(value.get(key), str):
+            return apply_complete(addr, "read", elapsed, key, value[key])
+    return apply_complete(addr, "read", elapsed)
 
 
 def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False,
