@@ -31,6 +31,7 @@ module each lives in::
         FunctionError (FunctionArityError; ArgumentError and Re2Error in lang/functions),
         ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
         _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
+        _Unexpected (lang/functions/go_json: a JSON document that ends inside a value),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
         TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error),
         FetchError and ModuleNotFound (install/module_fetch: a module package or registry answer

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import string
 
-from engine.diagnostics import FunctionError
+from engine.diagnostics import FunctionError, StrataError
 
 # the decoder's states between tokens (encoding/json's tokenState)
 _TOP, _ARRAY_START, _ARRAY_VALUE, _ARRAY_COMMA, _OBJECT_START, _OBJECT_KEY, _OBJECT_COLON, _OBJECT_VALUE, \
@@ -28,7 +28,7 @@ _HEX = string.hexdigits.encode()
 _ESCAPES = b'"\\/bfnrtu'
 
 
-class _Unexpected(Exception):
+class _Unexpected(StrataError):
     """The input ended inside a value (Go's io.ErrUnexpectedEOF)."""
 
 
