@@ -41,6 +41,10 @@ resource "terraform_data" "tocount" {}
 resource "terraform_data" "unkeyed" {
   for_each = toset(["a"])
 }
+resource "terraform_data" "single" {}
+resource "terraform_data" "uncounted" {
+  count = 3
+}
 '''
 DESTROY_V2 = '''\
 resource "terraform_data" "fe" {
@@ -53,6 +57,10 @@ resource "terraform_data" "tocount" {
   for_each = toset(["a"])
 }
 resource "terraform_data" "unkeyed" {}
+resource "terraform_data" "single" {
+  count = 1
+}
+resource "terraform_data" "uncounted" {}
 '''
 DESTROY_NOTES = [
     "  # terraform_data.cnt[1] will be destroyed",
@@ -61,9 +69,15 @@ DESTROY_NOTES = [
     '  # (because key ["db"] is not in for_each map)',
     "  # terraform_data.gone will be destroyed",
     "  # (because terraform_data.gone is not in configuration)",
+    "  # terraform_data.single has moved to terraform_data.single[0]",  # terraform's implied move
     "  # terraform_data.tocount will be destroyed",
     "  # (because resource uses count or for_each)",
     '  # terraform_data.tocount["a"] will be created',
+    '  # terraform_data.uncounted[0] has moved to terraform_data.uncounted',
+    "  # terraform_data.uncounted[1] will be destroyed",
+    "  # (because resource does not use count)",
+    "  # terraform_data.uncounted[2] will be destroyed",
+    "  # (because resource does not use count)",
     "  # terraform_data.unkeyed will be created",
     '  # terraform_data.unkeyed["a"] will be destroyed',
     "  # (because resource does not use for_each)",
