@@ -394,9 +394,10 @@ _STILL = {"create": "Still creating...", "update": "Still modifying...", "delete
 
 class HumanLines:
     """The text terraform prints for an operation's events, where it is not the ``-json``
-    message: a data source's read ("Reading...", "Read complete"), and a heartbeat, which names
-    the object's id (from the operation's start) where ``-json`` does not. A provider's own
-    progress messages are strata's, in the event stream only: terraform prints none."""
+    message: a data source's read ("Reading...", "Read complete"), a heartbeat, which names the
+    object's id (from the operation's start) where ``-json`` does not, and nothing for an
+    operation that failed (its diagnostic follows). A provider's own progress messages are
+    strata's, in the event stream only: terraform prints none."""
 
     def __init__(self) -> None:
         self._ids: dict[tuple[str, str], str] = {}  # (address, action) -> "id=..., " of a heartbeat
@@ -420,9 +421,10 @@ class HumanLines:
             elapsed = ev.go_duration(hook["elapsed_seconds"])
             return f"{key[0]}: {_STILL[action]} [{self._ids.get(key, '')}{elapsed} elapsed]"
         self._ids.pop(key, None)
+        if event.type == "apply_errored":
+            return None  # terraform's text says nothing here: the error's diagnostic says it all
         if action == "read":
-            return message.replace(": Refresh complete after", ": Read complete after", 1).replace(
-                ": Refresh errored after", ": Read errored after", 1)
+            return message.replace(": Refresh complete after", ": Read complete after", 1)
         return message
 
 

@@ -96,3 +96,9 @@ def test_a_providers_progress_message_is_not_terraforms_text_but_a_retry_is_said
     assert lines.line(ev.apply_progress(A, "create", 0, "simulated create latency: 0.9s left")) is None
     retry = ev.apply_progress(A, "create", 0, "retrying after a retryable error (attempt 2 of 4): boom")
     assert lines.line(retry) == retry.message
+
+
+def test_a_failed_operation_has_no_line_of_its_own() -> None:
+    lines = HumanLines()
+    lines.line(ev.apply_start(A, "create"))
+    assert lines.line(ev.apply_errored(A, "create", 3)) is None
