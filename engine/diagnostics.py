@@ -24,6 +24,7 @@ module each lives in::
     ├── LockMisuseError                  state/lock: the lock used out of its lifecycle (a bug)
     ├── UnlockError                      state/lock: force-unlock refused (wrong ID, no lock)
     ├── UsageError                       cli/args: a command line strata cannot run
+    ├── UnknownCommand                   cli/args: no such command (terraform's "Did you mean")
     ├── AddressSpaceExhausted            memory: near the ulimit -v (also a MemoryError), raised
     │                                    while there is memory left to end the run with
     ├── ResourceError                    provider/framework: a provider's own error, mapped to a
@@ -32,6 +33,7 @@ module each lives in::
         FunctionError (FunctionArityError; ArgumentError and Re2Error in lang/functions),
         ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
         _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
+        _Unexpected (lang/functions/go_json: a JSON document that ends inside a value),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
         TypeSpecError (config/decode), FormatError (lang/fmt: fmt's syntax error),
         FetchError and ModuleNotFound (install/module_fetch: a module package or registry answer
@@ -214,6 +216,22 @@ def errors_of(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
 def addressed(diags: Iterable[Diagnostic], address: str, subject: SourceRange | None = None) -> list[Diagnostic]:
     """``diags`` (a provider's, say) with ``address``, and ``subject`` where they have none."""
     return [Diagnostic(d.severity, d.summary, d.detail, d.subject or subject, d.address or address) for d in diags]
+
+
+def levenshtein(a: str, b: str) -> int:
+    """The edit distance between ``a`` and ``b`` (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def name_suggestion(given: str, names: list[str]) -> str | None:
+    """terraform's "Did you mean" (didyoumean.NameSuggestion): the first of ``names`` within an
+    edit distance of 2 of ``given``, or None."""
+    return next((n for n in names if levenshtein(given, n) < 3), None)
 
 
 class StrataError(Exception):

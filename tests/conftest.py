@@ -44,8 +44,10 @@ class Workdir:
     def strata(self, *args: str, input: str | None = None, check: bool = False) -> Result:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        # no input: not the terminal pytest may have been started from (strata would prompt there)
+        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
         proc = subprocess.run([sys.executable, "-m", "engine", *args], cwd=self.path, env=env,
-                              capture_output=True, text=True, input=input, timeout=300)
+                              capture_output=True, text=True, timeout=300, **stdin)
         res = Result(proc.returncode, proc.stdout, proc.stderr)
         if check and proc.returncode != 0:
             raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}\n"

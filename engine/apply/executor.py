@@ -540,14 +540,20 @@ class Applier:
             config = final
         rc = self.module.resource_at(addr.resource) if self.module is not None else None
         scoped = rc if rc is not None and rc.check is not None else None  # its diagnostics placed in its block
+        self.emit(ev.apply_start(addr, "read"))
+        started = time.monotonic()
         resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr),
                                                subject=scoped.range if scoped else None, body=scoped)
         diags, value = resp.diagnostics, resp.state
         errs = errors_of(diags)
+        ended = ev.read_ended(addr, value, bool(errs), time.monotonic() - started,
+                              schema.id_attribute if schema else "id")
         if rc is not None and rc.check is not None:  # scoped to a check block: warnings, never a failure
             failed = read_failure(errs) if errs else "" if value is not None else f"No object read for {addr}."
             self.check_data[check_object(addr.resource.module, rc.check)] = (FAIL, failed) if failed else (PASS, "")
             self.check_warnings.extend(as_check_warnings(diags, rc.context))
+        elif ended.type == "apply_errored":
+            self.emit(ended)
         if errs or value is None:
             if rc is not None and rc.check is not None:
                 done(True)
@@ -557,9 +563,13 @@ class Applier:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
+        def durable() -> None:
+            self.emit(ended)
+            done(True)
+
         self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
                                                       sensitive_attributes=state_marks(value, c.sensitive)),
-                        on_durable=lambda: done(True))
+                        on_durable=durable)
 
     # ------------------------------------------------------------------ delete
 

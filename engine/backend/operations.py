@@ -167,10 +167,20 @@ _IMPORT_FAILED = Failure("Provider failed to import", raises=True)
 _IMPORT_READ_FAILED = Failure("Provider failed to read the imported object", raises=True)
 
 
+IMPORT_SUCCESSFUL = """
+Import successful!
+
+The resources that were imported are shown above. These resources are now in
+your strata state and will henceforth be managed by strata.
+"""
+"""terraform's closing words of ``import`` (its line breaks too)."""
+
+
 async def import_resource(opts: Options, address: str, import_id: str, emit: Callable[[ev.Event], None],
                           providers: Providers | None = None, announce: Callable[[str], None] | None = None) -> str:
     """Bring an existing remote object under management at ``address``; returns a human message.
-    ``announce`` gets terraform's "Importing from ID" line once the address is known to be valid.
+    ``announce`` gets terraform's progress lines: "Importing from ID" once the address is known to be
+    valid, then "Import prepared!" and the refresh of the object found.
 
     As terraform requires, the resource must be declared in configuration. The
     provider turns the id into an import stub (ImportResourceState), then reads
@@ -225,6 +235,10 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
         errs = errors_of(resp.diagnostics)
         if errs or resp.state is None:
             raise DiagnosticsError(errs or [error("Import failed", f'The provider returned nothing for id "{import_id}".')])
+        if announce is not None:  # terraform's hooks: the import, then the refresh of what it found
+            ident = resp.state.get(schema.id_attribute)
+            announce(f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n"
+                     + (f"{addr}: Refreshing state... [{schema.id_attribute}={ident}]\n" if isinstance(ident, str) else ""))
         read = await provider.read_resource(ReadResourceRequest(addr.resource.type, resp.state, resp.private),
                                             address=str(addr), failure=_IMPORT_READ_FAILED, annotate=False)
         errs = errors_of(read.diagnostics)
@@ -242,4 +256,5 @@ async def import_resource(opts: Options, address: str, import_id: str, emit: Cal
                           private=read.private)
         async with store.writer(state) as writer:
             writer.put(addr, providers.config_address(rc.provider_key), obj)
-        return f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n\nImport successful!"
+        prepared = "" if announce is not None else f"{addr}: Import prepared!\n  Prepared {addr.resource.type} for import\n"
+        return prepared + IMPORT_SUCCESSFUL

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.diagnostics import StrataError
+from engine.diagnostics import StrataError, name_suggestion
 
 if TYPE_CHECKING:
     from engine.api import PlanOptions, Workspace
@@ -93,12 +93,35 @@ _LIST_FLAGS = {"provider-parallelism", "type-parallelism", "rate-limit", "type-r
 
 
 class UsageError(StrataError):
-    pass
+    """A mistake on the command line. ``help_for``: the command whose ``-help`` terraform points
+    to after the diagnostic ("For more help on using this command, run: ...")."""
+
+    def __init__(self, message: str, help_for: str | None = None) -> None:
+        super().__init__(message)
+        self.help_for = help_for
+
+
+class UnknownCommand(StrataError):
+    """A command strata does not have, with terraform's suggestion of one it does."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.suggestion = name_suggestion(name, sorted(_KNOWN_COMMANDS))
+        super().__init__(f"strata has no command named {name!r}")
+
+    def text(self) -> str:
+        """terraform's words (on standard error, not as a diagnostic)."""
+        mean = f' Did you mean "{self.suggestion}"?' if self.suggestion else ""
+        return (f'strata has no command named "{self.name}".{mean}\n\n'
+                "To see all of strata's top-level commands, run:\n  strata -help\n\n")
+
+
 
 
 _KNOWN_COMMANDS = frozenset({"plan", "apply", "destroy", "validate", "graph", "state", "show", "import", "version",
                              "init", "output", "taint", "untaint", "refresh", "force-unlock", "report",
                              "providers", "fmt", "console", "get", "workspace"})
+_VERSION_FLAGS = frozenset({"-v", "-version", "--version"})
 _APPLYING = frozenset({"apply", "destroy"})
 _LOCKING = frozenset({"plan", "apply", "destroy", "refresh", "import", "state", "taint", "untaint", "graph"})
 """The commands that take the state lock, and so have -lock and -lock-timeout (state: rm and mv)."""
@@ -148,6 +171,8 @@ def check_options_for(a: Args) -> None:
     cmd = a.command[0]
     given = (set(a.flags) | set(a.lists) | ({"replace"} if a.replace else set())
              | ({"target"} if a.targets else set()))
+    if cmd not in _KNOWN_COMMANDS:
+        raise UnknownCommand(cmd)
     if a.flags.get("refresh-only"):  # terraform's plan modes that cannot be combined
         if cmd == "destroy" or a.flags.get("destroy"):
             raise UsageError("Incompatible plan mode options: the -destroy and -refresh-only options are "
@@ -159,8 +184,8 @@ def check_options_for(a: Args) -> None:
             raise UsageError("Incompatible refresh options: -refresh-only with -refresh=false would have "
                              "nothing to do.")
     if "generate-config-out" in given and cmd != "plan":  # terraform's: only plan defines it
-        raise UsageError("Failed to parse command-line flags\nflag provided but not defined: -generate-config-out"
-                         f"\n\nFor more help on using this command, run:\n  strata {cmd} -help")
+        raise UsageError("Failed to parse command-line flags\nflag provided but not defined: -generate-config-out",
+                         help_for=cmd)
     if cmd == "state" and a.command[1:2] not in (["rm"], ["mv"]):
         for name in ("lock", "lock-timeout"):  # state list and show read without the lock, as terraform's
             if name in given:
@@ -191,6 +216,9 @@ def parse_args(argv: list[str]) -> Args:
     while i < len(argv):
         tok = argv[i]
         i += 1
+        if not a.command and tok in _VERSION_FLAGS:
+            a.command.append("version")  # terraform's aliases of the command, before any other
+            continue
         if tok.startswith("-") and len(tok) > 1:
             body = tok.lstrip("-")
             name, eq, value = body.partition("=")
@@ -225,10 +253,9 @@ def parse_args(argv: list[str]) -> Args:
                 else:
                     a.flags[name] = value
                 continue
-            import difflib
-
-            close = difflib.get_close_matches(name, sorted(_BOOL_FLAGS | _VALUE_FLAGS | _LIST_FLAGS), n=1)
-            raise UsageError(f"Unknown option: {tok}" + (f". Did you mean -{close[0]}?" if close else ""))
+            # terraform's words (Go's flag package), without a suggestion: terraform makes none
+            raise UsageError(f"Failed to parse command-line flags\nflag provided but not defined: -{name}",
+                             help_for=" ".join(a.command) or None)
         if not a.command or (a.command in (["state"], ["import"], ["workspace"]) and len(a.command) == 1):
             a.command.append(tok)
         else:

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 # a command imports what it uses when it runs (the event loop, the parser, the planner);
 # `version` and `-help` import none of that, and a plain `strata version` not even the argument
 # parser; `init` and `providers` read the configuration but need no event loop.
-_PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "--json"): True}
+_PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "--json"): True,
+                  ("-version",): False, ("--version",): False, ("-v",): False}
 
 
 def without_event_loop(argv: list[str]) -> int | None:
@@ -75,11 +76,22 @@ def _print_version_or_init(a: Args) -> int:
 
 
 def _print_version(as_json: bool) -> int:
-    if as_json:
-        sys.stdout.write(f'{{"strata_version":"{__version__}"}}\n')  # a version has nothing to escape
+    if as_json:  # a version and a platform have nothing to escape
+        sys.stdout.write(f'{{"strata_version":"{__version__}","platform":"{_platform()}"}}\n')
     else:
-        sys.stdout.write(f"strata v{__version__}\n")
+        sys.stdout.write(f"strata v{__version__}\non {_platform()}\n")
     return 0
+
+
+_GOARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
+           "i686": "386", "armv7l": "arm", "armv6l": "arm"}
+
+
+def _platform() -> str:
+    """The platform as terraform names it (Go's GOOS_GOARCH: linux_amd64, darwin_arm64)."""
+    system = "windows" if sys.platform == "win32" else sys.platform.rstrip("0123456789")
+    machine = os.uname().machine.lower() if hasattr(os, "uname") else "amd64"
+    return f"{system}_{_GOARCH.get(machine, machine)}"
 
 
 _WITHOUT_WORKSPACE = frozenset({"fmt", "get", "report", "version", "workspace"})
@@ -134,13 +146,29 @@ async def run(argv: list[str]) -> int:
 
 async def _dispatch_batching(a: Args, out: Output) -> int:
     if out.sink is not None:
-        async with out.sink.batching():
+        from engine.events.heartbeat import Heartbeats
+
+        beats = Heartbeats(out.emit, _heartbeat_interval())
+        out.bus.sinks.append(beats)
+        async with out.sink.batching(), beats.running():
             return await dispatch(a, out)
     return await dispatch(a, out)
 
 
+def _heartbeat_interval() -> float:
+    """Seconds between "Still creating..." lines: terraform's 10, or ``STRATA_HEARTBEAT_INTERVAL``
+    (for tests, which cannot wait ten seconds)."""
+    from engine.events.heartbeat import INTERVAL
+
+    try:
+        got = float(os.environ.get("STRATA_HEARTBEAT_INTERVAL", INTERVAL))
+    except ValueError:
+        return INTERVAL
+    return got if got > 0 else INTERVAL
+
+
 async def dispatch(a: Args, out: Output) -> int:
-    from engine.cli.args import UsageError
+    from engine.cli.args import UnknownCommand, UsageError
     from engine.diagnostics import CycleError, DiagnosticsError, StrataError, error
 
     cmd = a.command[0]
@@ -154,7 +182,7 @@ async def dispatch(a: Args, out: Output) -> int:
         out.diagnostics([error("Cycle: " + ", ".join(c), "") for c in exc.cycles])
         return 1
     except StrataError as exc:
-        if isinstance(exc, (UsageError, MemoryError)):  # out of address space: one line, in _main
+        if isinstance(exc, (UsageError, UnknownCommand, MemoryError)):  # MemoryError: one line, in _main
             raise
         out.diagnostics([error(str(exc).split(":")[0], str(exc))])
         return 1
@@ -162,8 +190,12 @@ async def dispatch(a: Args, out: Output) -> int:
 
 async def _command(cmd: str, a: Args, out: Output) -> int:
     """Run ``cmd``, importing its module only now (each brings its own share of the engine)."""
-    from engine.cli.args import UsageError
+    from engine.cli.args import UnknownCommand
 
+    if cmd in ("plan", "apply", "destroy", "refresh", "import") and not (cmd == "apply" and a.positional):
+        from engine.cli.prompt import ask_for_variables
+
+        ask_for_variables(a)  # at a terminal, terraform asks for the variables that have no value
     if cmd in ("plan", "apply", "destroy", "refresh"):
         from engine.cli import plan_apply
 
@@ -217,7 +249,7 @@ async def _command(cmd: str, a: Args, out: Output) -> int:
         return cmd_workspace(a)
     if cmd in ("version", "init", "get"):  # here only with -chdir after the command
         return _print_version_or_init(a)
-    raise UsageError(f'strata has no command named "{cmd}". Run "strata -help" for the commands.')
+    raise UnknownCommand(cmd)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -294,7 +326,7 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
             return _flushed(_print_version(as_json))
         except OSError as exc:  # written unbuffered (PYTHONUNBUFFERED): to a closed pipe, a full disk
             return _could_not_write(exc)
-    from engine.cli.args import UsageError, enter_chdir
+    from engine.cli.args import UnknownCommand, UsageError, enter_chdir
     from engine.diagnostics import error
 
     backend = os.environ.get("STRATA_ASYNC_BACKEND", "asyncio")
@@ -321,6 +353,11 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
 
         lines = str(exc).split("\n")
         sys.stderr.write(render_diagnostic(error(lines[0], "\n".join(lines[1:])), "-no-color" in argv) + "\n")
+        if exc.help_for:
+            sys.stderr.write(f"\nFor more help on using this command, run:\n  strata {exc.help_for} -help\n")
+        code = 1
+    except UnknownCommand as exc:
+        sys.stderr.write(exc.text())
         code = 1
     except BaseException as exc:
         if deferred is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.config.dynamic import expand_dynamic
 from engine.config.model import ResourceConfig
+from engine.config.suggestions import unsupported_block
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.convert import ConversionError, convert
 from engine.lang.evaluate import EvalError, Scope, evaluate
@@ -68,8 +69,7 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
             expand_dynamic(b, schema, scope, ctx, diags, by_type, unknown)
             continue
         if b.type not in schema:
-            diags.append(error("Unsupported block type",
-                               f'Blocks of type "{b.type}" are not expected here.', b.range, context=ctx))
+            diags.append(error("Unsupported block type", unsupported_block(b.type, schema), b.range, context=ctx))
             continue
         by_type.setdefault(b.type, []).append((b, scope, b.labels))
     out: dict[str, Any] = {}

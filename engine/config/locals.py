@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.config.model import LocalConfig, Module
+from engine.config.suggestions import undeclared_local
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.values import UNKNOWN
 
@@ -36,8 +37,7 @@ class LocalValues:
             return self._values[name]
         lc = self.module.locals.get(name)
         if lc is None:
-            raise EvalError("Reference to undeclared local value",
-                            f'A local value with the name "{name}" has not been declared.', line)
+            raise EvalError("Reference to undeclared local value", undeclared_local(name, self.module.locals), line)
         if name in self._busy:
             raise EvalError("Cycle in local values", f"local.{name} refers to itself.", line)
         self._busy.add(name)

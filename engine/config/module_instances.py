@@ -21,6 +21,7 @@ from typing import Any
 from engine.addrs import ROOT, InstanceKey, ModulePath, ResourceAddr, resource_addr
 from engine.config.expansion import Instances, expand
 from engine.config.model import NO_DEFAULT, Module, ModuleCall
+from engine.config.suggestions import undeclared_local
 from engine.diagnostics import Diagnostic, SourceRange, decl_range, error
 from engine.lang import expr as E
 from engine.lang.convert import ConversionError, convert
@@ -217,8 +218,7 @@ class ModuleInstance:
             return got
         lc = self.config.locals.get(name)
         if lc is None:
-            raise EvalError("Reference to undeclared local value",
-                            f'A local value with the name "{name}" has not been declared.', line)
+            raise EvalError("Reference to undeclared local value", undeclared_local(name, self.config.locals), line)
         self._locals[name] = _BUSY
         try:
             v = evaluate(lc.expr, self.scope())

@@ -16,6 +16,7 @@ from engine.config.constants import _NoResources
 from engine.config.instance import evaluate_blocks
 from engine.config.locals import LocalValues
 from engine.config.model import Module, ResourceConfig
+from engine.config.suggestions import unsupported_argument
 from engine.diagnostics import Diagnostic, SourceRange, error
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
@@ -58,8 +59,8 @@ def check_resource_types(module: Module, providers: Providers) -> list[Diagnosti
             continue
         for name, a in rc.attributes.items():
             if name not in schema.attributes:
-                diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
-                                   a.range))
+                diags.append(error("Unsupported argument", unsupported_argument(name, schema.attributes,
+                                                                                 schema.blocks), a.range))
             elif schema.attributes[name].computed and not schema.attributes[name].optional:
                 diags.append(error("Invalid or unknown key",
                                    f'The attribute "{name}" of {rc.addr.type} is computed by the '

@@ -8,7 +8,8 @@ from typing import Any
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.config.suggestions import undeclared_local, undeclared_variable
+from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
 from engine.lang import expr as E
 from engine.lang.scope import BARE_TYPE, COUNT_OUTSIDE, EACH_OUTSIDE, TERRAFORM_ATTRIBUTE
 
@@ -79,14 +80,12 @@ def validate_references(module: Module) -> list[Diagnostic]:
             name = ref.step_name(0)
             if ref.root == "var":
                 if name is None or name not in module.variables:
-                    diags.append(error("Reference to undeclared input variable",
-                                       f'An input variable with the name "{name}" has not been declared. '
-                                       f'This variable can be declared with a variable "{name}" {{}} block.',
-                                       where))
+                    diags.append(error("Reference to undeclared input variable", undeclared_variable(
+                        str(name), module.variables), where))
             elif ref.root == "local":
                 if name is None or name not in module.locals:
                     diags.append(error("Reference to undeclared local value",
-                                       f'A local value with the name "{name}" has not been declared.', where))
+                                       undeclared_local(str(name), module.locals), where))
             elif ref.root == "count":
                 if not has_count:
                     diags.append(error('Reference to "count" in non-counted context', COUNT_OUTSIDE, where))
@@ -124,8 +123,11 @@ def validate_references(module: Module) -> list[Diagnostic]:
             elif ref.root == "module":
                 call = module.calls.get(name) if name is not None else None
                 if call is None:
+                    suggestion = name_suggestion(str(name), sorted(module.calls))
+                    mean = f' Did you mean "{suggestion}"?' if suggestion else ""
                     diags.append(error("Reference to undeclared module",
-                                       f'No module call named "{name}" is declared in {where_declared}.', where))
+                                       f'No module call named "{name}" is declared in {where_declared}.{mean}',
+                                       where))
                 else:
                     out = _module_output_name(call, ref)
                     if out is not None and out not in call.module.outputs:

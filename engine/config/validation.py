@@ -9,7 +9,7 @@ configuration alone decides is checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -18,7 +18,8 @@ from engine.config.dynamic import block_expressions
 from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned, unplanned_locals
 from engine.config.references import provisioner_expressions
-from engine.diagnostics import Diagnostic, SourceRange, error
+from engine.config.suggestions import unsupported_argument, unsupported_block
+from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
 from engine.lang import expr as E
 from engine.lang.calls import PROVIDER, unknown_provider_function
 from engine.lang.convert import friendly_name
@@ -41,7 +42,7 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
     for rc in module.resources.values():
         schema = schemas.get(rc.addr)
         if schema is not None:
-            _blocks(rc.blocks, schema.blocks, diags)
+            _blocks(rc.blocks, schema.blocks, diags, schema.attributes)
     diags += provider_blocks(module, providers)
     diags += for_each_values(module, providers)
     wrong = {module.context_of(d.subject) for d in [*(found or ()), *diags] if d.severity == "error"}
@@ -49,13 +50,25 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
     return diags + resource_attributes(module, schemas, failed)
 
 
+def referred_attributes(module: Module, providers: Providers, found: list[Diagnostic]) -> list[Diagnostic]:
+    """:func:`resource_attributes` as plan checks them before planning (terraform's validate walk
+    runs first): of the resources without a mistake of their own in ``found``."""
+    wrong = {module.context_of(d.subject) for d in found if d.severity == "error"}
+    failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
+    return resource_attributes(module, _schemas(module, providers), failed)
+
+
 def _schemas(module: Module, providers: Providers) -> dict[ResourceAddr, ResourceSchema]:
     out = {}
+    known: dict[tuple[str, str, str], ResourceSchema | None] = {}  # one lookup a resource type
     for rc in module.resources.values():
-        if providers.known(rc.provider_name):
-            schema = providers.schema(rc.provider_name, rc.addr.type, rc.addr.mode)
-            if schema is not None:
-                out[rc.addr] = schema
+        key = (rc.provider_name, rc.addr.type, rc.addr.mode)
+        if key not in known:
+            known[key] = (providers.schema(rc.provider_name, rc.addr.type, rc.addr.mode)
+                          if providers.known(rc.provider_name) else None)
+        schema = known[key]
+        if schema is not None:
+            out[rc.addr] = schema
     return out
 
 
@@ -177,25 +190,44 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
 def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSchema],
                         failed: set[ResourceAddr] | frozenset[ResourceAddr] = frozenset()) -> list[Diagnostic]:
     """terraform's "Unsupported attribute" for a reference to an attribute its resource's schema
-    lacks (``terraform_data.a.inptu``), with its suggestion of the nearest name."""
+    lacks (``terraform_data.a.inptu``), with its suggestion of the nearest name.
+
+    Every plan asks it of every expression (as terraform's validate walk does before planning):
+    the resources are looked up by (mode, type, name) tuples, without building addresses."""
+    targets: dict[tuple[str, str, str], tuple[bool, ResourceSchema]] = {}
+    for addr, schema in schemas.items():
+        rc = module.resources.get(addr)
+        if rc is not None and addr not in failed:
+            targets[(addr.mode, addr.type, addr.name)] = (rc.expanded, schema)
     diags = []
     seen: set[tuple[str, int, str]] = set()
     for fn, e in _all_expressions(module):
         for ref in E.references(e):
-            found = _referred_attribute(module, ref)
-            if found is None:
+            steps = ref.steps
+            if ref.root == "data":
+                if len(steps) < 3 or type(steps[0]) is not str or type(steps[1]) is not str:
+                    continue
+                key, rest = ("data", steps[0], steps[1]), steps[2:]
+            elif ref.root in _NOT_RESOURCES or len(steps) < 2 or type(steps[0]) is not str:
                 continue
-            addr, name = found
-            if addr in failed:
+            else:
+                key, rest = ("managed", ref.root, steps[0]), steps[1:]
+            target = targets.get(key)
+            if target is None:
                 continue
-            schema = schemas.get(addr)
-            if schema is None or name in schema.attributes or name in schema.blocks:
+            expanded, schema = target
+            if expanded:
+                if isinstance(rest[0], str):
+                    continue  # the whole resource's attribute: another error, "Missing resource instance key"
+                rest = rest[1:]
+            if not rest or not isinstance(rest[0], str):
                 continue
-            if (fn, ref.line, name) in seen:
+            name = rest[0]
+            if name in schema.attributes or name in schema.blocks or (fn, ref.line, name) in seen:
                 continue
             seen.add((fn, ref.line, name))
             detail = f'This object has no argument, nested block, or exported attribute named "{name}".'
-            suggestion = name_suggestion(name, [*schema.attributes, *schema.blocks])
+            suggestion = name_suggestion(name, sorted([*schema.attributes, *schema.blocks]))
             if suggestion:
                 detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
             diags.append(error("Unsupported attribute", detail, SourceRange(fn, ref.line)))
@@ -223,58 +255,17 @@ def _self_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSchema]
     return diags
 
 
-def _referred_attribute(module: Module, ref: E.Reference) -> tuple[ResourceAddr, str] | None:
-    """The resource and attribute name ``ref`` reads (``TYPE.NAME[KEY].ATTR``), if it is one."""
-    steps = list(ref.steps)
-    if ref.root == "data":
-        if len(steps) < 2 or not isinstance(steps[0], str) or not isinstance(steps[1], str):
-            return None
-        addr, rest = ResourceAddr(steps[0], steps[1], "data"), steps[2:]
-    elif ref.root in ("var", "local", "count", "each", "path", "terraform", "self", "module"):
-        return None
-    else:
-        if not steps or not isinstance(steps[0], str):
-            return None
-        addr, rest = ResourceAddr(ref.root, steps[0]), steps[1:]
-    rc = module.resources.get(addr)
-    if rc is None or not rest:
-        return None
-    if rc.expanded:
-        if isinstance(rest[0], str):
-            return None  # the whole resource's attribute: another error, "Missing resource instance key"
-        rest = rest[1:]
-    if not rest or not isinstance(rest[0], str):
-        return None
-    return addr, rest[0]
+_NOT_RESOURCES = frozenset({"var", "local", "count", "each", "path", "terraform", "self", "module"})
 
 
-def name_suggestion(given: str, names: list[str]) -> str | None:
-    """terraform's "Did you mean": the first of ``names`` within an edit distance of 3 of ``given``."""
-    for n in names:
-        if _distance(given, n) < 3:
-            return n
-    return None
-
-
-def _distance(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
-def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], diags: list[Diagnostic]
-            ) -> None:
+def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSchema], diags: list[Diagnostic],
+            attributes: Iterable[str] = ()) -> None:
     """A nested block of a type the schema does not take, or an argument its block does not."""
     for b in blocks:
         if b.type == "dynamic" and len(b.labels) == 1:
             bs = schema.get(b.labels[0])
             if bs is None:
-                diags.append(error("Unsupported block type",
-                                   f'Blocks of type "{b.labels[0]}" are not expected here.', b.range))
+                diags.append(error("Unsupported block type", unsupported_block(b.labels[0], schema), b.range))
                 continue
             for content in b.blocks:
                 if content.type == "content":
@@ -282,8 +273,7 @@ def _blocks(blocks: tuple[Block, ...] | list[Block], schema: dict[str, BlockSche
             continue
         bs = schema.get(b.type)
         if bs is None:
-            diags.append(error("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.',
-                               b.range))
+            diags.append(error("Unsupported block type", unsupported_block(b.type, schema, attributes), b.range))
             continue
         _block_body(b, bs, diags)
 
@@ -302,21 +292,18 @@ def provider_blocks(module: Module, providers: Providers) -> list[Diagnostic]:
                                    f'The argument "{name}" is required, but no definition was found.', pc.range))
         for name, a in pc.attributes.items():
             if name not in schema.attributes:
-                detail = f'An argument named "{name}" is not expected here.'
-                suggestion = name_suggestion(name, list(schema.attributes))
-                if suggestion:
-                    detail = detail[:-1] + f'. Did you mean "{suggestion}"?'
-                diags.append(error("Unsupported argument", detail, a.range))
-        _blocks(pc.blocks, schema.blocks, diags)
+                diags.append(error("Unsupported argument", unsupported_argument(name, schema.attributes,
+                                                                                 schema.blocks), a.range))
+        _blocks(pc.blocks, schema.blocks, diags, schema.attributes)
     return diags
 
 
 def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
     for name, a in b.attributes.items():
         if name not in bs.attributes:
-            diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
+            diags.append(error("Unsupported argument", unsupported_argument(name, bs.attributes, bs.blocks),
                                a.range))
-    _blocks(b.blocks, bs.blocks, diags)
+    _blocks(b.blocks, bs.blocks, diags, bs.attributes)
 
 
 def for_each_values(module: Module, providers: Providers) -> list[Diagnostic]:

@@ -126,7 +126,8 @@ def _shift_attr(a: Any) -> Any:
 def gather(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] | None = None,
            directory: str = ".") -> tuple[list[RawValue], list[Diagnostic]]:
     """Every assignment, lowest precedence first. ``cli`` holds ("var", "NAME=VALUE") and
-    ("var-file", PATH) in command-line order."""
+    ("var-file", PATH) in command-line order, and ("input", "NAME=VALUE"): a value typed at the
+    prompt for a variable that had none."""
     env = os.environ if env is None else env
     values: list[RawValue] = []
     diags: list[Diagnostic] = []
@@ -148,6 +149,9 @@ def gather(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] | 
             got, d = read_tfvars(item)
             values.extend(got)
             diags.extend(d)
+        elif kind == "input":  # answered at terraform's prompt (engine/cli/prompt.py)
+            name, _, text = item.partition("=")
+            values.append(RawValue(name, _PROMPT, text=text))
         else:
             name, _, text = item.partition("=")
             if name not in module.variables:
@@ -174,6 +178,7 @@ def gather(module: Module, cli: list[tuple[str, str]], env: Mapping[str, str] | 
     return values, diags
 
 
+_PROMPT = "an interactive prompt"
 _UNDECLARED_SHOWN = 2  # terraform's: the rest are counted in one more warning
 
 
@@ -231,6 +236,8 @@ def _unsuitable(vc: VariableConfig, v: RawValue, exc: ConversionError) -> Diagno
                      f"{exc.cty_text}", v.range)
     if v.where.startswith("the environment variable "):
         how = f"the {v.where.rsplit(' ', 1)[1]} environment variable"
+    elif v.where == _PROMPT:
+        how = _PROMPT
     else:
         how = f'-var="{name}=..."'
     return error("Invalid value for input variable",

@@ -13,18 +13,15 @@ dict literal, and the JSON sink serialises it with orjson.
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import json
 import operator
 import os
-import select
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
-import anyio
 import orjson
 
 from engine import __version__
@@ -32,6 +29,13 @@ from engine.addrs import InstanceAddr
 from engine.diagnostics import Diagnostic
 from engine.events import jsonline
 from engine.events.jsonline import json_line, timestamp
+
+# the writing machinery lives in engine.events.writing; these names are still reached through here
+from engine.events.writing import OUTPUT_FAILED as OUTPUT_FAILED
+from engine.events.writing import FlushWithin as FlushWithin
+from engine.events.writing import _ki_protected
+from engine.events.writing import stream_failed as stream_failed
+from engine.events.writing import write_all as write_all
 
 UI_VERSION = "1.2"
 STRATA_VERSION = __version__
@@ -172,116 +176,6 @@ def capture_events() -> Iterator[list[Event]]:
 def capture_sink(event: Event) -> None:
     for c in _CAPTURES:
         c.append(event)
-
-
-class FlushWithin:
-    """Calls ``flush`` at most ``max_delay`` seconds after the first :meth:`mark` since the last
-    flush, from a background task while :meth:`running`; once more when the block ends.
-
-    What lets a sink gather its output into few large writes while a program (or a person)
-    reading it through a pipe still sees each line within ``max_delay``.
-    """
-
-    def __init__(self, flush: Callable[[], None], max_delay: float = 0.02) -> None:
-        self._flush = flush
-        self.max_delay = max_delay
-        self._dirty = False
-        self._wake: anyio.Event | None = None
-
-    def mark(self) -> None:
-        """Something was written that must reach the reader within ``max_delay``."""
-        if not self._dirty:
-            self._dirty = True
-            if self._wake is not None:
-                self._wake.set()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        async def flusher() -> None:
-            while True:
-                self._wake = anyio.Event()
-                if not self._dirty:
-                    await self._wake.wait()
-                await anyio.sleep(self.max_delay)
-                self._dirty = False
-                self._flush()
-
-        failed: BaseException | None = None
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(flusher)
-                try:
-                    yield
-                except BaseException as exc:
-                    # raised again below, outside the task group: the caller gets its own
-                    # exception (an error, Ctrl-C, a cancellation), not a group around it
-                    failed = exc
-                finally:
-                    tg.cancel_scope.cancel()
-        finally:
-            self._wake = None
-            self._dirty = False
-            try:
-                self._flush()
-            finally:
-                if failed is not None:
-                    # replaces a Cancelled the task group's exit may raise meanwhile
-                    raise failed
-
-
-def write_all(stream: IO[bytes], data: bytes | bytearray) -> None:
-    """Write all of ``data``: an unbuffered stream (``PYTHONUNBUFFERED``) may take part of it, or,
-    on a non-blocking pipe, none (``None``) until the reader catches up."""
-    view = memoryview(data)
-    while view:
-        n = stream.write(view)
-        if n is None:
-            _wait_writable(stream)
-            continue
-        view = view[n:]
-
-
-def _wait_writable(stream: IO[bytes]) -> None:
-    try:
-        jsonline.wait(stream.fileno(), select.POLLOUT)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        time.sleep(0.001)
-
-
-OUTPUT_FAILED: list[BaseException] = []
-"""Why output could not be written this run (not a closed pipe): the command then exits 1."""
-
-
-def stream_failed(exc: BaseException, what: str) -> None:
-    """Say once, on stderr, why a sink stopped writing; a closed pipe (``| head``) is no news."""
-    if isinstance(exc, BrokenPipeError | ValueError):
-        return
-    OUTPUT_FAILED.append(exc)
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _ki_protected(fn: _F) -> _F:
-    """``trio.lowlevel.enable_ki_protection(fn)``, made on the first call under trio: trio raises
-    KeyboardInterrupt anywhere outside protected code, and importing it here would cost the
-    asyncio backend its start-up (asyncio turns a Ctrl-C into a cancellation at an ``await``)."""
-    protected: Callable[..., Any] | None = None
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        nonlocal protected
-        if protected is None:
-            if "trio" not in sys.modules:
-                return fn(*args, **kwargs)
-            from trio.lowlevel import enable_ki_protection
-
-            protected = enable_ki_protection(fn)
-        return protected(*args, **kwargs)
-
-    return call  # type: ignore[return-value]
 
 
 _FLUSH_NOW = frozenset({"diagnostic", "change_summary", "outputs", "version"})
@@ -543,10 +437,25 @@ def change_summary(counts: dict[str, int], operation: str) -> Event:
     return Event("change_summary", msg, {"changes": {**counts, "operation": operation}})
 
 
-_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying..."}
+# terraform's -json words; a data source's read is "Refreshing" there ("Reading" in its text)
+_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying...", "read": "Refreshing..."}
 _DONE_VERB = {"create": "Creation complete", "update": "Modifications complete",
-              "delete": "Destruction complete"}
-_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored"}
+              "delete": "Destruction complete", "read": "Refresh complete"}
+_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored",
+             "read": "Refresh errored"}
+_PROGRESS_VERB = {"create": "Still creating...", "update": "Still modifying...", "delete": "Still destroying...",
+                  "read": "Still refreshing..."}
+
+
+def go_duration(seconds: float) -> str:
+    """Whole seconds as Go's time.Duration prints them, as terraform's elapsed times are:
+    ``0s``, ``59s``, ``1m0s``, ``1h2m3s``."""
+    s = int(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return f"{h}h{m}m{sec}s"
+    return f"{m}m{sec}s" if m else f"{sec}s"
 
 
 def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) -> dict[str, Any]:
@@ -566,10 +475,16 @@ def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_v
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
-    verb = {"create": "Still creating...", "update": "Still modifying...",
-            "delete": "Still destroying..."}[action]
-    text = f"{addr}: {verb} [{int(elapsed)}s elapsed]" + (f" {message}" if message else "")
-    hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
+    """terraform's heartbeat (no ``message``: see :mod:`engine.events.heartbeat`), or a note of
+    strata's on the operation (a provider's progress message, a retry)."""
+    return progress_event(resource_json(addr), action, elapsed, message)
+
+
+def progress_event(resource: dict[str, Any], action: str, elapsed: float, message: str = "") -> Event:
+    """:func:`apply_progress` for the ``resource`` object of the operation's other events."""
+    text = f"{resource['addr']}: {_PROGRESS_VERB[action]} [{go_duration(elapsed)} elapsed]" + (
+        f" {message}" if message else "")
+    hook = {"resource": resource, "action": action, "elapsed_seconds": int(elapsed)}
     if message:
         hook["message"] = message
     return Event("apply_progress", text, {"hook": hook})
@@ -581,14 +496,26 @@ def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str 
     hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
     hook["elapsed_seconds"] = int(elapsed)
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
-    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {int(elapsed)}s{suffix}",
+    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {go_duration(elapsed)}{suffix}",
                  {"hook": hook})
 
 
 def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
     """At info level, as every hook of terraform's JSON view (the diagnostic says the error)."""
     hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
-    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {int(elapsed)}s", {"hook": hook})
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {go_duration(elapsed)}", {"hook": hook})
+
+
+def read_ended(addr: InstanceAddr, value: dict[str, Any] | None, failed: bool, elapsed: float,
+               id_key: str = "id") -> Event:
+    """terraform's event at the end of a data source's read: complete, with the object's id (its
+    ``id_key``, or else its ``name``, when a string), or errored."""
+    if failed or value is None:
+        return apply_errored(addr, "read", elapsed)
+    for key in (id_key, "name"):
+        if isinstance(value.get(key), str):
+            return apply_complete(addr, "read", elapsed, key, value[key])
+    return apply_complete(addr, "read", elapsed)
 
 
 def apply_skipped(addr: InstanceAddr, action: str, because: str, fail_fast: bool = False,

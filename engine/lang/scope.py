@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.addrs import InstanceKey, ResourceAddr, resource_addr
-from engine.diagnostics import Diagnostic, FunctionError, SourceRange, StrataError, error
+from engine.diagnostics import (
+    Diagnostic,
+    FunctionError,
+    SourceRange,
+    StrataError,
+    error,
+    name_suggestion,
+)
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import statements
 from engine.lang.number import to_number, to_string
@@ -218,8 +225,10 @@ def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
         except KeyError:  # it could not be planned (an error says why): nothing about it is known
             return UNKNOWN
         if type(value) is dict and name not in value:  # terraform's words for a resource's schema
+            suggestion = name_suggestion(name, sorted(value))
+            mean = f' Did you mean "{suggestion}"?' if suggestion else ""
             raise EvalError("Unsupported attribute", "This object has no argument, nested block, or exported "
-                            f'attribute named "{name}".', line)
+                            f'attribute named "{name}".{mean}', line)
         return get_attr(value, name, scope, line)
     if obj is UNKNOWN:
         return UNKNOWN
@@ -239,8 +248,11 @@ def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
 def _namespace_attr(ns: str, name: str, scope: Scope, line: int) -> Any:
     if ns == "var":
         if name not in scope.variables:
+            suggestion = name_suggestion(name, sorted(scope.variables))
+            mean = f' Did you mean "{suggestion}"?' if suggestion else (
+                f' This variable can be declared with a variable "{name}" {{}} block.')
             raise EvalError("Reference to undeclared input variable",
-                            f'An input variable with the name "{name}" has not been declared.', line)
+                            f'An input variable with the name "{name}" has not been declared.{mean}', line)
         return scope.variables[name]
     if ns == "local":
         return scope.local_value(name, line)

@@ -3,13 +3,15 @@ changes; otherwise a read planned for apply."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from engine.diagnostics import error
+from engine.diagnostics import error, errors_of
+from engine.events import stream as ev
 from engine.planning.checks import plan_scoped_read
 from engine.planning.context import PlanContext
 from engine.planning.instance import InstanceToPlan
-from engine.plans.plan import Action, DataRead, ResourceInstanceChange
+from engine.plans.plan import Action, DataRead, Reason, ResourceInstanceChange
 from engine.provider.protocol import ReadDataSourceRequest
 from engine.provider.seam import Failure
 from engine.values import UNKNOWN, is_wholly_known
@@ -32,9 +34,13 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
         return await plan_scoped_read(ctx, inst, lambda: inst.resource.provider.read_data_source(
             ReadDataSourceRequest(rc.addr.type, config), address=str(addr), subject=rc.range, body=rc))
     if not pending and is_wholly_known(config):
+        ctx.emit(ev.apply_start(addr, "read"))  # terraform's "Reading...", as it reads one now
+        started = time.monotonic()
         resp = await inst.resource.provider.read_data_source(
             ReadDataSourceRequest(rc.addr.type, config), address=str(addr), subject=rc.range,
             failure=_READ_DATA_FAILED, body=rc)
+        ctx.emit(ev.read_ended(addr, resp.state, bool(errors_of(resp.diagnostics)), time.monotonic() - started,
+                               inst.resource.schema.id_attribute))
         if resp.diagnostics:
             ctx.diags.extend(resp.diagnostics)
         if resp.state is None:
@@ -48,8 +54,8 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
     if rc.check is not None:
         ctx.plan.scoped_reads.add(addr)
     planned = {k: (v if v is not None else UNKNOWN) for k, v in config.items()}
-    # terraform's action_reason: an unknown configuration says more than a pending dependency
-    reason = "read_because_config_unknown" if not is_wholly_known(config) else "read_because_dependency_pending"
+    # terraform's reason: the configuration's unknowns first
+    reason = Reason.READ_DEPENDENCY_PENDING if is_wholly_known(config) else Reason.READ_CONFIG_UNKNOWN
     ctx.plan.changes.append(ResourceInstanceChange(
         addr, Action.READ, prov_addr, None, planned, reason, None, (), False, deps.instances, deps.resources,
         deps.recorded, (), config, ctx.sensitive_of(addr)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.addrs import ROOT, InstanceAddr, ModulePath, resource_addr
+from engine.addrs import ROOT, InstanceAddr, ModulePath, ResourceAddr, resource_addr
 from engine.config.model import Module
 from engine.config.refactoring import Endpoint, MovedBlock
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
@@ -78,7 +78,7 @@ def apply_moves(module: Module, state: State) -> Moves:
     what moved, new address → previous one."""
     stmts = statements(module)
     if not stmts:
-        return {}
+        return _implied_moves(module, state, frozenset())
     plan: dict[InstanceAddr, InstanceAddr] = {}  # previous → new
     for rs in state.resources.values():
         if rs.addr.mode != "managed":
@@ -105,6 +105,27 @@ def apply_moves(module: Module, state: State) -> Moves:
         if (occupied is not None and new.key in occupied.instances and new not in plan) or new in done:
             continue  # terraform moves nothing onto an object that is there
         done[new] = prev
+    state.move(done)
+    moved = frozenset(a.resource for m in done.items() for a in m)
+    return {**done, **_implied_moves(module, state, moved)}
+
+
+def _implied_moves(module: Module, state: State, moved: frozenset[ResourceAddr]) -> Moves:
+    """terraform's implied moves, made after the ``moved`` blocks' (in place): a resource that
+    has gained ``count`` finds its object without a key at ``[0]``, one that lost ``count`` (and
+    has no ``for_each``) its object at ``[0]`` without a key, when nothing is there already.
+    Not for a resource a ``moved`` block moved objects of or to."""
+    done: Moves = {}
+    for rs in list(state.resources.values()):
+        if rs.addr.mode != "managed" or rs.addr in moved:
+            continue
+        config = module.descendant(tuple(name for name, _ in rs.addr.module.steps))
+        rc = config.resources.get(resource_addr(rs.addr.type, rs.addr.name)) if config is not None else None
+        if rc is None or (rc.count is None and rc.for_each is not None):
+            continue
+        before, after = (None, 0) if rc.count is not None else (0, None)
+        if before in rs.instances and after not in rs.instances:
+            done[rs.addr.instance(after)] = rs.addr.instance(before)
     state.move(done)
     return done
 

@@ -23,6 +23,7 @@ from typing import Any
 from engine.addrs import InstanceAddr
 from engine.config.model import Module
 from engine.config.providers import check_resource_types, configure_providers
+from engine.config.validation import referred_attributes
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.graph.limits import Limits
@@ -103,6 +104,7 @@ class Planner:
             ctx.diags.extend(await move_across_types(ctx, dict(plan.moves)))
             ctx.raise_if_errors()
         ctx.diags.extend(check_resource_types(self.module, self.providers))
+        ctx.diags.extend(self.module.with_context(referred_attributes(self.module, self.providers, ctx.diags)))
         ctx.diags.extend(self.module.with_context(check_removed(self.module)))
         check_sensitive_uses(ctx)
         ctx.diags.extend(refusals(self.module))

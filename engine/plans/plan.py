@@ -54,6 +54,8 @@ class Reason:
     DELETE_EACH_KEY = "delete_because_each_key"
     DELETE_WRONG_REPETITION = "delete_because_wrong_repetition"
     DELETE_NO_MODULE = "delete_because_no_module"
+    READ_CONFIG_UNKNOWN = "read_because_config_unknown"
+    READ_DEPENDENCY_PENDING = "read_because_dependency_pending"
 
 
 @frozen

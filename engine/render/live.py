@@ -69,6 +69,10 @@ class LiveSink(HumanSink):
             super().__call__(event)
             return
         hook = event.payload.get("hook") or {}
+        if hook.get("action") == "read":  # a data source's: a line while planning, no operation of the panel's
+            if self._live is None:
+                super().__call__(event)
+            return
         key = f"{hook.get('resource', {}).get('addr', '?')} ({hook.get('action', '')})"
         if t == "apply_start":
             if self._live is None:

@@ -27,21 +27,45 @@ _SYMBOL = {
     Action.DELETE_THEN_CREATE: "-/+",
     Action.CREATE_THEN_DELETE: "+/-",
 }
-_LEGEND = {
-    Action.READ: " <= read (data resources)",
+_LEGEND = {  # in terraform's order
     Action.CREATE: "  + create",
     Action.UPDATE: "  ~ update in-place",
     Action.DELETE: "  - destroy",
     Action.DELETE_THEN_CREATE: "-/+ destroy and then create replacement",
     Action.CREATE_THEN_DELETE: "+/- create replacement and then destroy",
+    Action.READ: " <= read (data resources)",
 }
 _REASON_TEXT = {
     "delete_because_no_resource_config": "because {res} is not in configuration",
-    "delete_because_count_index": "because index {key} is out of range for count",
-    "delete_because_each_key": "because key {key} is not in for_each map",
-    "delete_because_wrong_repetition": "because the repetition mode of {res} changed",
+    "delete_because_no_move_target": "because {previous} was moved to {addr}, which is not in configuration",
+    "delete_because_count_index": "because index [{key}] is out of range for count",
+    "delete_because_each_key": "because key [{key}] is not in for_each map",
     "delete_because_no_module": "because {mod} is not in configuration",
 }
+_READ_REASON = {
+    "read_because_config_unknown": "\n  # (config refers to values not yet known)",
+    "read_because_dependency_pending": "\n  # (depends on a resource or a module with changes pending)",
+    "read_because_check_nested": "\n  # (config will be reloaded to verify a check block)",
+}
+_WRONG_REPETITION = {  # by the key of the instance destroyed, as terraform says it
+    type(None): "because resource uses count or for_each",
+    int: "because resource does not use count",
+    str: "because resource does not use for_each",
+}
+
+
+def _delete_reason(c: ResourceInstanceChange) -> str | None:
+    """The note terraform adds under "will be destroyed": why (``action_reason``)."""
+    addr = c.addr
+    if c.reason == "delete_because_wrong_repetition":
+        return _WRONG_REPETITION[type(addr.key)]
+    text = _REASON_TEXT.get(c.reason or "")
+    if text is None:
+        return None
+    r = addr.resource
+    # the key as JSON, Go's (which escapes <, > and & in a string)
+    key = orjson.dumps(addr.key).decode().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.format(res=f"{r.type}.{r.name}", mod=r.module, key=key, previous=c.previous, addr=addr)
 
 
 class _Sensitive:
@@ -112,9 +136,7 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
     elif c.action == Action.NOOP and c.previous is not None:
         head = f"  # {c.previous} has moved to {addr}"
     elif c.action == Action.READ:
-        head += " will be read during apply"
-        if c.reason == "read_because_check_nested":
-            head += "\n  # (config will be reloaded to verify a check block)"
+        head += " will be read during apply" + _READ_REASON.get(c.reason or "", "")
     elif c.action == Action.CREATE:
         head += " will be created"
     elif c.action == Action.UPDATE:
@@ -134,12 +156,12 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         lines.append(f"  # (imported from {orjson.dumps(c.importing).decode()})")
     if c.generated_config:
         lines.append("  # (config will be generated)")
-    if c.action == Action.DELETE and c.reason in _REASON_TEXT:
-        # terraform names the resource within its module here (addr.Resource.Resource)
-        local = str(r).removeprefix(f"{r.module}.") if not r.module.is_root else str(r)
-        lines.append("  # (" + _REASON_TEXT[c.reason].format(res=local, mod=r.module, key=ev.resource_json(addr)["resource_key"]
-                                                              if not isinstance(addr.key, str) else
-                                                              orjson.dumps(addr.key).decode()) + ")")
+    if c.action == Action.DELETE:
+        reason = _delete_reason(c)
+        if reason is not None:
+            lines.append(f"  # ({reason})")
+        if c.deposed:
+            lines.append("  # (left over from a partially-failed replacement of this instance)")
     sym = _SYMBOL.get(c.action, "")
     kind = "data" if r.mode == "data" else "resource"
     lead = " ." if c.action == Action.FORGET else sym.rjust(3) if len(sym) < 3 else sym
@@ -162,11 +184,13 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         if c.action in (Action.CREATE, Action.READ) or (c.is_replace and c.before is None):
             if a is None:
                 continue
-            shown.append(("+", name, fmt_value(a, 8, "+")))
+            # a map's keys quoted, as terraform's plan has them, but in a dynamic attribute
+            # (rendered from JSON, where a map is an object)
+            shown.append(("+", name, fmt_value(a, 8, "+", types.get(name) != "dynamic")))
         elif c.action == Action.DELETE:
             if b is None:
                 continue
-            shown.append(("-", name, f"{fmt_value(b, 8, '-')} -> null"))
+            shown.append(("-", name, f"{fmt_value(b, 8, '-', types.get(name) != 'dynamic')} -> null"))
         else:
             # terraform always shows the attributes that say which object this is, in full, and
             # every attribute of an object being imported (ShowUnchangedChildren)
@@ -278,7 +302,7 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         out.extend(_LEGEND[a] for a in used)
         out.append("\nstrata planned the following actions, but then encountered a problem:\n" if errored
                    else "\nstrata will perform the following actions:\n")
-        for c in sorted(changes, key=lambda c: (c.addr.sort_key(), c.deposed or "")):
+        for c in sorted(changes, key=_plan_order):
             out.append(render_change(c, types(c.addr.resource.type) if types else None))
             out.append("")
         counts = plan.counts()
@@ -291,6 +315,13 @@ def render_plan(plan: Plan, types: Callable[[str], dict[str, Any]] | None = None
         out.extend(oc)
     text = "\n".join(out) + "\n"
     return text + _SAVE_OUTPUTS if oc and not changes else text
+
+
+def _plan_order(c: ResourceInstanceChange) -> tuple[object, ...]:
+    """terraform's order of a plan's changes: by module, a module's data resources first, then
+    by type, name and key, a deposed object after the current one."""
+    module, *rest = c.addr.sort_key()
+    return module, c.addr.resource.mode != "data", rest, c.deposed or ""
 
 
 _SAVE_OUTPUTS = ("\nYou can apply this plan to save these new output values to the strata\n"
@@ -314,7 +345,8 @@ def _output_changes(plan: Plan) -> list[str]:
             else:
                 node = diff(old[0], new[0], json=True)
                 shown.append((node.action, name, node.render(4)))
-    width = max((len(n) for _, n, _ in shown), default=0)
+    # terraform pads the names to the longest among all the plan's outputs, unchanged ones too
+    width = max((len(n) for n in set(plan.outputs) | set(plan.prior_outputs)), default=0)
     return [f"  {mark} {name.ljust(width)} = {text}" for mark, name, text in shown]
 
 
@@ -356,6 +388,60 @@ def render_diagnostic(d: Diagnostic, plain: bool = False) -> str:
     return "\n".join(["╷", *(f"│ {line}" if line else "│" for line in body), "╵"])
 
 
+_RETRY_NOTICE = "retrying after"  # strata's retry notices start so (apply/executor)
+_MAX_ID = 80  # terraform's longest id in a heartbeat line
+_STILL = {"create": "Still creating...", "update": "Still modifying...", "delete": "Still destroying...",
+          "read": "Still reading..."}
+
+
+class HumanLines:
+    """The text terraform prints for an operation's events, where it is not the ``-json``
+    message: a data source's read ("Reading...", "Read complete"), a heartbeat, which names the
+    object's id (from the operation's start) where ``-json`` does not, and nothing for an
+    operation that failed (its diagnostic follows). A provider's own progress messages are
+    strata's, in the event stream only: terraform prints none."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[str, str], str] = {}  # (address, action) -> "id=..., " of a heartbeat
+
+    def line(self, event: ev.Event) -> str | None:
+        """The line for ``event``; None: no line."""
+        message: str = event.message
+        hook = event.payload.get("hook")
+        if hook is None or event.type not in ("apply_start", "apply_complete", "apply_errored", "apply_progress"):
+            return message
+        action = hook.get("action")
+        key = (hook["resource"]["addr"], action)
+        if event.type == "apply_start":
+            if "id_value" in hook:
+                self._ids[key] = f"{hook['id_key']}={_truncated_id(hook['id_value'])}, "
+            return message.replace(": Refreshing...", ": Reading...", 1) if action == "read" else message
+        if event.type == "apply_progress":
+            note = hook.get("message")
+            if note is not None:
+                return message if note.startswith(_RETRY_NOTICE) else None
+            elapsed = ev.go_duration(hook["elapsed_seconds"])
+            return f"{key[0]}: {_STILL[action]} [{self._ids.get(key, '')}{elapsed} elapsed]"
+        self._ids.pop(key, None)
+        if event.type == "apply_errored":
+            return None  # terraform's text says nothing here: the error's diagnostic says it all
+        if action == "read":
+            return message.replace(": Refresh complete after", ": Read complete after", 1)
+        return message
+
+
+def _truncated_id(ident: str) -> str:
+    """terraform's truncateId: at most ``_MAX_ID`` characters, the middle elided."""
+    if len(ident) <= _MAX_ID:
+        return ident
+    half = _MAX_ID // 2
+    right = len(ident) - half - 1
+    overlap = _MAX_ID - (half * 2 + 3)
+    if overlap < 0:
+        right -= overlap
+    return ident[:half - 1] + "..." + ident[right:]
+
+
 class HumanSink:
     """Prints progress events as terraform does."""
 
@@ -370,14 +456,20 @@ class HumanSink:
         self.quiet_refresh = quiet_refresh
         self.closed = False
         self._within: ev.FlushWithin | None = None
+        self._ids = HumanLines()
 
     def __call__(self, event: ev.Event) -> None:
         if event.type in self.SHOWN and not self.closed:
             if event.type == "refresh_start" and self.quiet_refresh:
                 return
-            text = event.message if event.type[:10] != "provision_" else provisioning.human_text(event)
+            if event.type[:10] == "provision_":
+                line: str | None = provisioning.human_text(event)
+            else:
+                line = self._ids.line(event)
+            if line is None:
+                return
             try:
-                self.stream.write(f"{text}\n")
+                self.stream.write(line + "\n")
             except (OSError, ValueError) as exc:
                 self.closed = True  # the reader went away, or the disk is full: the apply goes on
                 ev.stream_failed(exc, "progress output")

@@ -243,8 +243,9 @@ def test_unknown_cli_flag_is_an_error_without_traceback(workdir: Workdir) -> Non
 def test_unknown_command_is_an_error_without_traceback(workdir: Workdir) -> None:
     workdir.write(lines('resource "terraform_data" "a" {', '  input = 1', '}'))
     res = workdir.strata("plna")
-    assert_failed(res)
-    assert "plna" in res.stderr, res.stderr
+    assert_no_traceback(res)
+    # terraform's words, not a diagnostic: tests/cli/test_terraform_text.py compares them
+    assert res.returncode == 1 and 'no command named "plna"' in res.stderr, res.stderr
 
 
 # ----------------------------------------------------------------------------- -json
@@ -326,10 +327,10 @@ def test_an_apply_error_points_at_the_resource_as_terraform_does(workdir: Workdi
             '│    6: resource "sim_object" "bad" {\n') in res.stderr, res.stderr
 
 
-def test_a_misspelt_flag_gets_a_suggestion(workdir: Workdir) -> None:
+def test_a_misspelt_flag_is_reported_in_terraforms_words(workdir: Workdir) -> None:
     res = plan(workdir, lines('resource "terraform_data" "a" {', '  input = 1', '}'), "-paralelism=3")
     assert_failed(res)
-    assert "Did you mean -parallelism?" in res.stderr, res.stderr
+    assert "flag provided but not defined: -paralelism" in res.stderr, res.stderr
 
 
 # ----------------------------------------------------------------------------- the enclosing block

@@ -141,7 +141,7 @@ def test_deletion_reason_is_explained_in_human_plan(workdir: Workdir) -> None:
     applied(workdir, count=3)
     workdir.write(config(count=1))
     res = workdir.strata("plan")
-    assert "(because index 2 is out of range for count)" in res.stdout, res.stdout
+    assert "(because index [2] is out of range for count)" in res.stdout, res.stdout
 
 
 # ----------------------------------------------------------------------------- variables

@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import ArgumentError, _known, _string_arg
+from engine.lang.functions.go_json import document_end
 from engine.lang.number import parse_number, to_string
 from engine.lang.quote import go_quote
 from engine.values import UNKNOWN, ListVal, from_plain_json, is_wholly_known, type_name
@@ -75,22 +76,14 @@ def _json_number(s: str) -> Any:
     return n
 
 
-def _go_rune(c: str) -> str:
-    """Go's %q of a rune: ``']'``."""
-    return "'\\''" if c == "'" else repr(c) if c.isprintable() else f"'\\x{ord(c):02x}'"
-
-
 def jsondecode(v: Any) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
-    src = _string_arg(v)
+    raw = _string_arg(v).encode()
+    end = document_end(raw)  # or Go's words for what is wrong with it
     try:
-        doc = json.loads(src, parse_float=_json_number, parse_int=_json_number,
+        doc = json.loads(raw[:end], parse_float=_json_number, parse_int=_json_number,
                          parse_constant=_json_constant)
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(src.rstrip()):  # Go's decoder ran out of input
-            raise FunctionError("EOF.") from None
-        raise FunctionError(f"invalid character {_go_rune(src[exc.pos])}.") from None
     except (ValueError, RecursionError) as exc:
         raise FunctionError(f"invalid JSON: {exc}.") from None
     return from_plain_json(doc)
