@@ -75,7 +75,8 @@ def references_of(rc: ResourceConfig) -> list[E.Reference]:
     if got is not None and got[0] is rc.attributes:
         return got[1]
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    refs = [ref for e in [*expressions_of(rc), *metas] for ref in E.references(e)]
+    # replace_triggered_by's are dependencies too (recorded in the state, ordering apply), as terraform's
+    refs = [ref for e in [*expressions_of(rc), *metas, *rc.lifecycle.replace_triggered_by] for ref in E.references(e)]
     _REFS[id(rc.attributes)] = (rc.attributes, refs)
     return refs
 
