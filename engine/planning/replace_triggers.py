@@ -47,7 +47,9 @@ _MISSING: Any = object()  # where a path leads nowhere (cty's NilVal), unlike a 
 @frozen
 class TriggerRef:
     """One item of ``replace_triggered_by`` for one instance: the resource (as the module instance
-    has it), the instance ``key`` (:data:`WHOLE`: none given) and the attribute ``path`` after it
+    has it), the instance ``key`` (:data:`WHOLE`: the reference is to the resource alone; an
+    attribute of a resource without a key is of its instance without one, as terraform's
+    ``ParseRef`` has it) and the attribute ``path`` after it
     (``("attr", name)`` and ``("index", key)`` steps; empty: the object itself). ``subject`` is how
     terraform names what it refers to in a diagnostic: ``terraform_data.a[0]``."""
 
@@ -85,9 +87,11 @@ def trigger_reference(item: E.Expr, filename: str, count_index: int | None, each
         addr, rest = resource_addr(str(names[1]), str(names[2]), "data"), steps[3:]
     else:
         addr, rest = resource_addr(str(names[0]), str(names[1])), steps[2:]
-    instance: Any = WHOLE
+    instance: Any = WHOLE  # terraform_data.a: the whole resource
     if rest and rest[0][0] == "index":
         instance, rest = rest[0][1], rest[1:]
+    elif rest:  # terraform_data.a.output: the instance without a key (of a counted resource: none)
+        instance = None
     subject = str(addr) + ("" if instance is WHOLE else format_key(instance))
     abs_addr = resource_addr(addr.type, addr.name, addr.mode, module_path) if module_path.steps else addr
     return TriggerRef(abs_addr, instance, tuple(rest), subject)
