@@ -183,15 +183,16 @@ def triggered(items: Sequence[E.Expr], filename: str, count_index: int | None,
 
 
 def _changes_of(ref: TriggerRef, changes: ChangesByResource, state: State) -> list[ResourceInstanceChange] | None:
-    """The planned changes ``ref`` looks at (what the state has that is not in configuration any
-    more is planned for deletion later, and stands as a change that triggers nothing); None when
-    there is none, which terraform reports as an error."""
+    """The planned changes ``ref`` looks at (what the state has of a managed resource that is not
+    in configuration any more is planned for deletion later, and stands as a change that
+    triggers nothing); None when there is none, which terraform reports as an error (for a data
+    source, unless its read waits for apply: one read while planning is no change)."""
     planned = list(changes.get(ref.resource, ()))
     if ref.key is not WHOLE:
         planned = [c for c in planned if c.addr.key == ref.key and c.deposed is None]
     if planned:
         return planned
-    rs = state.resources.get(ref.resource)
+    rs = state.resources.get(ref.resource) if ref.resource.mode == "managed" else None
     if rs is None:
         return None
     if ref.key is WHOLE:

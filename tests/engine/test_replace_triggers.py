@@ -238,3 +238,43 @@ async def test_undeclared_resource_in_a_module_names_the_module_instance(tmp_pat
         await make_plan(opts, emit=lambda e: None)
     assert any(d.detail == "A resource terraform_data.zzz has not been declared in module.m[0]"
                for d in got.value.diagnostics)
+
+
+def _state_with(addr: Any, key: Any) -> State:
+    from engine.state.model import InstanceState, ObjectState, ResourceState
+
+    state = State()
+    state.resources[addr] = ResourceState(addr, PROVIDER, {key: InstanceState(ObjectState({"id": "x"}))})
+    return state
+
+
+def test_object_left_in_the_state_is_a_change_that_triggers_nothing(tmp_path: Path) -> None:
+    # a[1] is out of range for count now: its deletion is planned after b, and is no error
+    module = _module(tmp_path, """
+        resource "terraform_data" "a" {
+          count = 0
+        }
+        resource "terraform_data" "b" {
+          lifecycle {
+            replace_triggered_by = [terraform_data.a[1], terraform_data.a]
+          }
+        }
+        """)
+    items = module.resources[resource_addr("terraform_data", "b")].lifecycle.replace_triggered_by
+    assert triggered(items, "main.tf", None, None, module, ROOT, {}, _state_with(A, 1)) == (False, [])
+
+
+def test_data_source_read_while_planning_is_no_change(tmp_path: Path) -> None:
+    module = _module(tmp_path, """
+        data "terraform_data_source" "d" {
+        }
+        resource "terraform_data" "b" {
+          lifecycle {
+            replace_triggered_by = [data.terraform_data_source.d]
+          }
+        }
+        """)
+    d = resource_addr("terraform_data_source", "d", "data")
+    items = module.resources[resource_addr("terraform_data", "b")].lifecycle.replace_triggered_by
+    fired, diags = triggered(items, "main.tf", None, None, module, ROOT, {}, _state_with(d, None))
+    assert [x.summary for x in diags] == ["no change found for data.terraform_data_source.d in the root module"]
