@@ -228,8 +228,8 @@ def _new_trigger(rng: random.Random, r: Resource, earlier: list[Resource]) -> tu
     if roll < 0.3 and t.mode != "single" and t.mode == r.mode:
         key = "rep"
     elif roll < 0.5 and t.mode != "single":
-        key = rng.choice([str(i) for i in range(t.count)] if t.mode == "count" else [f'"{k}"' for k in t.keys]
-                         or ["0"])
+        keys = [str(i) for i in range(t.count)] if t.mode == "count" else [f'"{k}"' for k in t.keys]
+        key = rng.choice(keys or ["0"])  # none: dropped as naming nothing (_keep_valid_triggers)
     attr = rng.choice((None, None, "id", "output", "input"))
     if key is None and t.mode != "single":
         attr = None  # terraform_data.t.id is of the instance without a key: "no change found"
