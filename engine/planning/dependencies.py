@@ -106,6 +106,11 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
     for s in specs:
         if s.target in res:
             continue
+        if through and s.target in through:
+            # one instance of a resource without any (replace_triggered_by may name one the state
+            # still has): waited for through it, as the whole
+            res.add(s.target)
+            continue
         kind = kind_of(s.target)
         if kind == "single":
             insts.add(InstanceAddr(s.target, None))

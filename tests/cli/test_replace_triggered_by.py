@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from tests.conftest import Result, Workdir, requires_terraform
-from tests.differential.scenario import Scenario, both_tools, steps
+from tests.differential.scenario import Scenario, assert_before, both_tools, steps
 
 
 @dataclass(frozen=True)
@@ -397,3 +397,30 @@ def test_triggered_replacement_is_applied_in_terraform_order(workdir: Workdir, t
     assert steps(res) == [("start", "delete", "terraform_data.b"), ("complete", "delete", "terraform_data.b"),
                           ("start", "update", "terraform_data.a"), ("complete", "update", "terraform_data.a"),
                           ("start", "create", "terraform_data.b"), ("complete", "create", "terraform_data.b")]
+
+
+THROUGH_EMPTY = """
+resource "terraform_data" "a" {
+  input = "A"
+}
+resource "terraform_data" "m" {
+  count = M
+  input = terraform_data.a.output
+}
+resource "terraform_data" "b" {
+  input = "B"
+  lifecycle {
+    replace_triggered_by = [terraform_data.m[0].input]
+  }
+}
+"""
+
+
+@both_tools("an instance named of a resource without instances any more (m[0], its object still in the "
+            "state) broke the chain through it: b did not wait for a, nor record it")
+def test_instance_of_a_resource_without_instances_is_waited_through(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(THROUGH_EMPTY.replace("M", "1"))
+    res = s.apply(THROUGH_EMPTY.replace("M", "0").replace('"A"', '"A2"').replace('"B"', '"B2"'))
+    assert_before(res, ("update", "terraform_data.a"), ("update", "terraform_data.b"))
+    assert "terraform_data.a" in s.instance("terraform_data.b").get("dependencies", [])
