@@ -13,6 +13,7 @@ from typing import Any
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.constants import _constant_scope
 from engine.config.model import Condition, IgnorePath, Lifecycle
+from engine.config.replace_triggers import decode_replace_triggered_by
 from engine.diagnostics import Diagnostic, SourceRange, StrataError, error
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -175,11 +176,10 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
         if name not in ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by"):
             diags.append(error("Unsupported argument",
                                f'An argument named "{name}" is not expected in a lifecycle block.', a.range))
-        if name == "replace_triggered_by":
-            diags.append(error("Unsupported argument", "replace_triggered_by is not supported by strata yet.",
-                               a.range))
+    rtb = b.attributes.get("replace_triggered_by")
+    triggers = decode_replace_triggered_by(rtb, diags) if rtb is not None else ()
     pre, post = _conditions(b, ("precondition", "postcondition"), "a lifecycle block", diags)
-    return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post)
+    return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post, triggers)
 
 
 def _ignore_path(item: E.Expr, filename: str) -> IgnorePath | None:

@@ -48,6 +48,9 @@ class Lifecycle:
     ignore_all_changes: bool = False
     preconditions: tuple[Condition, ...] = ()
     postconditions: tuple[Condition, ...] = ()
+    replace_triggered_by: tuple[E.Expr, ...] = ()
+    """Each item refers to one resource, instance or attribute of one (checked when loaded:
+    :mod:`engine.config.replace_triggers`); its planned change replaces the instance."""
 
 
 @frozen

@@ -237,7 +237,7 @@ def resource_graph(module: Module) -> Any:
 
     for rc in module.resources.values():
         targets: set[Any] = set()
-        for e in expressions_of(rc):
+        for e in [*expressions_of(rc), *rc.lifecycle.replace_triggered_by]:
             targets |= refs_of(e)
         for meta in (rc.count, rc.for_each):
             if meta is not None:

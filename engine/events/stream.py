@@ -385,7 +385,8 @@ def json_action(action: str) -> str:
     return action
 
 
-_UI_REASON = {"replace_by_request": "requested"}  # terraform's UI spells this one differently
+_UI_REASON = {"replace_by_request": "requested",  # terraform's UI spells these differently
+              "replace_by_triggers": "replace_triggered_by"}
 
 
 def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,

@@ -75,7 +75,8 @@ def references_of(rc: ResourceConfig) -> list[E.Reference]:
     if got is not None and got[0] is rc.attributes:
         return got[1]
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    refs = [ref for e in [*expressions_of(rc), *metas] for ref in E.references(e)]
+    # replace_triggered_by's are dependencies too (recorded in the state, ordering apply), as terraform's
+    refs = [ref for e in [*expressions_of(rc), *metas, *rc.lifecycle.replace_triggered_by] for ref in E.references(e)]
     _REFS[id(rc.attributes)] = (rc.attributes, refs)
     return refs
 
@@ -104,6 +105,11 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
     res: set[ResourceAddr] = set(whole)
     for s in specs:
         if s.target in res:
+            continue
+        if through and s.target in through:
+            # one instance of a resource without any (replace_triggered_by may name one the state
+            # still has): waited for through it, as the whole
+            res.add(s.target)
             continue
         kind = kind_of(s.target)
         if kind == "single":

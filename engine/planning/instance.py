@@ -14,7 +14,7 @@ from engine.lang.sensitivity import recorded_names
 from engine.planning.context import PlanContext
 from engine.planning.dependencies import InstanceDeps
 from engine.planning.ignore_changes import apply_ignore_changes
-from engine.plans.plan import Action, ResourceInstanceChange, changed_paths, select_action
+from engine.plans.plan import Action, Reason, ResourceInstanceChange, changed_paths, select_action
 from engine.provider.contracts import check_planned_state
 from engine.provider.protocol import (
     AttributePath,
@@ -44,13 +44,15 @@ class ResourceTarget:
 class InstanceToPlan:
     """One instance, ready to plan: its address, its configuration evaluated (every attribute of
     the schema, null when not set), its current object in the prior state (None: there is none),
-    and what it depends on."""
+    what it depends on, and whether a change elsewhere replaces it."""
 
     resource: ResourceTarget
     addr: InstanceAddr
     config: dict[str, Any]
     prior: ObjectState | None
     deps: InstanceDeps
+    replace_triggered: bool = False
+    """Its ``replace_triggered_by`` names a change that replaces it (:mod:`.replace_triggers`)."""
 
 
 async def plan_instance(ctx: PlanContext, inst: InstanceToPlan,
@@ -75,7 +77,10 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan,
         requires_replace = (changed_paths(prior, planned, requires_replace)
                             if prior is not None and planned is not None else ())
     action, reason = select_action(prior, planned, tainted=tainted, requires_replace=requires_replace,
-                                   create_before_destroy=cbd, replace_requested=addr in ctx.replace)
+                                   create_before_destroy=cbd,
+                                   replace_requested=addr in ctx.replace or inst.replace_triggered)
+    if inst.replace_triggered:  # terraform's says so whatever the action (a create too)
+        reason = Reason.REPLACE_BY_TRIGGERS
     if action in Action.REPLACES and plan_prior is not None:
         # plan the replacement object as a create, as terraform does
         planned, _, private = await _call_plan(ctx, inst, None, config, b"", found)

@@ -173,7 +173,8 @@ def config_order(g: Graph[CfgNode], diags: list[Diagnostic]) -> list[CfgNode]:
 def _config_objects(module: Module) -> list[tuple[str, Any, list[E.Expr]]]:
     out: list[tuple[str, Any, list[E.Expr]]] = []
     for rc in module.resources.values():
-        exprs = expressions_of(rc)
+        # replace_triggered_by too: planned after what it names, as terraform's References()
+        exprs = [*expressions_of(rc), *rc.lifecycle.replace_triggered_by]
         if rc.count is not None:
             exprs.append(rc.count.expr)
         if rc.for_each is not None:

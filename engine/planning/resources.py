@@ -30,6 +30,12 @@ from engine.planning.data_sources import plan_data
 from engine.planning.dependencies import instance_deps, ref_specs, references_of, through_empty
 from engine.planning.expansion import Instances, expand, kind_of
 from engine.planning.instance import InstanceToPlan, ResourceTarget, plan_instance
+from engine.planning.replace_triggers import (
+    ChangesByResource,
+    changes_by_resource,
+    instance_of,
+    triggered,
+)
 from engine.plans.plan import Action, ResourceInstanceChange
 from engine.provider.protocol import ValidateResourceConfigRequest
 from engine.values import UNKNOWN
@@ -41,7 +47,9 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     resolver."""
     mi = mi or ctx.root
     metas = [m.expr for m in (rc.count, rc.for_each) if m is not None]
-    if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([*expressions_of(rc), *metas], {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
+    if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed(
+            [*expressions_of(rc), *metas, *rc.lifecycle.replace_triggered_by],
+            {mi.at(a) for a, _k, _l in rc.depends_on}, mi):
         # as terraform's plan walk: what depends on a resource that could not be planned is not
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
@@ -87,8 +95,12 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     for key, _scope in expanded.instances:  # an instance that refers to a later one sees it unknown
         tick()
         values.setdefault(key, UNKNOWN)
+    # what replace_triggered_by names was planned before this resource (the graph's edges)
+    triggers = _Triggers(mi, changes_by_resource(ctx.plan.changes)) \
+        if rc.lifecycle.replace_triggered_by and rc.addr.mode == "managed" else None
+
     def work(key: InstanceKey, scope: Scope) -> Coroutine[Any, Any, _Outcome]:
-        return _plan_one(ctx, rc, target, key, scope, prior_instances.get(key), specs, whole)
+        return _plan_one(ctx, rc, target, key, scope, prior_instances.get(key), specs, whole, triggers)
 
     def commit(key: InstanceKey, scope: Scope, out: _Outcome) -> None:
         _commit(ctx, rc, target, key, scope, out, values, exprs, mi)
@@ -141,6 +153,15 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
 
 
 @dataclass(slots=True)
+class _Triggers:
+    """What a resource's ``replace_triggered_by`` is decided with: its module instance and the
+    changes planned before it."""
+
+    mi: ModuleInstance
+    changes: ChangesByResource
+
+
+@dataclass(slots=True)
 class _Outcome:
     """What planning one instance found, before it is added to the plan: its configuration's own
     diagnostics, the provider's verdict on it, unmet preconditions, and the planned change (a
@@ -149,6 +170,7 @@ class _Outcome:
     eval_diags: list[Diagnostic]
     valid_diags: list[Diagnostic] = field(default_factory=list)
     unmet: list[Diagnostic] = field(default_factory=list)
+    trigger_errors: list[Diagnostic] = field(default_factory=list)
     change: ResourceInstanceChange | None = None
     found: list[Diagnostic] = field(default_factory=list)
     value: Any = UNKNOWN
@@ -156,7 +178,7 @@ class _Outcome:
 
 
 async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: InstanceKey,
-                    scope: Scope, inst: Any, specs: Any, whole: Any) -> _Outcome:
+                    scope: Scope, inst: Any, specs: Any, whole: Any, triggers: _Triggers | None = None) -> _Outcome:
     """One instance evaluated, validated (by the provider too), its preconditions checked and
     planned; a managed instance changes nothing in ``ctx`` (see :func:`_commit`)."""
     addr = rc.addr.instance(key)
@@ -170,12 +192,20 @@ async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget
             address=str(addr), subject=rc.range, body=rc)).diagnostics)
     if errors_of(out.eval_diags or out.valid_diags):
         return out
+    replace_triggered = False
+    if triggers is not None:  # as terraform's: decided before the preconditions are checked
+        count_index, each_key = instance_of(addr)
+        replace_triggered, out.trigger_errors = triggered(
+            rc.lifecycle.replace_triggered_by, rc.range.filename, count_index, each_key, triggers.mi.config,
+            triggers.mi.path, triggers.changes, ctx.state)
+        if out.trigger_errors:
+            return out
     if rc.lifecycle.preconditions:
         out.unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
         if out.unmet:  # as terraform's: the instance is not planned
             return out
     deps = instance_deps(specs, whole, scope, ctx.resolver.expansion, ctx.through_empty)
-    one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps)
+    one = InstanceToPlan(target, addr, config, inst.current if inst is not None else None, deps, replace_triggered)
     if rc.addr.mode == "data":
         out.value = await plan_data(ctx, one)
     else:
@@ -202,8 +232,8 @@ def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: I
             ctx.failed.add(rc.addr)
             values[key] = UNKNOWN
             return
-    if out.unmet:
-        for f in out.unmet:
+    if out.trigger_errors or out.unmet:
+        for f in (*out.trigger_errors, *out.unmet):
             ctx.walk_error(f)
         ctx.failed.add(rc.addr)
         values[key] = UNKNOWN

@@ -49,6 +49,7 @@ class Reason:
     TAINTED = "tainted"
     CANNOT_UPDATE = "cannot_update"
     REPLACE_BY_REQUEST = "replace_by_request"
+    REPLACE_BY_TRIGGERS = "replace_by_triggers"
     DELETE_NO_CONFIG = "delete_because_no_resource_config"
     DELETE_COUNT_INDEX = "delete_because_count_index"
     DELETE_EACH_KEY = "delete_because_each_key"

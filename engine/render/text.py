@@ -147,6 +147,8 @@ def render_change(c: ResourceInstanceChange, types: dict[str, Any] | None = None
         head += " is tainted, so must be replaced"
     elif c.reason == "replace_by_request":
         head += " will be replaced, as requested"
+    elif c.reason == "replace_by_triggers":
+        head += " will be replaced due to changes in replace_triggered_by"
     else:
         head += " must be replaced"
     lines = [head]

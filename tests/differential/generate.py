@@ -6,7 +6,9 @@ every generated graph is a DAG. Each resource is a single instance, a ``count`` 
 ``for_each`` over a set of keys; it may use ``create_before_destroy`` and a
 ``triggers_replace`` value. v2 is v1 mutated: inputs and triggers changed, resources
 removed or added, instance keys changed, ``create_before_destroy`` toggled, and the
-v2 apply may carry ``-replace`` and ``-target`` options.
+v2 apply may carry ``-replace`` and ``-target`` options. Some resources name an earlier one
+in ``replace_triggered_by`` (the whole resource, an instance, or an attribute of either),
+chosen by a generator of their own so that the rest of a seed's case stays what it was.
 
 The invariant: the same seed always gives the same pair (``random.Random(seed)`` is the
 only source of choice), and both configurations are valid for terraform 1.11, so a
@@ -36,6 +38,9 @@ class Resource:
     refs: list[tuple[str, str]] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)
     cbd: bool = False
+    trigger_by: tuple[str, str | None, str | None] | None = None
+    """``replace_triggered_by``'s one item: (earlier resource, key, attribute); the key is None
+    (the whole resource), "rep" (``count.index`` / ``each.key``) or a constant's HCL text."""
 
     def instances(self) -> list[str]:
         base = f"terraform_data.{self.name}"
@@ -79,6 +84,17 @@ def _ref_expr(target: Resource, attr: str) -> str:
     return f"{{ for k, v in {base} : k => v.{attr} }}"
 
 
+def _trigger_expr(r: Resource) -> str:
+    assert r.trigger_by is not None
+    target, key, attr = r.trigger_by
+    text = f"terraform_data.{target}"
+    if key == "rep":
+        text += "[count.index]" if r.mode == "count" else "[each.key]"
+    elif key is not None:
+        text += f"[{key}]"
+    return text + (f".{attr}" if attr else "")
+
+
 def render(model: Model) -> str:
     """The ``main.tf`` text of a model."""
     by_name = model.by_name()
@@ -102,8 +118,11 @@ def render(model: Model) -> str:
             lines.append(f'  triggers_replace = "{r.trigger}"')
         if r.depends_on:
             lines.append("  depends_on = [" + ", ".join(f"terraform_data.{d}" for d in r.depends_on) + "]")
-        if r.cbd:
-            lines.append("  lifecycle {\n    create_before_destroy = true\n  }")
+        life = ["    create_before_destroy = true"] if r.cbd else []
+        if r.trigger_by is not None:
+            life.append(f"    replace_triggered_by = [{_trigger_expr(r)}]")
+        if life:
+            lines.append("  lifecycle {\n" + "\n".join(life) + "\n  }")
         lines.append("}")
         out.append("\n".join(lines))
     for name, target, attr in model.outputs:
@@ -155,6 +174,8 @@ def forget(model: Model, gone: str) -> None:
     for r in model.resources:
         r.refs = [(t, a) for t, a in r.refs if t != gone]
         r.depends_on = [d for d in r.depends_on if d != gone]
+        if r.trigger_by is not None and r.trigger_by[0] == gone:
+            r.trigger_by = None
     model.outputs = [o for o in model.outputs if o[1] != gone]
 
 
@@ -200,12 +221,77 @@ def _options(rng: random.Random, v1: Model, v2: Model) -> tuple[str, ...]:
     return tuple(opts)
 
 
+def _new_trigger(rng: random.Random, r: Resource, earlier: list[Resource]) -> tuple[str, str | None, str | None]:
+    t = rng.choice(earlier)
+    key: str | None = None
+    roll = rng.random()
+    if roll < 0.3 and t.mode != "single" and t.mode == r.mode:
+        key = "rep"
+    elif roll < 0.5 and t.mode != "single":
+        keys = [str(i) for i in range(t.count)] if t.mode == "count" else [f'"{k}"' for k in t.keys]
+        key = rng.choice(keys or ["0"])  # none: dropped as naming nothing (_keep_valid_triggers)
+    attr = rng.choice((None, None, "id", "output", "input"))
+    if key is None and t.mode != "single":
+        attr = None  # terraform_data.t.id is of the instance without a key: "no change found"
+    return t.name, key, attr
+
+
+def _trigger_instances(r: Resource, t: Resource) -> list[str]:
+    """The instances of ``t`` that ``r``'s ``replace_triggered_by`` names."""
+    assert r.trigger_by is not None
+    _, key, _ = r.trigger_by
+    base = f"terraform_data.{t.name}"
+    if key == "rep":
+        return [base + i.removeprefix(f"terraform_data.{r.name}") for i in r.instances()]
+    return [f"{base}[{key}]"] if key is not None else []
+
+
+def _keep_valid_triggers(model: Model, before: Model | None) -> None:
+    """Drop each ``replace_triggered_by`` that would name an instance with no change planned
+    (terraform's "no change found" error): what it names must be in the configuration, or in
+    the state the previous configuration left (``before``)."""
+    names = [r.name for r in model.resources]
+    old = {r.name: set(r.instances()) for r in before.resources} if before is not None else {}
+    by_name = model.by_name()
+    for r in model.resources:
+        if r.trigger_by is None:
+            continue
+        t = by_name.get(r.trigger_by[0])
+        if t is None or names.index(t.name) >= names.index(r.name):
+            r.trigger_by = None
+            continue
+        have = set(t.instances()) | old.get(t.name, set())
+        wanted = _trigger_instances(r, t)
+        if (r.trigger_by[1] == "rep" and r.mode != t.mode) or not set(wanted) <= have or not have:
+            r.trigger_by = None
+
+
+def _add_triggers(seed: int, v1: Model, v2: Model) -> None:
+    """``replace_triggered_by`` on some resources of v1, kept, changed or dropped in v2."""
+    rng = random.Random(f"replace_triggered_by:{seed}")  # its own: the rest of the case is unchanged
+    for i, r in enumerate(v1.resources):
+        if i and rng.random() < 0.3:
+            r.trigger_by = _new_trigger(rng, r, v1.resources[:i])
+    _keep_valid_triggers(v1, None)
+    given = {r.name: r.trigger_by for r in v1.resources}
+    for i, r in enumerate(v2.resources):
+        r.trigger_by = given.get(r.name)
+        roll = rng.random()
+        if i and (roll < 0.15 or (r.name not in given and roll < 0.3)):
+            r.trigger_by = _new_trigger(rng, r, v2.resources[:i])
+        elif roll > 0.9:
+            r.trigger_by = None
+    _keep_valid_triggers(v2, v1)
+
+
 def models(seed: int) -> tuple[Model, Model, tuple[str, ...]]:
     """The models behind the case of ``seed`` (what the shrinker edits)."""
     rng = random.Random(seed)
     v1 = _generate_v1(rng)
     v2 = _mutate(rng, v1)
-    return v1, v2, _options(rng, v1, v2)
+    options = _options(rng, v1, v2)
+    _add_triggers(seed, v1, v2)
+    return v1, v2, options
 
 
 def generate(seed: int) -> Case:

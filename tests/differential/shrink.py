@@ -1,10 +1,11 @@
 """Shrink a failing case to a small one that still shows the same class of mismatch.
 
 Greedy: try each simplification of the pair of models (drop a resource from both
-configurations, a reference, a ``depends_on``, a ``create_before_destroy``, a trigger,
-an instance key, an output, an option), keep the first that still shows the class, and
-start again, until none does or the attempt budget is spent. Every attempt runs both
-tools, so a shrink costs a few minutes; it is for turning a seed into a reproducer.
+configurations, a reference, a ``depends_on``, a ``create_before_destroy``, a trigger, a
+``replace_triggered_by``, an instance key, an output, an option), keep the first that still
+shows the class, and start again, until none does or the attempt budget is spent. Every
+attempt runs both tools, so a shrink costs a few minutes; it is for turning a seed into a
+reproducer.
 """
 
 from __future__ import annotations
@@ -68,7 +69,14 @@ def _each_resource_edit(v1: Model, v2: Model, opts: tuple[str, ...]) -> Iterator
                 return True
             return False
 
-        edits += [no_refs, no_depends, no_cbd, fewer_keys]
+        def no_trigger(m: Model, name: str = name) -> bool:
+            r = m.by_name().get(name)
+            if r is None or r.trigger_by is None:
+                return False
+            r.trigger_by = None
+            return True
+
+        edits += [no_refs, no_depends, no_cbd, fewer_keys, no_trigger]
     for edit in edits:
         for which in ("both", "v1", "v2"):
             a, b = copy.deepcopy(v1), copy.deepcopy(v2)

@@ -47,6 +47,10 @@ KNOWN: dict[str, str] = {
     # what remains is seen under -target only
     "state: dependencies of an object without an operation":
         "test_parity_target.py::test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent",
+    "state: create_before_destroy":
+        "test_parity_instance_references.py::test_create_before_destroy_is_recorded_only_on_the_instance_a_dependent_names",
+    "state: dependencies [-target]":
+        "test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan",
     "exit code: terraform finds a cycle":
         "test_parity_cycle.py::test_removed_create_before_destroy_dependent_and_replaced_dependency_is_a_cycle",
     "output -json [-target]":

@@ -297,10 +297,17 @@ def test_data_block_is_a_data_resource(tmp_path):
     assert ResourceAddr("terraform_data", "d", "data") in m.resources
 
 
-def test_replace_triggered_by_is_unsupported(tmp_path):
-    got = diags(tmp_path, {"main.tf": 'resource "terraform_data" "y" {}\nresource "terraform_data" "x" {\n'
-                                      "  lifecycle {\n    replace_triggered_by = [terraform_data.y]\n  }\n}\n"})
-    assert got == [("Unsupported argument", "main.tf:4")]
+def test_replace_triggered_by_is_decoded(tmp_path):
+    m = load(tmp_path, {"main.tf": 'resource "terraform_data" "y" {}\nresource "terraform_data" "x" {\n'
+                                   "  lifecycle {\n    replace_triggered_by = [terraform_data.y]\n  }\n}\n"})
+    items = m.resources[TA.__class__("terraform_data", "x")].lifecycle.replace_triggered_by
+    assert [i.line for i in items] == [4]
+
+
+def test_replace_triggered_by_item_without_resource(tmp_path):
+    got = diags(tmp_path, {"main.tf": 'resource "terraform_data" "x" {\n'
+                                      "  lifecycle {\n    replace_triggered_by = [1]\n  }\n}\n"})
+    assert got == [("Invalid replace_triggered_by expression", "main.tf:3")]
 
 
 def test_unknown_lifecycle_argument(tmp_path):
