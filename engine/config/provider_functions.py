@@ -1,6 +1,6 @@
 """Which provider serves ``provider::NAME::FUNCTION(...)`` in a module: the one its
 ``required_providers`` declares as NAME (terraform's rule: a provider used but not declared there
-offers no functions). Set once per run by :func:`use_provider_functions`, for the evaluator
+offers no functions; terraform's own provider offers its functions without running). Set once per run by :func:`use_provider_functions`, for the evaluator
 (:mod:`engine.lang.provider_functions`)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.config.model import Module
+from engine.lang import terraform_functions
 from engine.lang.provider_functions import ProviderFunction, set_resolver
 from engine.provider.registry import Providers
 
@@ -27,6 +28,8 @@ class ModuleFunctions:
         if required is None:
             return None
         got = self._by_source.get(required.source)
+        if got is None and str(required.source) == terraform_functions.SOURCE:
+            got = self._by_source[required.source] = terraform_functions.functions()
         if got is None:
             provider = self.providers.for_functions(required.source)
             functions = getattr(provider, "functions", None)

@@ -120,8 +120,8 @@ def _provider_call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
         raise EvalError("Invalid function argument", f'Invalid value for "{fn.parameter(exc.index).name}" '
                         f"parameter: {message[:1].lower()}{message[1:]}.", e.line, calling
                         ).blame(e.args[exc.index] if exc.index < len(e.args) else e, scope) from None
-    except FunctionError as exc:
-        message = _redacted(e, args, str(exc).rstrip("."), scope)
+    except FunctionError as exc:  # the provider's words as they are, then a period (as terraform: ".." may result)
+        message = _redacted(e, args, str(exc), scope)
         raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
                         calling).blame(e, scope) from None
 
