@@ -20,6 +20,7 @@ from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.function_results import checking_function_results
 from engine.lang.functions.timestamps import CLOCK, evaluation_clock, parse_plan_timestamp
 from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
@@ -78,7 +79,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
         # plantimestamp() is the plan's time, also when a saved plan is applied later
         plan_time = parse_plan_timestamp(p.plan.timestamp) or CLOCK.get().plan_time
-        with evaluation_clock(plan_time, applying=True):
+        with evaluation_clock(plan_time, applying=True), checking_function_results(p.plan.function_results):
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
@@ -165,11 +166,18 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             if oc.name in p.state.outputs:
                 out[oc.name] = p.state.outputs[oc.name]
             continue
+        planned = p.plan.outputs.get(oc.name)
+        if planned is not None and is_wholly_known(planned[0]):
+            # terraform's: a value known when planning is the value (its expression, which may call
+            # a provider function, is not evaluated again)
+            if planned[0] is not None:
+                out[oc.name] = (planned[0], oc.sensitive)
+            continue
         try:
             v = evaluate(oc.expr, Scope(variables, local_value, resolver, sensitivity=sensitivity))
         except EvalError as exc:
-            if result.ok:
-                result.diagnostics.append(exc.error(SourceRange(oc.range.filename, exc.line)))
+            if result.ok:  # in the block of the line at fault (a local's, when the output refers to it)
+                result.diagnostics.extend(p.module.with_context([exc.error(SourceRange(oc.range.filename, exc.line))]))
             continue
         if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
             out[oc.name] = (v, oc.sensitive)

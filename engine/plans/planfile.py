@@ -297,6 +297,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "moves": [[_instance(new), _instance(prev)] for new, prev in plan.moves.items()],
         "config_digest": plan.config_digest,
         "timestamp": plan.timestamp,
+        "function_results": [list(h) for h in plan.function_results],
     }
 
 
@@ -326,6 +327,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         moves=MappingProxyType({_instance_back(n): _instance_back(p) for n, p in _list(j.get("moves", []))}),
         config_digest=_str(j["config_digest"]),
         timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
+        function_results=tuple((_str(k), _str(r)) for k, r in _list(j.get("function_results", []))),
     )
 
 

@@ -21,7 +21,8 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   is configured): until the group is written, its file is the item's, read as the group.
 * function ``label(prefix, parts...)`` (``provider::example::label("web", "a", "b")`` is
   ``"web-a-b"``): a string parameter, a variadic one, and an error ("prefix must not be empty")
-  when the prefix is empty.
+  when the prefix is empty; ``EXAMPLE_LABEL_SUFFIX``, when set, is appended to its result (a
+  function that answers differently at apply than at plan).
 
 Configured, it writes its process id to ``ROOT/provider.pid``.
 
@@ -283,7 +284,8 @@ class Label:
         if not prefix:
             ctx.diagnostics.add_error("prefix must not be empty", "")
             return None
-        return "-".join([prefix, *parts])
+        # EXAMPLE_LABEL_SUFFIX makes the function impure (a test of the plan's recorded results)
+        return "-".join([prefix, *parts]) + os.environ.get("EXAMPLE_LABEL_SUFFIX", "")
 
 
 class ExampleProvider(Provider):

@@ -1,0 +1,94 @@
+"""A provider function's results are recorded in the plan and checked when it is applied, as
+terraform 1.11 does: the protocol-6 example provider's ``label()`` made to answer differently at
+apply (``EXAMPLE_LABEL_SUFFIX``) fails the apply of a saved plan with terraform's words, before
+the resource is changed; the same answer applies as planned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Result, Workdir, requires_terraform
+from tests.plugins.conftest import init_with, requires_plugin_client, run_with
+
+pytestmark = [requires_terraform, requires_plugin_client]
+
+CONFIG = '''terraform {
+  required_providers {
+    example = { source = "hashicorp/example", version = "0.1.0" }
+  }
+}
+
+provider "example" {
+  root = "${path.module}/objects"
+}
+
+resource "example_item" "a" {
+  name    = provider::example::label("item", "a")
+  content = "c"
+}
+'''
+
+
+def _setup(tool: str, path: Path, mirror: Path) -> Workdir:
+    path.mkdir()
+    (path / "objects").mkdir()
+    wd = Workdir(path)
+    wd.write(CONFIG)
+    init_with(tool, wd, mirror)
+    return wd
+
+
+def _error(res: Result) -> str:
+    text = res.stderr or res.stdout
+    return text[text.index("Error:"):].strip() if "Error:" in text else text
+
+
+def test_a_different_result_at_apply_fails_as_terraforms(tmp_path: Path, example_mirror_here: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    errors = {}
+    for tool in ("terraform", "strata"):
+        wd = _setup(tool, tmp_path / tool, example_mirror_here)
+        planned = run_with(tool, wd, "plan", "-out=p.bin", "-no-color")
+        assert planned.returncode == 0, planned.stdout + planned.stderr
+        with monkeypatch.context() as m:
+            m.setenv("EXAMPLE_LABEL_SUFFIX", "-later")
+            res = run_with(tool, wd, "apply", "-no-color", "p.bin")
+        assert res.returncode == 1, f"{tool}: {res.stdout}{res.stderr}"
+        assert not [p for p in (wd.path / "objects").iterdir() if p.name != "provider.pid"], f"{tool} created it"
+        errors[tool] = _error(res)
+    assert errors["strata"] == errors["terraform"]
+    assert ('Call to function "provider::example::label" failed: provider function\nreturned an inconsistent '
+            "result.") in errors["strata"]
+
+
+def test_the_same_result_at_apply_applies_as_planned(tmp_path: Path, example_mirror_here: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXAMPLE_LABEL_SUFFIX", "-both")
+    wd = _setup("strata", tmp_path / "strata", example_mirror_here)
+    assert wd.strata("plan", "-out=p.bin", "-no-color").returncode == 0
+    res = wd.strata("apply", "-no-color", "p.bin")
+    assert res.returncode == 0, res.stdout + res.stderr
+    state = json.loads((wd.path / "terraform.tfstate").read_text())
+    assert state["resources"][0]["instances"][0]["attributes"]["name"] == "item-a-both"
+
+
+def test_an_output_known_when_planned_is_not_called_again(tmp_path: Path, example_mirror_here: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    outputs = {}
+    for tool in ("terraform", "strata"):
+        path = tmp_path / tool
+        path.mkdir()
+        wd = Workdir(path)
+        wd.write(CONFIG.split("provider \"example\"")[0] + 'output "o" { value = provider::example::label("web") }\n')
+        init_with(tool, wd, example_mirror_here)
+        assert run_with(tool, wd, "plan", "-out=p.bin", "-no-color").returncode == 0
+        with monkeypatch.context() as m:
+            m.setenv("EXAMPLE_LABEL_SUFFIX", "-later")
+            res = run_with(tool, wd, "apply", "-no-color", "p.bin")
+        assert res.returncode == 0, f"{tool}: {res.stdout}{res.stderr}"
+        outputs[tool] = json.loads(run_with(tool, wd, "output", "-json").stdout)
+    assert outputs["strata"] == outputs["terraform"]
+    assert outputs["strata"]["o"]["value"] == "web"
