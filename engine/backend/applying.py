@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.addrs import ROOT
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
+from engine.config.output_types import output_types
 from engine.diagnostics import Diagnostic, SourceRange, StrataError
 from engine.events import stream as ev
 from engine.graph.limits import Limits
@@ -99,6 +100,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
+                p.state.output_types = output_types(p.module, outputs)
         return result
     except BaseExceptionGroup as group:
         # a state write failure cancels the walk: report it as itself, not as a task-group error
