@@ -174,15 +174,33 @@ def _not_constant(e: E.Expr) -> tuple[str, str, E.Expr] | None:
 
 
 def _expression_range(src: str, line: int, at: E.Expr) -> str:
-    """``line,column-column`` of the expression at fault: its text on that line, from where the
-    argument's value begins (HCL's range of the whole value when it is the culprit)."""
+    """``line,column-column`` of the expression at fault, as HCL gives it: a reference's root name,
+    a call from its name to its closing parenthesis (looked for on the expression's line, after
+    the ``=`` of the argument when it is on that line)."""
     lines = src.split("\n")
     text = lines[at.line - 1] if 0 < at.line <= len(lines) else ""
-    start = text.find("=") + 1 if at.line == line else 0
-    while start < len(text) and text[start] in " \t":
-        start += 1
-    end = len(text.rstrip())
-    return f"{at.line},{start + 1}-{end + 1}"
+    after = text.find("=") + 1 if at.line == line else 0
+    name = at.name if isinstance(at, (E.Var, E.Call)) else ""
+    found = _word(text, name, after) if name else -1
+    if found < 0:
+        return f"{at.line},{after + 1}-{len(text.rstrip()) + 1}"
+    end = found + len(name)
+    if isinstance(at, E.Call):
+        depth = 0
+        for i in range(end, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+    return f"{at.line},{found + 1}-{end + 1}"
+
+
+def _word(text: str, name: str, start: int) -> int:
+    """Where ``name`` stands as a whole word in ``text`` from ``start`` (-1: nowhere)."""
+    import re
+
+    m = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])").search(text, start)
+    return m.start() if m is not None else -1
 
 
 def _hcl_error(d: Diagnostic, src: str) -> str:

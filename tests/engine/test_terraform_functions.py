@@ -40,11 +40,21 @@ def test_encode_tfvars_refuses_a_name_no_variable_can_have() -> None:
         encode_tfvars({"a.b": 1})
 
 
-def test_decode_tfvars_refuses_references_and_calls() -> None:
-    with pytest.raises(FunctionError, match="1,5-10: Variables not allowed"):
-        decode_tfvars("a = var.x")
-    with pytest.raises(FunctionError, match="Function calls not allowed"):
-        decode_tfvars('a = [upper("x")]')
+@pytest.mark.parametrize(("src", "where"), [  # recorded from terraform 1.11
+    ("a = var.x", "1,5-8: Variables not allowed"),
+    ("a = [1, foo]", "1,9-12: Variables not allowed"),
+    ("b = 1\na = [1,\n  var.x.y]", "3,3-6: Variables not allowed"),
+    ('a = {x = upper("a")}', "1,10-20: Function calls not allowed"),
+])
+def test_decode_tfvars_refuses_references_and_calls_where_hcl_says(src: str, where: str) -> None:
+    with pytest.raises(FunctionError, match=f"<decode_tfvars argument>:{where}; "):
+        decode_tfvars(src)
+
+
+def test_decode_tfvars_refuses_an_argument_set_twice() -> None:
+    with pytest.raises(FunctionError, match='2,1-2: Attribute redefined; The argument "a" was already set at '
+                                            "<decode_tfvars argument>:1,1-2"):
+        decode_tfvars("a = 1\na = 2")
 
 
 def test_decode_tfvars_allows_a_for_expressions_own_names() -> None:
