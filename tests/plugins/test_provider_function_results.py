@@ -6,6 +6,7 @@ the resource is changed; the same answer applies as planned."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,25 @@ def test_an_output_known_when_planned_is_not_called_again(tmp_path: Path, exampl
         outputs[tool] = json.loads(run_with(tool, wd, "output", "-json").stdout)
     assert outputs["strata"] == outputs["terraform"]
     assert outputs["strata"]["o"]["value"] == "web"
+
+
+def test_another_result_for_the_same_call_while_planning_names_both(tmp_path: Path, example_mirror_here: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # which of the two calls comes first is terraform's concurrency's choice: the words are compared
+    monkeypatch.setenv("EXAMPLE_LABEL_COUNT", "1")
+    pattern = re.compile(r'Call to function "provider::example::label" failed: provider function\n'
+                         r'returned an inconsistent result,\nwas: cty\.StringVal\("web-a-(\d)"\),\n'
+                         r'now: cty\.StringVal\("web-a-(\d)"\)\.')
+    for tool in ("terraform", "strata"):
+        path = tmp_path / tool
+        path.mkdir()
+        wd = Workdir(path)
+        wd.write(CONFIG.split("provider \"example\"")[0]
+                 + 'output "o" { value = provider::example::label("web", "a") }\n'
+                 + 'output "p" { value = provider::example::label("web", "a") }\n')
+        init_with(tool, wd, example_mirror_here)
+        res = run_with(tool, wd, "plan", "-no-color")
+        assert res.returncode == 1, f"{tool}: {res.stdout}{res.stderr}"
+        found = pattern.search(res.stderr)
+        assert found is not None, f"{tool}: {res.stderr}"
+        assert found.group(1) != found.group(2)
