@@ -287,7 +287,18 @@ def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
 
 
 class _Unvalidated(_Unplanned):
-    """Resources and module calls of the configuration, none planned: each one's value is unknown."""
+    """Resources and module calls of the configuration, none planned: each one's value is unknown,
+    its expansion the configuration's (``count`` or ``for_each``, their keys unknown)."""
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        rc = self.module.resources.get(addr)
+        return rc is not None and rc.expanded
+
+    def expansion(self, addr: ResourceAddr) -> str:
+        rc = self.module.resources.get(addr)
+        if rc is None or not rc.expanded:
+            return "single"
+        return "count" if rc.count is not None else "for_each"
 
     def module_call(self, name: str, line: int) -> Any:
         if name not in self.module.calls:

@@ -93,3 +93,41 @@ def test_validate_matches_terraform(workdir: Workdir) -> None:
     theirs = workdir.terraform("validate", "-no-color")
     assert ours.returncode == theirs.returncode == 1
     assert ours.stderr.strip() == theirs.stderr.strip()
+
+
+EXPANDED = """
+variable "n" {
+  default = 2
+}
+resource "terraform_data" "c" {
+  count = var.n
+}
+resource "terraform_data" "e" {
+  for_each = toset(["a"])
+}
+resource "terraform_data" "s" {}
+locals {
+  a = terraform_data.c[0].id
+  b = terraform_data.e["a"].id
+  c = terraform_data.c[*].id
+  d = [for k, v in terraform_data.e : v.id]
+  e = terraform_data.s.id
+  f = length(terraform_data.c)
+  g = abspath(path.module)
+}
+"""
+
+
+def test_locals_of_expanded_resources_pass_validate(workdir: Workdir) -> None:
+    _setup(workdir, EXPANDED)
+    res = workdir.strata("validate", "-no-color")
+    assert res.returncode == 0, res.stderr
+
+
+@requires_terraform
+def test_a_wrong_instance_key_in_a_local_fails_as_terraforms(workdir: Workdir) -> None:
+    _setup(workdir, EXPANDED + "locals {\n  x = terraform_data.s[0].id\n  y = terraform_data.c.id\n}\n")
+    ours = workdir.strata("validate", "-no-color")
+    theirs = workdir.terraform("validate", "-no-color")
+    assert ours.returncode == theirs.returncode == 1
+    assert ours.stderr.strip() == theirs.stderr.strip()
