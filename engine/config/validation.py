@@ -270,20 +270,30 @@ def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
 
 def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
     """What terraform's validate walk finds by evaluating, with every input variable and resource
-    unknown: a local value whose expression fails (``tonumber("abc")``; one that depends on a
-    variable is unknown and passes), and a ``for_each`` known to be no map or set."""
-    failed: list[Diagnostic] = []
+    unknown: a local value, of any module, whose expression fails (``tonumber("abc")``; one that
+    depends on a variable is unknown and passes), and a ``for_each`` known to be no map or set."""
+    diags: list[Diagnostic] = []
+    for m in module.tree():
+        failed: list[Diagnostic] = []
+        local_value = _local_values(m, providers, failed)
+        for name, lc in m.locals.items():
+            try:
+                local_value(name, lc.range.line)
+            except EvalError:
+                pass  # a cycle, reported with the configuration's order
+        diags += [d for d in failed if d.summary not in _REFERENCE_ERRORS]
+        if m is module:
+            diags += for_each_values(module, local_value)
+    return diags
+
+
+def _local_values(module: Module, providers: Providers, failed: list[Diagnostic]) -> LocalValues:
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
-    sensitivity = sensitivity_of(module, providers)
+    sensitivity = sensitivity_of(module, providers, getattr(module, "root_provider_key", None))
     resources = _Unvalidated(module)
     local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity),
                               lambda lc, exc: failed.append(exc.error(SourceRange(lc.range.filename, exc.line))))
-    for name, lc in module.locals.items():
-        try:
-            local_value(name, lc.range.line)
-        except EvalError:
-            pass  # a cycle, reported with the configuration's order
-    return [d for d in failed if d.summary not in _REFERENCE_ERRORS] + for_each_values(module, local_value)
+    return local_value
 
 
 class _Unvalidated(_Unplanned):
@@ -309,7 +319,8 @@ class _Unvalidated(_Unplanned):
 
 # found and reported with the configuration's references (engine.config.references), not again here
 _REFERENCE_ERRORS = frozenset({"Reference to undeclared local value", "Reference to undeclared input variable",
-                               "Reference to undeclared resource", "Cycle in local values"})
+                               "Reference to undeclared resource", "Reference to undeclared module",
+                               "Cycle in local values"})
 
 
 def for_each_values(module: Module, local_value: Any) -> list[Diagnostic]:

@@ -131,3 +131,14 @@ def test_a_wrong_instance_key_in_a_local_fails_as_terraforms(workdir: Workdir) -
     theirs = workdir.terraform("validate", "-no-color")
     assert ours.returncode == theirs.returncode == 1
     assert ours.stderr.strip() == theirs.stderr.strip()
+
+
+def test_a_failing_local_of_a_called_module_fails_validate(workdir: Workdir) -> None:
+    workdir.write('module "m" {\n  source = "./m"\n  v      = "x"\n}\n')
+    (workdir.path / "m").mkdir()
+    workdir.write('variable "v" {}\nlocals {\n  a = tonumber("abc")\n  b = tonumber(var.v)\n}\n', "m/main.tf")
+    workdir.strata("init", check=True)
+    res = workdir.strata("validate", "-no-color")
+    assert res.returncode == 1
+    assert "on m/main.tf line 3, in locals:" in res.stderr
+    assert res.stderr.count("Error: ") == 1
