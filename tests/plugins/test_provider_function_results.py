@@ -1,20 +1,47 @@
 """A provider function's results are recorded in the plan and checked when it is applied, as
-terraform 1.11 does: the protocol-6 example provider's ``label()`` made to answer differently at
-apply (``EXAMPLE_LABEL_SUFFIX``) fails the apply of a saved plan with terraform's words, before
-the resource is changed; the same answer applies as planned."""
+terraform 1.11 does: the protocol-6 example provider's ``label()``, made impure in this module's
+own mirror (:func:`example_mirror_here`), answering differently at apply fails the apply of a
+saved plan with terraform's words, before the resource is changed; the same answer applies as
+planned."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Result, Workdir, requires_terraform
 from tests.plugins.conftest import init_with, requires_plugin_client, run_with
+from tests.plugins.fetch import EXAMPLE_SOURCE, example_path
 
 pytestmark = [requires_terraform, requires_plugin_client]
+
+PURE = '''        return "-".join([prefix, *parts])
+'''
+IMPURE = '''        suffix = os.environ.get("EXAMPLE_LABEL_SUFFIX", "")
+        if os.environ.get("EXAMPLE_LABEL_COUNT"):
+            Label.calls = getattr(Label, "calls", 0) + 1
+            suffix += f"-{Label.calls}"
+        return "-".join([prefix, *parts]) + suffix
+'''
+
+
+@pytest.fixture(scope="module")
+def example_mirror_here(example_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror of this module's own whose example provider's ``label()`` is impure on demand:
+    ``EXAMPLE_LABEL_SUFFIX`` is appended to its result (an answer at apply other than at plan),
+    and with ``EXAMPLE_LABEL_COUNT`` set, the number of calls so far (each call answers
+    differently). The shared provider source is left as it is."""
+    own = tmp_path_factory.mktemp("impure-example-mirror")
+    target = example_path(own)
+    shutil.copytree(example_path(example_mirror).parent, target.parent)
+    source = EXAMPLE_SOURCE.read_text()
+    assert PURE in source, "the example provider's label() changed: update IMPURE"
+    (target.parent / "provider.py").write_text(source.replace(PURE, IMPURE))
+    return own
 
 CONFIG = '''terraform {
   required_providers {

@@ -21,9 +21,7 @@ provider's ``root`` names, so a test can count them the way the aws tests count 
   is configured): until the group is written, its file is the item's, read as the group.
 * function ``label(prefix, parts...)`` (``provider::example::label("web", "a", "b")`` is
   ``"web-a-b"``): a string parameter, a variadic one, and an error ("prefix must not be empty")
-  when the prefix is empty; ``EXAMPLE_LABEL_SUFFIX``, when set, is appended to its result (a
-  function that answers differently at apply than at plan); with ``EXAMPLE_LABEL_COUNT`` set, the
-  number of calls so far is too (each call answers differently).
+  when the prefix is empty.
 
 Configured, it writes its process id to ``ROOT/provider.pid``.
 
@@ -267,8 +265,6 @@ class ItemData(DataSource):
 class Label:
     """``label(prefix, parts...)``: the prefix and the parts joined with "-"."""
 
-    calls = 0
-
     def __init__(self, provider: ExampleProvider) -> None:
         self.provider = provider
 
@@ -287,13 +283,7 @@ class Label:
         if not prefix:
             ctx.diagnostics.add_error("prefix must not be empty", "")
             return None
-        # EXAMPLE_LABEL_SUFFIX makes the function impure (a test of the plan's recorded results);
-        # EXAMPLE_LABEL_COUNT, each call's answer different from the one before
-        suffix = os.environ.get("EXAMPLE_LABEL_SUFFIX", "")
-        if os.environ.get("EXAMPLE_LABEL_COUNT"):
-            Label.calls += 1
-            suffix += f"-{Label.calls}"
-        return "-".join([prefix, *parts]) + suffix
+        return "-".join([prefix, *parts])
 
 
 class ExampleProvider(Provider):
