@@ -20,6 +20,7 @@ from engine.values import (
     SetVal,
     friendly_name,
     type_name,
+    typed_object,
     value_type,
     with_element_type,
 )
@@ -105,7 +106,9 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             if k not in value and k not in optional:
                 raise ConversionError(path, f'attribute "{k}" is required.')
             out[k] = convert(value.get(k), t, f"{path}.{k}" if path else k)
-        return out
+        if None not in out.values():
+            return out
+        return typed_object(out, {k: concrete(t) for k, t in attrs.items() if out[k] is None})
     return value
 
 

@@ -24,7 +24,7 @@ from engine.diagnostics import Diagnostic, FunctionError, SourceRange, StrataErr
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import statements
 from engine.lang.number import to_number, to_string
-from engine.values import UNKNOWN, SetVal, type_name
+from engine.values import UNKNOWN, ObjectVal, SetVal, type_name
 
 
 class EvalError(StrataError):
@@ -190,7 +190,7 @@ class Namespace:
 
 
 def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
-    if type(obj) is dict:
+    if type(obj) is dict or type(obj) is ObjectVal:
         if name in obj:
             return obj[name]
         raise EvalError("Unsupported attribute", f'This object does not have an attribute named "{name}".', line)
@@ -215,7 +215,7 @@ def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
             value = scope.resources.instance_value(obj.addr, None)
         except KeyError:  # it could not be planned (an error says why): nothing about it is known
             return UNKNOWN
-        if type(value) is dict and name not in value:  # terraform's words for a resource's schema
+        if (type(value) is dict or type(value) is ObjectVal) and name not in value:  # terraform's words for a resource's schema
             raise EvalError("Unsupported attribute", "This object has no argument, nested block, or exported "
                             f'attribute named "{name}".', line)
         return get_attr(value, name, scope, line)

@@ -100,3 +100,35 @@ def test_each_surface_matches_terraform(workdir: Workdir) -> None:
         }
     for surface, theirs in docs["terraform"].items():
         assert docs["strata"][surface] == theirs, surface
+
+
+RESOURCE = """
+variable "o" {
+  type    = object({ a = optional(string), b = optional(list(number)) })
+  default = {}
+}
+resource "terraform_data" "d" {
+  input = var.o
+}
+"""
+
+D_TYPE = ["object", {"a": "string", "b": ["list", "number"]}]
+
+
+def test_a_dynamic_attribute_records_the_types_of_its_nulls(workdir: Workdir) -> None:
+    workdir.write(RESOURCE)
+    workdir.strata("init", check=True)
+    workdir.strata("apply", "-auto-approve", "-no-color", check=True)
+    attrs = workdir.state()["resources"][0]["instances"][0]["attributes"]
+    assert attrs["input"] == {"value": {"a": None, "b": None}, "type": D_TYPE}
+    assert attrs["output"] == {"value": {"a": None, "b": None}, "type": D_TYPE}
+    assert workdir.strata("plan", "-detailed-exitcode", "-no-color").returncode == 0
+
+
+@requires_terraform
+def test_terraform_plans_no_change_on_the_state(workdir: Workdir) -> None:
+    workdir.write(RESOURCE)
+    workdir.strata("init", check=True)
+    workdir.strata("apply", "-auto-approve", "-no-color", check=True)
+    res = workdir.terraform("plan", "-detailed-exitcode", "-no-color")
+    assert res.returncode == 0, res.stdout + res.stderr
