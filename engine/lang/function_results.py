@@ -21,18 +21,17 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-import orjson
-
 from engine.diagnostics import FunctionError
-from engine.values import UNKNOWN, ListVal, MapVal, SetVal, is_wholly_known, to_json, value_type
+from engine.values import UNKNOWN, ListVal, MapVal, SetVal, is_wholly_known
 
 FunctionHash = tuple[str, str]
 """(digest of provider, function and arguments; digest of the result), both hexadecimal."""
 
 
 def _digest(value: Any) -> bytes:
-    """A value's digest: its type and its JSON form (keys sorted), so equal values agree."""
-    return orjson.dumps([value_type(value), to_json(value)], option=orjson.OPT_SORT_KEYS)
+    """A value's digest: cty's ``GoString`` of it (its kind, keys sorted), as terraform's, so equal
+    values agree (numbers of any size)."""
+    return go_string(value).encode()
 
 
 class FunctionResults:

@@ -76,3 +76,11 @@ def test_go_string_writes_values_as_cty_does() -> None:
     assert go_string({"a": ListVal([1, 1.5]), "b": None}) == (
         'cty.ObjectVal(map[string]cty.Value{"a":cty.ListVal([]cty.Value{cty.NumberIntVal(1), '
         'cty.NumberFloatVal(1.5)}), "b":cty.NullVal(cty.DynamicPseudoType)})')
+
+
+def test_numbers_of_any_size_are_part_of_the_call() -> None:
+    table = FunctionResults()
+    table.check(SOURCE, "label", [12345678901234567890123, 2**70], 10**30)
+    table.check(SOURCE, "label", [12345678901234567890123, 2**70], 10**30)
+    with pytest.raises(FunctionError):
+        table.check(SOURCE, "label", [12345678901234567890123, 2**70], 10**30 + 1)
