@@ -102,6 +102,27 @@ class MapVal(dict):  # type: ignore[type-arg]
     ety: Any = None
 
 
+class ObjectVal(dict):  # type: ignore[type-arg]
+    """A cty object that records the types of its null attributes (``atys``: name → type), which
+    their values cannot tell: ``{a = "x"}`` converted to ``object({a = string, b =
+    optional(list(number))})`` is ``{"a": "x", "b": None}`` with ``b`` a ``list(number)``, as
+    terraform records it in state. Made only where such a null is (:func:`typed_object`); equal to
+    the plain dict of the same attributes (:func:`equal`)."""
+
+    atys: Any = None
+
+
+def typed_object(attrs: dict[str, Any], types: Any) -> dict[str, Any]:
+    """``attrs`` (a new object's attributes) recording the types (``types``: name → type, no
+    ``optional()`` markers) of those that are null, when any such type is known."""
+    nulls = {k: t for k, t in types.items() if t != "dynamic" and k in attrs and attrs[k] is None}
+    if not nulls:
+        return attrs
+    out = ObjectVal(attrs)
+    out.atys = nulls
+    return out
+
+
 def with_element_type(coll: Any, ety: Any) -> Any:
     """``coll`` (a new list, set or map) recording its element type ``ety`` when its elements
     cannot tell it (it is empty, or holds a null), so that its type is terraform's: an empty
@@ -160,7 +181,8 @@ def from_typed_json(value: Any, ty: Any) -> Any:
     if kind == "map":
         return with_element_type(MapVal({k: from_typed_json(x, ty[1]) for k, x in value.items()}), ty[1])
     if kind == "object":
-        return {k: from_typed_json(value.get(k), t) for k, t in ty[1].items()}
+        attrs = {k: from_typed_json(value.get(k), t) for k, t in ty[1].items()}
+        return typed_object(attrs, ty[1]) if None in attrs.values() else attrs
     return value
 
 
@@ -232,6 +254,8 @@ def equal(a: Any, b: Any) -> bool:
     if ta is not tb:
         if ta in (int, float) and tb in (int, float):
             return bool(a == b)
+        if (ta is ObjectVal or ta is dict) and (tb is ObjectVal or tb is dict):  # both objects
+            return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
         return False
     if ta is dict or ta is MapVal:
         if a.keys() != b.keys():
@@ -267,6 +291,9 @@ def value_type(v: Any) -> Any:
         return ["tuple", [value_type(x) for x in v]]
     if isinstance(v, MapVal):
         return ["map", _collection_elem_type(v.values(), v.ety)]
+    if type(v) is ObjectVal and v.atys:
+        atys = v.atys
+        return ["object", {k: atys.get(k, "dynamic") if v[k] is None else value_type(v[k]) for k in sorted(v)}]
     if isinstance(v, dict):
         return ["object", {k: value_type(v[k]) for k in sorted(v)}]
     return "dynamic"

@@ -38,6 +38,7 @@ from engine.config.checks import as_check_warnings, check_object, read_failure
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
+from engine.config.provider_functions import calls_provider_functions
 from engine.diagnostics import Diagnostic, SourceRange, error, errors_of, source_line
 from engine.events import stream as ev
 from engine.graph.dag import Graph
@@ -414,12 +415,17 @@ class Applier:
             return None
         return config
 
+    def _calls_provider_functions(self, c: ResourceInstanceChange) -> bool:
+        """Whether the configuration calls a provider function, whose results apply checks."""
+        rc = self.module.resource_at(c.addr.resource) if self.module else None
+        return rc is not None and calls_provider_functions(rc)
+
     async def _final_plan(self, c: ResourceInstanceChange, prior: dict[str, Any] | None, pname: str,
                           provider: ProviderSeam, schema: ResourceSchema | None, prior_private: bytes
                           ) -> tuple[dict[str, Any], dict[str, Any], bytes] | None:
         addr = c.addr
         config = c.config
-        if config is None or not is_wholly_known(config):
+        if config is None or not is_wholly_known(config) or self._calls_provider_functions(c):
             config = await self._final_config(c, schema)
             if config is None:
                 return None

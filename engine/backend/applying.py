@@ -19,10 +19,12 @@ from engine.config.check_results import CheckResult
 from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
+from engine.config.output_types import output_types
 from engine.diagnostics import Diagnostic, SourceRange, StrataError, errors_of
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.evaluate import EvalError, Scope, evaluate
+from engine.lang.function_results import checking_function_results
 from engine.lang.functions.timestamps import CLOCK, evaluation_clock, parse_plan_timestamp
 from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
@@ -82,7 +84,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
         # timestamp(), uuid() and bcrypt() are known when applying (engine.lang.functions.timestamps)
         # plantimestamp() is the plan's time, also when a saved plan is applied later
         plan_time = parse_plan_timestamp(p.plan.timestamp) or CLOCK.get().plan_time
-        with evaluation_clock(plan_time, applying=True):
+        with evaluation_clock(plan_time, applying=True), checking_function_results(p.plan.function_results):
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
@@ -102,6 +104,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 if not _same_outputs(outputs, p.state.outputs):
                     writer.changed = True
                 p.state.outputs = outputs
+                p.state.output_types = output_types(p.module, outputs)
                 if not any(m.checks for m in p.module.tree()) or (p.plan.destroy and p.plan.targeted):
                     pass  # a targeted destroy leaves the results as they were
                 elif p.plan.destroy or p.plan.targeted:  # as terraform's: the checks are not evaluated
@@ -186,11 +189,18 @@ def _final_outputs(p: Planned, resolver: Any, local_value: Callable[[str, int], 
             if oc.name in p.state.outputs:
                 out[oc.name] = p.state.outputs[oc.name]
             continue
+        planned = p.plan.outputs.get(oc.name)
+        if planned is not None and is_wholly_known(planned[0]):
+            # terraform's: a value known when planning is the value (its expression, which may call
+            # a provider function, is not evaluated again)
+            if planned[0] is not None:
+                out[oc.name] = (planned[0], oc.sensitive)
+            continue
         try:
             v = evaluate(oc.expr, Scope(variables, local_value, resolver, sensitivity=sensitivity))
         except EvalError as exc:
-            if result.ok:
-                result.diagnostics.append(exc.error(SourceRange(oc.range.filename, exc.line)))
+            if result.ok:  # in the block of the line at fault (a local's, when the output refers to it)
+                result.diagnostics.extend(p.module.with_context([exc.error(SourceRange(oc.range.filename, exc.line))]))
             continue
         if v is not None and is_wholly_known(v):  # as terraform's: a null output is no output
             out[oc.name] = (v, oc.sensitive)

@@ -89,11 +89,12 @@ async def cmd_output(a: Args, out: Output) -> int:
         return 0
     if name is None:
         if as_json:
-            doc = {n: {"sensitive": s, "type": cty_type(v), "value": to_json(v)} for n, (v, s) in outputs.items()}
+            doc = {n: {"sensitive": s, "type": state.output_type(n), "value": to_json(v)}
+                   for n, (v, s) in outputs.items()}
             sys.stdout.write(_go_json(doc, indent=True) + "\n")
         else:
             for n, (v, s) in sorted(outputs.items()):
-                sys.stdout.write(f"{n} = {'<sensitive>' if s else output_text(v)}\n")
+                sys.stdout.write(f"{n} = {'<sensitive>' if s else output_text(v, 0, state.output_type(n))}\n")
         return 0
     if name not in outputs:
         return fail(f'Output "{name}" not found',
@@ -116,5 +117,5 @@ async def cmd_output(a: Args, out: Output) -> int:
                         f'"{name}" is {_friendly_type(cty_type(value))}.\n\nUse the -json option for '
                         "machine-readable representations of output values that have complex types.")
     else:
-        sys.stdout.write(output_text(value) + "\n")
+        sys.stdout.write(output_text(value, 0, state.output_type(name)) + "\n")
     return 0

@@ -24,7 +24,8 @@ from engine.plans import planfile
 from engine.plans.plan import Action, Plan, restated
 from engine.render.text import partial_plan_shown, render_failed_plan, render_plan
 from engine.render.value_text import output_text
-from engine.values import UNKNOWN, cty_type, to_json
+from engine.state.model import State
+from engine.values import UNKNOWN, to_json
 
 
 def _plan_outputs_event(plan: Plan) -> ev.Event:
@@ -50,11 +51,11 @@ def _eq(a: Any, b: Any) -> bool:
     return equal(a, b)
 
 
-def _state_outputs_event(outputs: dict[str, tuple[Any, bool]]) -> ev.Event:
+def _state_outputs_event(state: State) -> ev.Event:
     # as terraform: a sensitive output's value is not in the stream
-    return ev.outputs_event({name: {"sensitive": s, "type": cty_type(v)} if s else
-                             {"sensitive": s, "type": cty_type(v), "value": to_json(v)}
-                             for name, (v, s) in sorted(outputs.items())})
+    return ev.outputs_event({name: {"sensitive": s, "type": state.output_type(name)} if s else
+                             {"sensitive": s, "type": state.output_type(name), "value": to_json(v)}
+                             for name, (v, s) in sorted(state.outputs.items())})
 
 
 async def _make_plan(op: Operation, out: Output, command: str, generate_to: str | None = None) -> Planned:
@@ -182,8 +183,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
             out.emit(ev.change_summary({"add": 0, "change": 0, "import": 0, "remove": 0}, "apply"))
             if not refresh_cmd:
                 out.text("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed.\n")
-            out.emit(_state_outputs_event(p.state.outputs))  # as after any apply: terraform's too
-            _print_outputs(out, p.state.outputs)
+            out.emit(_state_outputs_event(p.state))  # as after any apply: terraform's too
+            _print_outputs(out, p.state)
         return 0
     if not a.flags.get("auto-approve") and saved is None:  # applying a saved plan is the approval
         # as terraform's: the warnings so far are shown before the question (a check block's, for
@@ -217,8 +218,8 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
             out.text(f"\nApply complete! Resources: {imported}{c['add']} added, {c['change']} changed, "
                      f"{c['remove']} destroyed.\n")
         if not destroy:
-            out.emit(_state_outputs_event(p.state.outputs))  # "Outputs: 0" too, as terraform's
-            _print_outputs(out, p.state.outputs)
+            out.emit(_state_outputs_event(p.state))  # "Outputs: 0" too, as terraform's
+            _print_outputs(out, p.state)
         return 0
     if result.skipped:
         out.text(f"\n{result.skipped} operation(s) not started: something they depend on failed"
@@ -249,12 +250,12 @@ def _saved_plan(a: Args, destroying: bool) -> planfile.SavedPlan:
     return planfile.read(a.positional[0])
 
 
-def _print_outputs(out: Output, outputs: dict[str, tuple[Any, bool]]) -> None:
-    if not outputs or out.json:
+def _print_outputs(out: Output, state: State) -> None:
+    if not state.outputs or out.json:
         return
     lines = ["\nOutputs:\n"]
-    for name, (v, s) in sorted(outputs.items()):
-        lines.append(f"{name} = {'<sensitive>' if s else output_text(v)}")
+    for name, (v, s) in sorted(state.outputs.items()):
+        lines.append(f"{name} = {'<sensitive>' if s else output_text(v, 0, state.output_type(name))}")
     out.text("\n".join(lines) + "\n")
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from engine.addrs import ResourceAddr
 from engine.config.dynamic import block_expressions
+from engine.config.locals import LocalValues
 from engine.config.model import Module, ResourceConfig
-from engine.config.providers import _Unplanned, unplanned_locals
+from engine.config.providers import _Unplanned
 from engine.config.references import provisioner_expressions
 from engine.config.suggestions import unsupported_argument, unsupported_block
 from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
@@ -26,6 +27,7 @@ from engine.lang.convert import friendly_name
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
 from engine.lang.provider_functions import functions_of, not_offered, split_name
+from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.provider.protocol import BlockSchema, ResourceSchema
 from engine.provider.registry import Providers
 from engine.values import UNKNOWN, SetVal, value_type
@@ -44,7 +46,7 @@ def validate_module(module: Module, providers: Providers, found: list[Diagnostic
         if schema is not None:
             _blocks(rc.blocks, schema.blocks, diags, schema.attributes)
     diags += provider_blocks(module, providers)
-    diags += for_each_values(module, providers)
+    diags += evaluated_values(module, providers)
     wrong = {module.context_of(d.subject) for d in [*(found or ()), *diags] if d.severity == "error"}
     failed = {rc.addr for rc in module.resources.values() if rc.context in wrong}
     return diags + resource_attributes(module, schemas, failed)
@@ -306,17 +308,70 @@ def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
     _blocks(b.blocks, bs.blocks, diags, bs.attributes)
 
 
-def for_each_values(module: Module, providers: Providers) -> list[Diagnostic]:
+def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
+    """What terraform's validate walk finds by evaluating, with every input variable and resource
+    unknown: a local value, of any module, whose expression fails (``tonumber("abc")``; one that
+    depends on a variable is unknown and passes), and a ``for_each`` known to be no map or set."""
+    diags: list[Diagnostic] = []
+    for m in module.tree():
+        failed: list[Diagnostic] = []
+        local_value = _local_values(m, providers, failed)
+        for name, lc in m.locals.items():
+            try:
+                local_value(name, lc.range.line)
+            except EvalError:
+                pass  # a cycle, reported with the configuration's order
+        diags += [d for d in failed if d.summary not in _REFERENCE_ERRORS]
+        if m is module:
+            diags += for_each_values(module, local_value)
+    return diags
+
+
+def _local_values(module: Module, providers: Providers, failed: list[Diagnostic]) -> LocalValues:
+    variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
+    sensitivity = sensitivity_of(module, providers, getattr(module, "root_provider_key", None))
+    resources = _Unvalidated(module)
+    local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity),
+                              lambda lc, exc: failed.append(exc.error(SourceRange(lc.range.filename, exc.line))))
+    return local_value
+
+
+class _Unvalidated(_Unplanned):
+    """Resources and module calls of the configuration, none planned: each one's value is unknown,
+    its expansion the configuration's (``count`` or ``for_each``, their keys unknown)."""
+
+    def is_expanded(self, addr: ResourceAddr) -> bool:
+        rc = self.module.resources.get(addr)
+        return rc is not None and rc.expanded
+
+    def expansion(self, addr: ResourceAddr) -> str:
+        rc = self.module.resources.get(addr)
+        if rc is None or not rc.expanded:
+            return "single"
+        return "count" if rc.count is not None else "for_each"
+
+    def module_call(self, name: str, line: int) -> Any:
+        if name not in self.module.calls:
+            raise EvalError("Reference to undeclared module",
+                            f'No module call named "{name}" is declared in the root module.', line)
+        return UNKNOWN
+
+
+# found and reported with the configuration's references (engine.config.references), not again here
+_REFERENCE_ERRORS = frozenset({"Reference to undeclared local value", "Reference to undeclared input variable",
+                               "Reference to undeclared resource", "Reference to undeclared module",
+                               "Cycle in local values"})
+
+
+def for_each_values(module: Module, local_value: Any) -> list[Diagnostic]:
     """terraform's "Invalid for_each argument" for a ``for_each`` known to be no map or set (a
     list of names, most often), found with every input variable and resource unknown."""
-    ignored: list[Diagnostic] = []  # a local's own mistakes are plan's to report
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
-    local_value = unplanned_locals(module, providers, variables, ignored)
     diags = []
     for rc in module.resources.values():
         if rc.for_each is None:
             continue
-        scope = Scope(variables, local_value, _Unplanned(module))
+        scope = Scope(variables, local_value, _Unvalidated(module))
         try:
             v = evaluate(rc.for_each.expr, scope)
         except EvalError:

@@ -65,9 +65,9 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
         return fn(*args)
     except FunctionArityError as exc:
         raise EvalError(exc.summary, str(exc), e.line,
-                        (f"while calling {F.signature(name)}",)).blame(e, scope) from None
+                        _calling(F.signature(name), scope)).blame(e, scope) from None
     except FunctionError as exc:
-        calling = (f"while calling {F.signature(name)}",)
+        calling = _calling(F.signature(name), scope)
         message = _redacted(e, args, str(exc).rstrip("."), scope)
         index = exc.index if isinstance(exc, ArgumentError) else 0 if name in _ARGUMENT_ERRORS else None
         if index is not None:  # terraform's: the value given for that parameter is unsuitable
@@ -110,7 +110,7 @@ def _provider_call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     args = _arguments(e, scope, value_of)
     if args is None:
         return UNKNOWN
-    calling = (f"while calling {fn.signature(e.name)}",)
+    calling = _calling(fn.signature(e.name), scope)
     try:
         return PF.call(fn, e.name, args)
     except FunctionArityError as exc:
@@ -120,13 +120,21 @@ def _provider_call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
         raise EvalError("Invalid function argument", f'Invalid value for "{fn.parameter(exc.index).name}" '
                         f"parameter: {message[:1].lower()}{message[1:]}.", e.line, calling
                         ).blame(e.args[exc.index] if exc.index < len(e.args) else e, scope) from None
-    except FunctionError as exc:
-        message = _redacted(e, args, str(exc).rstrip("."), scope)
+    except FunctionError as exc:  # the provider's words as they are, then a period (as terraform: ".." may result)
+        message = _redacted(e, args, str(exc), scope)
         raise EvalError("Error in function call", f'Call to function "{e.name}" failed: {message}.', e.line,
                         calling).blame(e, scope) from None
 
 
 PROVIDER = "provider::"
+
+
+def _calling(signature: str, scope: Scope) -> tuple[str, ...]:
+    """The diagnostic's "while calling" line: none inside a ``for`` expression or a dynamic block's
+    content, whose names terraform evaluates in a child context that does not hold the functions
+    (a condition's ``self`` is no such name)."""
+    child = any(name != "self" for name in scope.for_vars)
+    return () if child else (f"while calling {signature}",)
 
 
 def unknown_provider_function(name: str) -> str:
@@ -207,7 +215,7 @@ def _try(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     unknown value: whether it would fail is not known yet."""
     if F is None:
         _import_functions()
-    calling = (f"while calling {F.signature(e.name)}",)
+    calling = _calling(F.signature(e.name), scope)
     if e.name == "can" and len(e.args) != 1:
         summary = "Not enough function arguments" if not e.args else "Too many function arguments"
         detail = ('Function "can" expects 1 argument(s). Missing value for "expression".' if not e.args else

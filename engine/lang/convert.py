@@ -20,6 +20,7 @@ from engine.values import (
     SetVal,
     friendly_name,
     type_name,
+    typed_object,
     value_type,
     with_element_type,
 )
@@ -78,7 +79,7 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
         items = [convert(x, ty[1], f"{path}[{i}]") for i, x in enumerate(value)]
         if items and _has_dynamic(ty[1]):
             items = _unified(items, [f"{path}[{i}]" for i in range(len(items))], kind)
-        return with_element_type(ListVal(items) if kind == "list" else SetVal.of(items), ty[1])
+        return with_element_type(ListVal(items) if kind == "list" else SetVal.of(items), concrete(ty[1]))
     if kind == "map":
         if not isinstance(value, dict):
             raise ConversionError(path, f"{friendly_name(ty)} required, but have {type_name(value)}.")
@@ -87,7 +88,7 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             keys = sorted(elems)
             elems = dict(zip(keys, _unified([elems[k] for k in keys], [f'{path}["{k}"]' for k in keys], "map"),
                              strict=True))
-        return with_element_type(MapVal(elems), ty[1])
+        return with_element_type(MapVal(elems), concrete(ty[1]))
     if kind == "tuple":
         if not isinstance(value, tuple) or len(value) != len(ty[1]):
             raise ConversionError(path, f"tuple of {len(ty[1])} elements required.")
@@ -105,8 +106,24 @@ def convert(value: Any, ty: Any, path: str = "") -> Any:
             if k not in value and k not in optional:
                 raise ConversionError(path, f'attribute "{k}" is required.')
             out[k] = convert(value.get(k), t, f"{path}.{k}" if path else k)
-        return out
+        if None not in out.values():
+            return out
+        return typed_object(out, {k: concrete(t) for k, t in attrs.items() if out[k] is None})
     return value
+
+
+def concrete(ty: Any) -> Any:
+    """``ty`` without ``optional()``'s markers (an object type's third element): the type a
+    converted value has (an empty ``list(object({p = optional(string)}))`` is a list of
+    ``object({p = string})``)."""
+    if not isinstance(ty, list):
+        return ty
+    kind = ty[0]
+    if kind == "object":
+        return ["object", {k: concrete(t) for k, t in ty[1].items()}]
+    if kind == "tuple":
+        return ["tuple", [concrete(t) for t in ty[1]]]
+    return [kind, concrete(ty[1])]
 
 
 def _has_dynamic(ty: Any) -> bool:

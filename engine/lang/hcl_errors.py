@@ -183,6 +183,11 @@ def syntax_error(root: Node, src: Source, base: int = 1) -> list[Diagnostic]:
         return [error(*_INVALID_EXPR, SourceRange(src.filename, base))]
     if _at_end(bad, src):
         unclosed = _unclosed(text)
+        if unclosed is None and re.search(r"=[ \t]*\Z", text):  # an argument cut off by the end of the file
+            last = text.count("\n") + 1
+            at_end = SourceRange(src.filename, last + base - 1, len(text) - text.rfind("\n"), len(src.data))
+            return [error("Missing expression", "Expected the start of an expression, but found the end of "
+                          "the file.", at_end, context=enclosing_block(src.filename, last + base - 1))]
         if unclosed is not None:
             line, col, char = unclosed
             where = SourceRange(src.filename, line + base - 1, col)

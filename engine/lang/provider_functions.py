@@ -12,7 +12,8 @@ this module applies cty's rules of a call around the provider's own work, as ter
 - an unknown argument makes the result unknown, without calling the provider, unless its
   parameter allows unknown values.
 
-The call itself may fail with :class:`~engine.lang.functions.arguments.ArgumentError` (naming
+A result that differs from the one planned for the same call fails the call
+(:mod:`engine.lang.function_results`). The call itself may fail with :class:`~engine.lang.functions.arguments.ArgumentError` (naming
 the argument at fault) or :class:`~engine.diagnostics.FunctionError`.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from engine.diagnostics import FunctionArityError
 from engine.lang import convert as _convert
+from engine.lang.function_results import check_result
 from engine.lang.functions.arguments import ArgumentError, cty_words
 from engine.values import UNKNOWN, is_wholly_known
 
@@ -48,6 +50,9 @@ class ProviderFunction:
     return_type: Any
     call: Callable[[tuple[Any, ...]], Any]
     """The provider's work on the arguments (already checked and converted): the result."""
+    provider: str = ""
+    """The source address of the provider offering it, once known: its results are then checked
+    from plan to apply (:mod:`engine.lang.function_results`)."""
 
     def signature(self, full_name: str) -> str:
         """``provider::example::label(prefix, parts...)``: how terraform shows it being called."""
@@ -115,4 +120,6 @@ def call(fn: ProviderFunction, full_name: str, args: list[Any]) -> Any:
             raise ArgumentError(i, cty_words(exc)) from None
     if any(not fn.parameter(i).allow_unknown and not is_wholly_known(v) for i, v in enumerate(converted)):
         return UNKNOWN
-    return fn.call(tuple(converted))
+    result = fn.call(tuple(converted))
+    check_result(fn.provider, fn.name, converted, result)
+    return result

@@ -31,7 +31,7 @@ from engine.diagnostics import (
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import statements
 from engine.lang.number import to_number, to_string
-from engine.values import UNKNOWN, SetVal, type_name
+from engine.values import UNKNOWN, ObjectVal, SetVal, type_name
 
 
 class EvalError(StrataError):
@@ -199,7 +199,7 @@ class Namespace:
 
 
 def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
-    if type(obj) is dict:
+    if type(obj) is dict or type(obj) is ObjectVal:
         if name in obj:
             return obj[name]
         raise EvalError("Unsupported attribute", f'This object does not have an attribute named "{name}".', line)
@@ -224,7 +224,7 @@ def get_attr(obj: Any, name: str, scope: Scope, line: int) -> Any:
             value = scope.resources.instance_value(obj.addr, None)
         except KeyError:  # it could not be planned (an error says why): nothing about it is known
             return UNKNOWN
-        if type(value) is dict and name not in value:  # terraform's words for a resource's schema
+        if (type(value) is dict or type(value) is ObjectVal) and name not in value:  # terraform's words for a resource's schema
             suggestion = name_suggestion(name, sorted(value))
             mean = f' Did you mean "{suggestion}"?' if suggestion else ""
             raise EvalError("Unsupported attribute", "This object has no argument, nested block, or exported "

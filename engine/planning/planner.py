@@ -28,6 +28,7 @@ from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
+from engine.lang.function_results import checking_function_results
 from engine.planning.checks import plan_checks
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import configured_forcing, force_create_before_destroy
@@ -93,6 +94,12 @@ class Planner:
         return self.ctx.walk_errors
 
     async def run(self, destroy: bool = False) -> Plan:
+        # the provider functions' results, recorded for apply to check its own against
+        with checking_function_results() as results:
+            plan = await self._run(destroy)
+            return replace(plan, function_results=results.hashes())
+
+    async def _run(self, destroy: bool = False) -> Plan:
         ctx = self.ctx
         plan = ctx.plan
         plan.destroy = destroy

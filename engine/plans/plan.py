@@ -233,6 +233,9 @@ class Plan:
     """``plan -generate-config-out``: (address, import id, resource block) of each import target
     given generated configuration, in address order, whether or not it could then be planned
     (the file has them all, as terraform's)."""
+    function_results: tuple[tuple[str, str], ...] = ()
+    """The digests of the provider function calls made while planning and of their results
+    (:mod:`engine.lang.function_results`): apply checks its own calls' results against them."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a
@@ -313,6 +316,7 @@ class PlanBuilder:
     checks: tuple[CheckResult, ...] = ()
     check_data: dict[str, tuple[str, str]] = field(default_factory=dict)
     scoped_reads: set[InstanceAddr] = field(default_factory=set)
+    function_results: tuple[tuple[str, str], ...] = ()
 
     def build(self) -> Plan:
         """The plan as planned so far: a value that what the builder is given later leaves alone."""
@@ -325,6 +329,7 @@ class PlanBuilder:
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
             moves=MappingProxyType(dict(self.moves)), checks=self.checks,
             check_data=MappingProxyType(dict(self.check_data)), scoped_reads=frozenset(self.scoped_reads),
+            function_results=self.function_results,
             generated=tuple((a, *self.generated[a]) for a in sorted(self.generated, key=lambda a: a.sort_key())))
 
 

@@ -301,6 +301,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "checks": checks.encode(plan.checks),
         "check_data": {a: list(v) for a, v in plan.check_data.items()},
         "scoped_reads": sorted(_instance(a) for a in plan.scoped_reads),
+        "function_results": [list(h) for h in plan.function_results],
     }
 
 
@@ -333,6 +334,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         checks=checks.decode(j.get("checks")),
         check_data={_str(a): (_str(v[0]), _str(v[1])) for a, v in _dict(j.get("check_data", {})).items()},
         scoped_reads=frozenset(_instance_back(a) for a in _list(j.get("scoped_reads", []))),
+        function_results=tuple((_str(k), _str(r)) for k, r in _list(j.get("function_results", []))),
     )
 
 

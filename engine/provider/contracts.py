@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.provider.protocol import BlockSchema, ResourceSchema
-from engine.values import UNKNOWN, SetVal, equal, is_wholly_known
+from engine.values import UNKNOWN, MapVal, SetVal, equal, is_wholly_known
 
 
 def check_planned_state(schema: ResourceSchema, config: dict[str, Any], prior: dict[str, Any] | None,
@@ -117,10 +117,10 @@ def _known_changed(path: str, v: Any, got: Any) -> str | None:
     if isinstance(v, SetVal):
         return None
     if isinstance(v, dict):
-        if type(got) is not type(v) or got.keys() != v.keys():
+        if isinstance(got, MapVal) is not isinstance(v, MapVal) or not isinstance(got, dict) or got.keys() != v.keys():
             return f"{path}: was {v!r}, but now {got!r}"
         for k, x in v.items():
-            problem = _known_changed(f"{path}.{k}" if type(v) is dict else f'{path}["{k}"]', x, got[k])
+            problem = _known_changed(f'{path}["{k}"]' if isinstance(v, MapVal) else f"{path}.{k}", x, got[k])
             if problem:
                 return problem
         return None

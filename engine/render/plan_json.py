@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.config.model import Module, ResourceConfig
+from engine.config.output_types import output_types
 from engine.diagnostics import ProviderError
 from engine.lang import expr as E
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
@@ -134,10 +135,21 @@ def _output_change(before: tuple[Any, bool] | None, after: tuple[Any, bool] | No
         out["after_unknown"] = True
     else:
         out["after"] = known_json(a)
-        out["after_unknown"] = unknown_mask(a) if a is not None else False
+        # terraform's: false for a wholly known value, else where it is unknown
+        out["after_unknown"] = unknown_mask(a) if a is not None and not is_wholly_known(a) else False
     out["before_sensitive"] = before_sensitive
     out["after_sensitive"] = bool(after and after[1])
     return out
+
+
+def _null_outputs(plan: Plan, module: Module | None) -> dict[str, bool]:
+    """The root outputs planned as null (no output in state, but terraform's plan lists them, of
+    type dynamic): in a saved plan, every declared output it has no value for and did not leave
+    out by -target. Name -> sensitive."""
+    if module is None or plan.destroy:
+        return {}
+    return {n: oc.sensitive for n, oc in module.outputs.items()
+            if n not in plan.outputs and n not in plan.kept_outputs}
 
 
 def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *,
@@ -159,9 +171,14 @@ def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *
                             _planned_resource(c, schema_versions.get(c.addr, 0), after_marks)))
         changes.append(_change(c, after_marks))
     planned_values: dict[str, Any] = {}
-    outputs = {n: ({"sensitive": s} if v is UNKNOWN else {"sensitive": s, "type": cty_type(v),
+    types = output_types(module, plan.outputs) if module is not None else {}  # typed nulls inside
+    outputs = {n: ({"sensitive": s} if v is UNKNOWN else {"sensitive": s, "type": types.get(n) or cty_type(v),
                                                           "value": known_json(v)})
                for n, (v, s) in sorted(plan.outputs.items())}
+    nulls = _null_outputs(plan, module)
+    for n, s in nulls.items():
+        outputs[n] = {"sensitive": s, "type": "dynamic", "value": None}
+    outputs = dict(sorted(outputs.items()))
     if outputs:
         planned_values["outputs"] = outputs
     planned_values["root_module"] = module_tree(planned)
@@ -174,6 +191,13 @@ def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *
         doc["output_changes"] = {n: _output_change(plan.prior_outputs.get(n), plan.outputs.get(n),
                                                    walked.get(n, bool(plan.prior_outputs.get(n, (0, False))[1])))
                                  for n in names}
+    for n, s in nulls.items():
+        if n not in plan.prior_outputs:
+            doc.setdefault("output_changes", {})[n] = {
+                "actions": ["no-op"], "before": None, "after": None, "after_unknown": False,
+                "before_sensitive": s, "after_sensitive": s}
+    if "output_changes" in doc:
+        doc["output_changes"] = dict(sorted(doc["output_changes"].items()))
     # as terraform's plan walk does, the outputs it could evaluate are in the state it plans from
     for n, (v, sens) in plan.outputs.items():
         if is_wholly_known(v):

@@ -10,7 +10,7 @@ from engine.addrs import ROOT, InstanceAddr, ModulePath, ProviderConfigAddr
 from engine.lang.sensitivity import in_state
 from engine.state.codec import encode_attributes
 from engine.state.model import ObjectState, State
-from engine.values import cty_type, to_json
+from engine.values import to_json
 
 
 def resource_item(addr: InstanceAddr, prov: ProviderConfigAddr) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def state_values(state: State, providers: Any) -> dict[str, Any] | None:
         items.append((addr.resource.module, state_resource(addr, obj, prov, in_state(obj, addr, prov, providers))))
     if not items and not state.outputs:
         return None
-    return {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": cty_type(v)}
+    return {"outputs": {n: {"sensitive": s, "value": to_json(v), "type": state.output_type(n)}
                         for n, (v, s) in sorted(state.outputs.items())},
             "root_module": module_tree(items)}
 

@@ -252,7 +252,7 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
     outputs = {}
     for name in sorted(state.outputs):
         value, sensitive = state.outputs[name]
-        o: dict[str, Any] = {"value": to_json(value), "type": cty_type(value)}
+        o: dict[str, Any] = {"value": to_json(value), "type": state.output_type(name)}
         if sensitive:
             o["sensitive"] = True
         outputs[name] = o
@@ -386,6 +386,7 @@ def _decode_v4(doc: dict[str, Any], dynamic_attrs: DynamicAttrs) -> State:
             raise InvalidField("Invalid output value in state", f'The state file\'s value of output "{name}" '
                                f"does not match its type: {exc!r}.") from exc
         state.outputs[name] = (value, bool(sensitive))
+        state.output_types[name] = ty
     return state
 
 

@@ -64,6 +64,17 @@ class State:
     resources: dict[ResourceAddr, ResourceState] = field(default_factory=dict)
     outputs: dict[str, tuple[Any, bool]] = field(default_factory=dict)  # name -> (value, sensitive)
     check_results: tuple[CheckResult, ...] = ()  # of the last plan or apply (engine.state.checks)
+    output_types: dict[str, Any] = field(default_factory=dict)
+    """An output's cty type where recorded (typed nulls inside it): see :meth:`output_type`."""
+
+    def output_type(self, name: str) -> Any:
+        """The type of output ``name``'s value as terraform records it: the recorded one when it
+        fits the value (the types of nulls inside it), else the value's own."""
+        from engine.values import merge_types, value_type
+
+        own = value_type(self.outputs[name][0])
+        recorded = self.output_types.get(name)
+        return recorded if recorded is not None and merge_types(own, recorded) == recorded else own
 
     def object(self, addr: InstanceAddr, deposed: str | None = None) -> ObjectState | None:
         return self.object_at(addr.resource, addr.key, deposed)
