@@ -31,10 +31,9 @@ from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.apply.interrupt import INTERRUPT, StopNow
 from engine.apply.interrupt import on_signals as receive_signals
 from engine.apply.provisioners import Provisioners, provisioners_of, suppression
+from engine.apply.reads import read_data_source
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
-from engine.config.check_results import FAIL, PASS
-from engine.config.checks import as_check_warnings, check_object, read_failure
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -52,7 +51,6 @@ from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
     ApplyResourceChangeRequest,
     PlanResourceChangeRequest,
-    ReadDataSourceRequest,
     ResourceSchema,
     proposed_new_state,
 )
@@ -163,7 +161,7 @@ class Applier:
             if node.op == Action.DELETE:
                 await self._delete(node, w.change, done)
             elif node.op == Action.READ:
-                await self._read(node, w.change, done)
+                await read_data_source(self, w.change, done)
             else:
                 await self._create_or_update(node, w, done)
         except Exception as exc:  # a bug of ours fails this node, never the run (a provider's: mapped at the seam)
@@ -533,49 +531,6 @@ class Applier:
         now (:func:`engine.plans.plan.restated`)."""
         for c, obj in restated(self.plan, self.state):
             self.writer.put(c.addr, c.provider, obj)
-
-    async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
-        addr = c.addr
-        pname, provider, schema = self._provider(c)
-        config = c.config
-        if config is None or not is_wholly_known(config):
-            final = await self._final_config(c, schema)
-            if final is None:
-                done(False)
-                return
-            config = final
-        rc = self.module.resource_at(addr.resource) if self.module is not None else None
-        scoped = rc if rc is not None and rc.check is not None else None  # its diagnostics placed in its block
-        self.emit(ev.apply_start(addr, "read"))
-        started = time.monotonic()
-        resp = await provider.read_data_source(ReadDataSourceRequest(addr.resource.type, config), address=str(addr),
-                                               subject=scoped.range if scoped else None, body=scoped)
-        diags, value = resp.diagnostics, resp.state
-        errs = errors_of(diags)
-        ended = ev.read_ended(addr, value, bool(errs), time.monotonic() - started,
-                              schema.id_attribute if schema else "id")
-        if rc is not None and rc.check is not None:  # scoped to a check block: warnings, never a failure
-            failed = read_failure(errs) if errs else "" if value is not None else f"No object read for {addr}."
-            self.check_data[check_object(addr.resource.module, rc.check)] = (FAIL, failed) if failed else (PASS, "")
-            self.check_warnings.extend(as_check_warnings(diags, rc.context))
-        elif ended.type == "apply_errored":
-            self.emit(ended)
-        if errs or value is None:
-            if rc is not None and rc.check is not None:
-                done(True)
-                return
-            for d in errs or [error("Provider returned no object",
-                                    f'Provider "{pname}" returned nothing when reading {addr}.')]:
-                self._fail(addr, d.summary, d.detail)
-            done(False)
-            return
-        def durable() -> None:
-            self.emit(ended)
-            done(True)
-
-        self.writer.put(addr, c.provider, ObjectState(value, dependencies=c.state_dependencies,
-                                                      sensitive_attributes=state_marks(value, c.sensitive)),
-                        on_durable=durable)
 
     # ------------------------------------------------------------------ delete
 
