@@ -262,6 +262,19 @@ def _node(op: tuple[str, str], edges_from: dict[str, set[str]]) -> set[str]:
     return {n for n in edges_from if n == f"{addr} (destroy)" or n.startswith(f"{addr} (destroy deposed ")}
 
 
+def _module_instance(addr: str) -> str:
+    """The module instance part of an instance address (``module.m["x"]``; empty in the root)."""
+    parts = addr.split(".")
+    return ".".join(parts[:-2]) if addr.startswith("module.") else ""
+
+
+def _other_module_instance(first: str, then: str) -> bool:
+    """Whether two operations are in different instances of the same module: terraform makes a
+    resource in an expanded module wait for its dependency in every instance of the module."""
+    a, b = _module_instance(first), _module_instance(then)
+    return bool(a) and a != b and KEY.sub("", a) == KEY.sub("", b)
+
+
 def _through_module_close(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[str]]) -> bool:
     """Whether ``then`` waits for ``first`` through a module call's ``(close)`` node (a
     reference to the whole call, ``module.m[*].x``), ``first`` being in that module."""
@@ -369,6 +382,8 @@ def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, s
                 cls = "harness: terraform breaks its own graph"
             elif first[0] in reordered or then[0] in reordered:
                 cls = "order: follows from a replacement ordered the other way round"
+            elif _other_module_instance(first[0], then[0]):
+                cls = "order: waits for its dependency in every instance of an expanded module"
             elif _through_module_close(first, then, succ):
                 cls = "order: a reference to an expanded module waits for every resource in it"
             elif not _direct(first, then, succ):
