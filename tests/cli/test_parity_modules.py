@@ -60,5 +60,3 @@ def test_reference_to_an_expanded_module_waits_for_every_resource_in_it(
     # r0 waits for b, r5 for nothing: a may start once r5 is created, unless it waits for r0
     res = _scenario(workdir, tool).apply(EXPANDED)
     assert_before(res, ("create", "module.m[0].terraform_data.r0"), ("create", "terraform_data.a"))
-
-
