@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.differential.compare import Mismatch, compare
-from tests.differential.generate import generate
+from tests.differential.generate_modules import generate
 from tests.differential.run import run_case
 
 

@@ -30,10 +30,14 @@ from typing import Any
 from tests.differential.generate import Case
 from tests.differential.run import Run, Step
 
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-OP_NODE = re.compile(r'^((?:module\.[\w-]+(?:\[[^\]]+\])?\.)*terraform_data\.\S+?)(?: \((destroy)(?: deposed \w+)?\))?$')
-"""An operation's node in ``terraform graph -type=apply``: a ``terraform_data`` instance, in a module
-instance or not, and whether it is its destroy."""
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w.-])\d{12,20}(?![\w.-])")
+"""An object id: ``terraform_data``'s (a UUID) or ``null_resource``'s (a random decimal integer)."""
+OP_NODE = re.compile(r'^((?:module\.[\w-]+(?:\[[^\]]+\])?\.)*(?:terraform_data|null_resource)\.\S+?)'
+                     r'(?: \((destroy)(?: deposed \w+)?\))?$')
+"""An operation's node in ``terraform graph -type=apply``: a ``terraform_data`` or ``null_resource``
+instance, in a module instance or not, and whether it is its destroy."""
+KEY = re.compile(r'\[(?:"(?:[^"\\]|\\.)*"|\d+)\]')
+"""An instance key in an address (``[0]``, ``["a"]``)."""
 PHASES = ("v1", "v2")
 
 
@@ -69,6 +73,8 @@ def _objects(state: dict) -> Iterable[tuple[str, str, dict]]:
     """(resource address, instance address, instance object) of every object in a state."""
     for res in state.get("resources", []):
         raddr = f"{res['type']}.{res['name']}"
+        if res.get("module"):  # dependencies name a resource in a module without instance keys
+            raddr = f"{KEY.sub('', res['module'])}.{raddr}"
         for inst in res.get("instances", []):
             yield raddr, instance_addr(res, inst), inst
 
@@ -142,6 +148,14 @@ def present_resources(state: dict) -> set[str]:
     return {raddr for raddr, _, _ in _objects(state)}
 
 
+def _only_module_resources_missing(tf_deps: list[str], st_deps: list[str]) -> bool:
+    """Whether strata's list lacks only resources of modules (and has nothing terraform's
+    lacks): terraform makes a reference to an expanded module call (``module.m[*].x``) depend
+    on every resource in it, not only on those behind the output."""
+    missing, extra = set(tf_deps) - set(st_deps), set(st_deps) - set(tf_deps)
+    return bool(missing) and not extra and all(d.startswith("module.") for d in missing)
+
+
 def compare_states(phase: str, tf: dict, st: dict, tf_names: dict[str, str],
                    st_names: dict[str, str], untouched: set[str]) -> list[Mismatch]:
     """Objects of both states; ``untouched`` are the addresses without an operation in
@@ -172,7 +186,9 @@ def compare_states(phase: str, tf: dict, st: dict, tf_names: dict[str, str],
                 if to[fld] == so[fld]:
                     continue
                 cls = f"state: {fld}"
-                if addr in untouched and fld in ("create_before_destroy", "dependencies"):
+                if fld == "dependencies" and _only_module_resources_missing(to[fld], so[fld]):
+                    cls = "state: dependencies on every resource of an expanded module"
+                elif addr in untouched and fld in ("create_before_destroy", "dependencies"):
                     cls += " of an object without an operation"
                 elif fld == "dependencies" and st_direct.get(addr, set()) - st_present:
                     cls += " lost through a resource without objects"
@@ -229,7 +245,13 @@ def graph_constraints(edges: list[tuple[str, str]]) -> set[tuple[tuple[str, str]
 
 
 def _resource_of(addr: str) -> str:
-    return addr.split("[", 1)[0]
+    """The resource of an instance address, in its module (``module.m.terraform_data.r1``)."""
+    return KEY.sub("", addr)
+
+
+def _name_of(addr: str) -> str:
+    """The generated name (``r3``) of an instance address: unique across the root and the module."""
+    return _resource_of(addr).rsplit(".", 1)[-1]
 
 
 def _node(op: tuple[str, str], edges_from: dict[str, set[str]]) -> set[str]:
@@ -238,6 +260,44 @@ def _node(op: tuple[str, str], edges_from: dict[str, set[str]]) -> set[str]:
     if kind == "write":
         return {addr}
     return {n for n in edges_from if n == f"{addr} (destroy)" or n.startswith(f"{addr} (destroy deposed ")}
+
+
+def _module_instance(addr: str) -> str:
+    """The module instance part of an instance address (``module.m["x"]``; empty in the root)."""
+    parts = addr.split(".")
+    return ".".join(parts[:-2]) if addr.startswith("module.") else ""
+
+
+def _other_module_instance(first: str, then: str) -> bool:
+    """Whether two operations are in different instances of the same module: terraform makes a
+    resource in an expanded module wait for its dependency in every instance of the module."""
+    a, b = _module_instance(first), _module_instance(then)
+    return bool(a) and a != b and KEY.sub("", a) == KEY.sub("", b)
+
+
+def _through_module_close(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[str]]) -> bool:
+    """Whether ``then`` waits for ``first`` through a module call's ``(close)`` node (a
+    reference to the whole call, ``module.m[*].x``), ``first`` being in that module."""
+    firsts = _node(first, succ)
+    seen: set[str] = set()
+    todo = list(_node(then, succ))
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n.endswith(" (close)") and n.startswith("module.") and first[0].startswith(n.removesuffix(" (close)")):
+            inner: set[str] = set()
+            stack = [n]
+            while stack:
+                x = stack.pop()
+                if x not in inner:
+                    inner.add(x)
+                    stack.extend(succ.get(x, ()))
+            if inner & firsts:
+                return True
+        todo.extend(succ.get(n, ()))
+    return False
 
 
 def _direct(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[str]]) -> bool:
@@ -251,20 +311,29 @@ def _direct(first: tuple[str, str], then: tuple[str, str], succ: dict[str, set[s
     return False
 
 
-_BLOCK = re.compile(r'^resource "terraform_data" "(\w+)" \{$', re.M)
-_REF = re.compile(r"terraform_data\.(\w+)")
+_BLOCK = re.compile(r'^resource "(?:terraform_data|null_resource)" "(\w+)" \{$', re.M)
+_REF = re.compile(r"(?:terraform_data|null_resource|var|module\.m(?:\[\*\])?|v)\.(r\d+)(?!\d)")
+"""A reference to a generated resource: directly, or through the module's variable or output
+(``var.r1_id``, ``module.m.r1_id``, ``v.r1_id``), which are named after it."""
 
 
 def config_edges(*texts: str) -> set[tuple[str, str]]:
-    """``(dependent, dependency)`` resource pairs referenced directly in any of the texts."""
+    """``(dependent, dependency)`` pairs of generated names (``r3``) referenced directly in any
+    of the texts (a case's files, module included: names are unique across modules)."""
     edges = set()
     for text in texts:
         blocks = list(_BLOCK.finditer(text))
         for i, m in enumerate(blocks):
             end = blocks[i + 1].start() if i + 1 < len(blocks) else len(text)
-            body = text[m.end():end].split("\noutput ", 1)[0]
-            edges |= {(f"terraform_data.{m.group(1)}", f"terraform_data.{r}") for r in _REF.findall(body)}
+            body = text[m.end():end].split("\noutput ", 1)[0].split('\nmodule "', 1)[0]
+            edges |= {(m.group(1), r) for r in _REF.findall(body)}
     return edges
+
+
+def case_texts(case: Case) -> tuple[str, ...]:
+    """Every configuration file of a case, both versions."""
+    extra = [t for _, t in (*getattr(case, "files1", ()), *getattr(case, "files2", ()))]
+    return (case.v1, case.v2, *extra)
 
 
 def replacement_orders(step: Step) -> dict[str, str]:
@@ -313,12 +382,16 @@ def order_violations(phase: str, tool: str, step: Step, edges: list[tuple[str, s
                 cls = "harness: terraform breaks its own graph"
             elif first[0] in reordered or then[0] in reordered:
                 cls = "order: follows from a replacement ordered the other way round"
+            elif _other_module_instance(first[0], then[0]):
+                cls = "order: waits for its dependency in every instance of an expanded module"
+            elif _through_module_close(first, then, succ):
+                cls = "order: a reference to an expanded module waits for every resource in it"
             elif not _direct(first, then, succ):
                 cls = "order: no wait through a resource without operations"
             elif actions[then] == "create" and actions[first] == "delete" and then[0] in cbd:
                 cls = "order: create_before_destroy replacement created before a dependent's destroy"
             else:
-                f, t = _resource_of(first[0]), _resource_of(then[0])
+                f, t = _name_of(first[0]), _name_of(then[0])
                 if related is None or (f, t) in related or (t, f) in related:
                     cls = f"order: {actions[then]} before the {actions[first]} it waits for"
                 else:
@@ -372,6 +445,8 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
     """
     if tf.error is not None and not tf.steps:
         return [Mismatch("harness: terraform failed", tf.error)]
+    if st.error is not None and not st.steps:
+        return [Mismatch("init: strata failed", st.error)]
     found: list[Mismatch] = []
     tf_names, st_names = id_names(tf.states), id_names(st.states)
     targeted = any(o.startswith("-target") for o in case.options)
@@ -406,7 +481,7 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
                                      f"{phase}: {addr}: terraform {tr[addr]}, strata {sr[addr]}"))
             cbd = _cbd_instances(tf_state)
             here += order_violations(phase, "terraform", ts, ts.edges, cbd)
-            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(case.v1, case.v2),
+            here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(*case_texts(case)),
                                      reordered)
             here += overlaps(phase, ss)
             if n < len(tf.states) and n < len(st.states):

@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from tests.differential.generate import Case
+from tests.plugins.fetch import cache_dir, null_path
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
@@ -88,6 +89,25 @@ def _terraform_env(path: Path) -> dict[str, str]:
                 CHECKPOINT_DISABLE="1")
 
 
+def _write(path: Path, case: Case, version: int) -> None:
+    """Write a configuration's ``main.tf`` and (a :class:`ModularCase`'s) other files."""
+    (path / "main.tf").write_text(case.v1 if version == 1 else case.v2)
+    for rel, text in getattr(case, "files1" if version == 1 else "files2", ()):
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text)
+
+
+def _init_args(case: Case) -> tuple[str, ...]:
+    """``-plugin-dir=MIRROR`` when the case uses the null plugin (both tools read the mirror
+    that ``make plugins`` fills), else nothing."""
+    if not getattr(case, "plugins", False):
+        return ()
+    mirror = cache_dir() / "mirror"
+    if not null_path(mirror).exists():
+        raise FileNotFoundError(f"the null plugin is not in {mirror}: run `make plugins`")
+    return (f"-plugin-dir={mirror}",)
+
+
 def run_terraform(case: Case, path: Path) -> Run:
     env = _terraform_env(path)
 
@@ -96,13 +116,13 @@ def run_terraform(case: Case, path: Path) -> Run:
                               text=True, timeout=TIMEOUT)
 
     run = Run("terraform")
-    (path / "main.tf").write_text(case.v1)
-    init = tf("init", "-input=false", "-no-color")
+    _write(path, case, 1)
+    init = tf("init", "-input=false", "-no-color", *_init_args(case))
     if init.returncode != 0:
         run.error = f"terraform init failed:\n{init.stderr}"
         return run
-    for text, opts in ((case.v1, ()), (case.v2, case.options)):
-        (path / "main.tf").write_text(text)
+    for version, opts in ((1, ()), (2, case.options)):
+        _write(path, case, version)
         plan = tf("plan", "-input=false", "-json", "-parallelism=1", "-out=step.tfplan", *opts)
         if plan.returncode != 0:
             run.steps.append(Step(plan.returncode, _events(plan.stdout), plan.stderr))
@@ -126,14 +146,22 @@ def strata_argv() -> list[str]:
 def run_strata(case: Case, path: Path) -> Run:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["TF_CLI_CONFIG_FILE"] = _terraform_env(path)["TF_CLI_CONFIG_FILE"]  # no user CLI configuration
 
     def strata(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*strata_argv(), *args], cwd=path, env=env, capture_output=True,
                               text=True, timeout=TIMEOUT)
 
     run = Run("strata")
-    for text, opts in ((case.v1, ()), (case.v2, case.options)):
-        (path / "main.tf").write_text(text)
+    init_args = _init_args(case)
+    if init_args:
+        _write(path, case, 1)
+        init = strata("init", "-input=false", "-no-color", *init_args)
+        if init.returncode != 0:
+            run.error = f"strata init failed:\n{init.stdout}{init.stderr}"
+            return run
+    for version, opts in ((1, ()), (2, case.options)):
+        _write(path, case, version)
         apply = strata("apply", "-auto-approve", "-input=false", "-json", "-parallelism=1", *opts)
         run.steps.append(Step(apply.returncode, _events(apply.stdout), apply.stderr))
         run.states.append(_read_state(path))

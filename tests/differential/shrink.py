@@ -14,7 +14,8 @@ import copy
 from collections.abc import Callable, Iterator
 
 from tests.differential.compare import compare
-from tests.differential.generate import Case, Model, forget, models, render
+from tests.differential.generate import Case, Model, forget, models
+from tests.differential.generate_modules import build, layout
 from tests.differential.run import run_case
 
 Candidate = tuple[Model, Model, tuple[str, ...]]
@@ -106,7 +107,8 @@ def _valid(opts: tuple[str, ...], v1: Model, v2: Model) -> bool:
 def shrink(seed: int, cls: str, budget: int = 60, log: Callable[[str], None] = print) -> Case:
     """The smallest case found, from ``seed``'s, that still shows a mismatch of ``cls``."""
     v1, v2, opts = models(seed)
-    best = Case(seed, render(v1), render(v2), opts)
+    lay = layout(seed, v1, v2)  # kept while resources go: the module and null_resource stay put
+    best = build(seed, v1, v2, opts, lay)
     attempts = 0
     progress = True
     while progress and attempts < budget:
@@ -116,7 +118,7 @@ def shrink(seed: int, cls: str, budget: int = 60, log: Callable[[str], None] = p
                 break
             if not a.resources or not _valid(o, a, b):
                 continue
-            case = Case(seed, render(a), render(b), o)
+            case = build(seed, a, b, o, lay)
             attempts += 1
             found = compare(case, *run_case(case))
             if any(m.cls == cls for m in found):
