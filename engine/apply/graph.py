@@ -268,8 +268,11 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         g.check_acyclic()
     except CycleError as exc:
         # the barriers are strata's bookkeeping: a cycle is told by the operations in it
+        # the barriers are strata's bookkeeping: a cycle is told by the operations in it, named as
+        # terraform names its nodes (a create or update by the instance's address alone)
         hidden = {str(x) for x in b.barriers.values()}
-        raise CycleError([[n for n in c if n not in hidden] for c in exc.cycles]) from None
+        named = {str(n): str(n.addr) for n in b.work if n.op != Action.DELETE}
+        raise CycleError([sorted(named.get(n, n) for n in c if n not in hidden) for c in exc.cycles]) from None
     return g, b.work
 
 
