@@ -89,7 +89,9 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
         for t in targets:
             if t not in seen and changes[t].addr.resource != c.addr.resource:
                 seen.add(t)
-                if not changes[t].create_before_destroy:
+                # an instance destroyed (gone from count or for_each) keeps the flag in state, as
+                # terraform's destroy node does
+                if not changes[t].create_before_destroy and changes[t].action != Action.DELETE:
                     forced.add(t)
                 stack.append(t)
     out = list(changes)

@@ -101,3 +101,37 @@ def test_replaced_dependency_a_forced_replacement_no_longer_uses_is_a_cycle(work
     s.apply(STATE_V1)
     res = s.apply(STATE_V2, check=False)
     assert res.returncode == 1 and cycle_errors(res), (res.returncode, res.stdout)
+
+
+COUNT_V1 = """
+resource "terraform_data" "a" {
+  count = 2
+  input = "v0-${count.index}"
+}
+resource "terraform_data" "b" {
+  triggers_replace = "1"
+}
+"""
+COUNT_V2 = """
+resource "terraform_data" "a" {
+  count = 1
+  input = "v0-${count.index}"
+}
+resource "terraform_data" "b" {
+  triggers_replace = "2"
+  input = terraform_data.a[*].id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("strata forced create_before_destroy on the destroy of an instance gone from count (seed "
+            "99), where terraform's destroy keeps the flag in state and its apply graph has a cycle")
+def test_instance_gone_from_count_under_a_new_create_before_destroy_dependent_is_a_cycle(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(COUNT_V1)
+    res = s.apply(COUNT_V2, check=False)
+    assert res.returncode == 1 and cycle_errors(res), (res.returncode, res.stdout)

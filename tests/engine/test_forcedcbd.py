@@ -84,3 +84,15 @@ def test_an_update_that_is_create_before_destroy_leaves_a_removed_dependency_as_
     # destroy keeps the flag it was created with (terraform destroys it before updating b)
     changes = [change("a", Action.DELETE), change("b", Action.UPDATE, cbd=True, prior=("terraform_data.a",))]
     assert by_name(force_create_before_destroy(changes))["terraform_data.a"] == (Action.DELETE, False)
+
+
+def test_an_instance_gone_from_count_keeps_its_flag_in_state() -> None:
+    # c (create_before_destroy) uses a[*]; a[1] is destroyed, count having shrunk: its destroy
+    # is not forced (terraform takes a destroy's flag from the state)
+    changes = [change("a", Action.NOOP, key=0), change("a", Action.DELETE, key=1),
+               ResourceInstanceChange(addr("c"), Action.CREATE_THEN_DELETE, PROVIDER, None, None,
+                                      create_before_destroy=True,
+                                      depends_on_resources=frozenset({addr("a").resource}))]
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.a[0]"] == (Action.NOOP, True)
+    assert out["terraform_data.a[1]"] == (Action.DELETE, False)
