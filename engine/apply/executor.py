@@ -36,6 +36,7 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
+from engine.plans.kept import kept_dependencies
 from engine.plans.plan import (
     Action,
     Expansion,
@@ -578,9 +579,12 @@ class Applier:
 
     def record_unchanged(self) -> None:
         """Rewrite the objects the plan leaves unchanged as the configuration describes them
-        now (:func:`engine.plans.plan.restated`)."""
+        now (:func:`engine.plans.plan.restated`), and under -target the dependencies of those
+        left out as far as they must grow (:func:`engine.plans.kept.kept_dependencies`)."""
         for c, obj in restated(self.plan, self.state):
             self.writer.put(c.addr, c.provider, obj)
+        for addr, provider, obj in kept_dependencies(self.plan, self.state):  # left out by -target
+            self.writer.put(addr, provider, obj)
 
     async def _read(self, node: ApplyNode, c: ResourceInstanceChange, done: Done) -> None:
         addr = c.addr

@@ -142,8 +142,8 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata records direct dependencies: when -target rewrites those of an object in "
-       "between, an untargeted dependent loses the transitive dependency terraform keeps")
+@both_tools("strata records direct dependencies: when -target rewrote those of an object in "
+            "between, an untargeted dependent lost the transitive dependency terraform keeps")
 def test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent(
         workdir: Workdir, tool: str) -> None:
     # b is untargeted and keeps its entry; m no longer refers to a. terraform's b still lists
