@@ -65,7 +65,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
-    from engine.apply.executor import Applier, ApplyResolver
+    from engine.apply.executor import Applier, ApplyResolver, left_out_instances
     from engine.apply.graph import build_apply_graph
 
     graph, work = p.apply_graph or build_apply_graph(p.plan)
@@ -74,7 +74,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
     gc.freeze()
     # one view of the applied values, shared by resources, locals and outputs
-    resolver = ApplyResolver(p.module, p.state, p.plan.expansions)
+    resolver = ApplyResolver(p.module, p.state, p.plan.expansions, left_out_instances(p.plan, p.state))
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
     instances = _module_instances(p, resolver, local_value, sensitivity)

@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, both_tools, steps, tools
+from tests.differential.scenario import Scenario, both_tools, steps
 
 CBD = """
 resource "terraform_data" "a" {
@@ -196,8 +196,8 @@ output "o" {
 """
 
 
-@tools("under -target strata evaluates an output over a resource's instances as the "
-       "configuration expands it; terraform over the instances the state still has")
+@both_tools("under -target strata evaluated an output over a resource's instances as the "
+            "configuration expands it; terraform over the instances the state still has")
 def test_target_output_sees_an_untargeted_instance_still_in_the_state(workdir: Workdir, tool: str) -> None:
     # a[2] is no longer configured but, untargeted, not destroyed: terraform's output lists it
     s = Scenario(workdir, tool)
