@@ -25,32 +25,10 @@ DEFAULT_SEEDS = (1, 3, 9, 13, 20, 46)
 each on the shared 2-core machine."""
 
 KNOWN: dict[str, str] = {
+    # the one deviation left, a design choice (tests/differential/README.md); every other class
+    # found so far is fixed, its reproducer in tests/cli/test_parity_*.py passing for both tools
     "stream: an operation starts before the previous one completes at -parallelism=1":
         "test_parity_stream.py::test_operations_do_not_overlap_at_parallelism_1",
-    "order: create_before_destroy replacement created before a dependent's destroy":
-        "test_parity_ordering.py::test_dependent_destroyed_before_create_before_destroy_replacement",
-    "order: no wait through a resource without operations":
-        "test_parity_ordering.py::test_waits_through_a_dependency_without_changes",
-    "order: delete before the update of a resource related only transitively":
-        "test_parity_ordering.py::test_deposed_object_destroyed_after_transitive_dependents_update",
-    "order: update before the delete of a resource related only transitively":
-        "test_parity_ordering.py::test_update_waits_for_the_destroy_of_a_transitive_dependent",
-    "order: delete before the delete of a resource related only transitively":
-        "test_parity_ordering.py::test_destroy_waits_for_the_destroy_of_a_transitive_dependent",
-    "order: delete before the create of a resource related only transitively":
-        "test_parity_ordering.py::test_deposed_object_destroyed_after_transitive_dependents_update",
-    "order: update before the delete it waits for":
-        "test_parity_ordering.py::test_create_before_destroy_update_waits_for_the_destroy_of_its_old_dependency",
-    "order: delete before the delete it waits for":
-        "test_parity_ordering.py::test_destroy_of_a_replaced_object_waits_for_a_new_dependent",
-    # fixed without -target (test_parity_state.py::test_dependencies_of_an_unchanged_object_are_rewritten);
-    # what remains is seen under -target only
-    "state: dependencies of an object without an operation":
-        "test_parity_target.py::test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent",
-    "exit code: terraform finds a cycle":
-        "test_parity_cycle.py::test_removed_create_before_destroy_dependent_and_replaced_dependency_is_a_cycle",
-    "output -json [-target]":
-        "test_parity_target.py::test_target_output_sees_an_untargeted_instance_still_in_the_state",
 }
 
 
