@@ -15,6 +15,7 @@ A pure transformation of the planned changes, run once at the end of planning.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.config.model import Module
@@ -30,13 +31,17 @@ def config_key(r: ResourceAddr) -> ConfigKey:
     return tuple(n for n, _k in r.module.steps), r.type, r.name, r.mode
 
 
-def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
+def configured_forcing(module: Module, graph: Graph[CfgNode],
+                       include: Callable[[CfgNode], bool] | None = None) -> set[ConfigKey]:
     """The resources of the configuration that a create_before_destroy resource depends on
     (transitively, through anything), whether or not that resource is planned. Under
-    ``-target`` terraform plans the order from the targets and their dependencies, but records
-    the flag of what it applies as the whole configuration forces it, dependents left out too."""
+    ``-target`` terraform plans the order from the targets and their dependencies (``include``:
+    the create_before_destroy resources among them force the order), but records the flag of
+    what it applies as the whole configuration forces it, dependents left out too."""
     stack = [CfgNode("resource", addr, m.path) for m in module.tree()
              for addr, rc in m.resources.items() if rc.lifecycle.create_before_destroy]
+    if include is not None:
+        stack = [n for n in stack if include(n)]
     seen = set(stack)
     out: set[ConfigKey] = set()
     while stack:
@@ -51,12 +56,15 @@ def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
 
 def force_create_before_destroy(changes: list[ResourceInstanceChange],
                                 configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
-                                targeted: bool = False) -> list[ResourceInstanceChange]:
+                                targeted: bool = False,
+                                targeted_forcing: set[ConfigKey] | frozenset[ConfigKey] = frozenset()
+                                ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
     ``configured``: resources forced by the configuration (:func:`configured_forcing`), also by
     dependents that are not planned (a resource without instances forces too): without
-    ``targeted``, as any other; with it, only the flag recorded for what is applied."""
+    ``targeted``, as any other; with it, only the flag recorded for what is applied, and
+    ``targeted_forcing`` (what the targeted create_before_destroy resources force) as any other."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -72,10 +80,11 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
     seen = set(stack)
     forced: set[int] = set()
-    if configured and not targeted:
+    seeding = targeted_forcing if targeted else configured
+    if seeding:
         for i, c in enumerate(changes):
             if (i not in seen and c.deposed is None and c.action != Action.DELETE
-                    and config_key(c.addr.resource) in configured):
+                    and config_key(c.addr.resource) in seeding):
                 seen.add(i)
                 forced.add(i)
                 stack.append(i)

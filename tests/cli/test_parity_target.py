@@ -204,3 +204,46 @@ def test_target_output_sees_an_untargeted_instance_still_in_the_state(workdir: W
     s.apply(SPLAT)
     s.apply(SPLAT.replace("count = 3", "count = 2"), "-target=terraform_data.a[0]")
     assert s.state()["outputs"]["o"]["value"] == ["a0", "a1", "a2"]
+
+
+EMPTIED_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  for_each = toset(["x"])
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+EMPTIED_V2 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  for_each = toset([])
+  input = terraform_data.a.id
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@both_tools("under -target strata did not force create_before_destroy on a target's dependency "
+            "from the targeted create_before_destroy resource without instances (seed 203): it "
+            "planned a delete-first replacement and found a cycle terraform does not have")
+def test_target_forces_create_before_destroy_from_a_targeted_resource_without_instances(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(EMPTIED_V1)
+    res = s.apply(EMPTIED_V2, "-replace=terraform_data.a", "-target=terraform_data.b")
+    # a is replaced create-first; its old object, deposed, is left for later as -target leaves
+    # out a destroy that waits for dependents
+    assert steps(res) == [("start", "create", "terraform_data.a"), ("complete", "create", "terraform_data.a"),
+                          ("start", "delete", 'terraform_data.b["x"]'),
+                          ("complete", "delete", 'terraform_data.b["x"]')], steps(res)
+    a = next(r for r in s.state()["resources"] if r["name"] == "a")
+    assert any(i.get("deposed") for i in a["instances"]), a["instances"]
