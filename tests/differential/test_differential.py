@@ -25,10 +25,14 @@ DEFAULT_SEEDS = (1, 3, 9, 13, 20, 46)
 each on the shared 2-core machine."""
 
 KNOWN: dict[str, str] = {
-    # the one deviation left, a design choice (tests/differential/README.md); every other class
-    # found so far is fixed, its reproducer in tests/cli/test_parity_*.py passing for both tools
+    # the deviations left (tests/differential/README.md); every other class found so far is
+    # fixed, its reproducer in tests/cli/test_parity_*.py passing for both tools
     "stream: an operation starts before the previous one completes at -parallelism=1":
         "test_parity_stream.py::test_operations_do_not_overlap_at_parallelism_1",
+    # under -target only (seed 349): an untargeted object's closure gains a new dependency of an
+    # object in between; direct lists in state cannot keep terraform's transitive one as it was
+    "state: dependencies of an object without an operation [-target]":
+        "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
 }
 
 
