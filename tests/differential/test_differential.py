@@ -33,6 +33,10 @@ KNOWN: dict[str, str] = {
     # object in between; direct lists in state cannot keep terraform's transitive one as it was
     "state: dependencies of an object without an operation [-target]":
         "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
+    # the same cause for an object replaced (seeds 556, 574); seed 564 is a deposed object -target
+    # left whose closure lost a dependency (not reproduced on its own yet)
+    "state: dependencies [-target]":
+        "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
 }
 
 
