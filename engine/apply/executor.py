@@ -46,6 +46,7 @@ from engine.graph.walker import Done, Walker
 from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
+from engine.plans.kept import kept_dependencies
 from engine.plans.plan import Action, Plan, ResourceInstanceChange, restated
 from engine.provider.contracts import check_final_plan, check_new_state
 from engine.provider.protocol import (
@@ -528,9 +529,12 @@ class Applier:
 
     def record_unchanged(self) -> None:
         """Rewrite the objects the plan leaves unchanged as the configuration describes them
-        now (:func:`engine.plans.plan.restated`)."""
+        now (:func:`engine.plans.plan.restated`), and under -target the dependencies of those
+        left out as far as they must grow (:func:`engine.plans.kept.kept_dependencies`)."""
         for c, obj in restated(self.plan, self.state):
             self.writer.put(c.addr, c.provider, obj)
+        for addr, provider, obj in kept_dependencies(self.plan, self.state):  # left out by -target
+            self.writer.put(addr, provider, obj)
 
     # ------------------------------------------------------------------ delete
 

@@ -10,7 +10,8 @@ The rules are those of 004_a0c7c5032e246c72.txt, with "X ← Y" meaning X waits 
 * E4  a dependent's create/update and a dependency's destroy: create/update(J) ← destroy(I),
       inverted to destroy(I) ← create/update(J) when I is create_before_destroy;
 * E5  a dependency's create/update and a dependent's destroy: create/update(I) ← destroy(J),
-      inverted to destroy(J) ← create/update(I) when J is create_before_destroy.
+      inverted to destroy(J) ← create/update(I) when J is create_before_destroy (for a replaced
+      J, its dependencies in the new configuration count too, as in E2).
 
 Each rule holds between transitive dependencies, as terraform's does: where an edge would pass
 through a resource with no node of the kind the rule chains through, it is added explicitly
@@ -249,6 +250,8 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 for r in _config_resources(c) - prior_res:
                     if r != c.addr.resource and b.d_by_res.get(r):
                         g.add_edge(b.collector(r, "dependents-destroyed"), dn)
+                    if r != c.addr.resource and not cbd and b.cu_by_res.get(r):
+                        g.add_edge(b.collector(r, "dependents-destroyed-first"), dn)
 
         reach.add_edges(c, cu_node, own, config_res, prior_res)
 
@@ -278,8 +281,11 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
         g.check_acyclic()
     except CycleError as exc:
         # the barriers are strata's bookkeeping: a cycle is told by the operations in it
+        # the barriers are strata's bookkeeping: a cycle is told by the operations in it, named as
+        # terraform names its nodes (a create or update by the instance's address alone)
         hidden = {str(x) for x in b.barriers.values()}
-        raise CycleError([[n for n in c if n not in hidden] for c in exc.cycles]) from None
+        named = {str(n): str(n.addr) for n in b.work if n.op != Action.DELETE}
+        raise CycleError([sorted(named.get(n, n) for n in c if n not in hidden) for c in exc.cycles]) from None
     return g, b.work
 
 
@@ -336,6 +342,7 @@ class _Reaches:
         self.destroyed = Reach(prior_deps, lacking(destroyed), b.d_by_res.keys())  # E2
         self.destroyed_replaced = Reach(either, lacking(destroyed), b.d_by_res.keys())  # E2, replaced
         self.destroyed_first = Reach(prior_deps, lacking(plain), with_cu)  # E5
+        self.destroyed_first_replaced = Reach(either, lacking(plain), with_cu)  # E5, replaced
         self.applied_first = Reach(prior_deps, lacking(cu), with_cu)  # E5, create_before_destroy
 
     def add_edges(self, c: ResourceInstanceChange, cu_node: ApplyNode | None, own: tuple[ApplyNode, bool] | None,
@@ -362,5 +369,9 @@ class _Reaches:
                 for r in self.applied_first.beyond(prior_res) - {me}:
                     g.add_edge(dn, b.barrier(r, "applied", b.cu_by_res[r]))  # type: ignore[arg-type]
             else:
-                for r in self.destroyed_first.beyond(prior_res) - {me}:
+                # a replaced object's destroy comes before the updates of what its new
+                # configuration depends on too (terraform merges those into its dependencies)
+                first = (self.destroyed_first_replaced.beyond(prior_res | _config_resources(c)) if c.is_replace
+                         else self.destroyed_first.beyond(prior_res))
+                for r in first - {me}:
                     g.add_edge(b.collector(r, "dependents-destroyed-first"), dn)

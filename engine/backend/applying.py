@@ -36,6 +36,8 @@ from engine.values import equal, is_wholly_known
 
 if TYPE_CHECKING:  # imported when an apply runs: a plan, which builds a Planned, does not load the apply stage
     from engine.apply.executor import ApplyResolver, ApplyResult
+    from engine.apply.graph import ApplyNode, Node, Work
+    from engine.graph.dag import Graph
 
 
 @dataclass
@@ -51,6 +53,8 @@ class Planned:
     providers: Providers
     warnings: list[Diagnostic] = field(default_factory=list)
     """What the plan found worth saying that stopped nothing (values for undeclared variables)."""
+    apply_graph: tuple[Graph[Node], dict[ApplyNode, Work]] | None = None
+    """The apply graph, when the plan built it to check it for cycles (as terraform's plan does)."""
 
 
 def limits_of(module: Module, limits: Limits) -> Limits:
@@ -68,14 +72,15 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
+    from engine.apply.resolver import left_out_instances
 
-    graph, work = build_apply_graph(p.plan)
+    graph, work = p.apply_graph or build_apply_graph(p.plan)
     # configuration, plan and graph live until the end: move them out of the collector's
     # sight so its passes during the walk only scan what the walk creates. (No collection
     # first: it took 0.2 s at 100k resources and freed nothing that showed in peak RSS.)
     gc.freeze()
     # one view of the applied values, shared by resources, locals and outputs
-    resolver = ApplyResolver(p.module, p.state, p.plan.expansions)
+    resolver = ApplyResolver(p.module, p.state, p.plan.expansions, left_out_instances(p.plan, p.state))
     sensitivity = sensitivity_of(p.module, p.providers)
     local_value = _apply_locals(p, resolver, sensitivity)
     instances = _module_instances(p, resolver, local_value, sensitivity)

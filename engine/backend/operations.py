@@ -35,6 +35,7 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.lang.sensitivity import state_marks
+from engine.plans.plan import Action, Plan
 from engine.plans.planfile import config_digest
 from engine.provider.registry import Providers
 from engine.provider.seam import Failure
@@ -43,6 +44,8 @@ from engine.state.store import StateStore
 
 if TYPE_CHECKING:  # imported where an apply runs: a plan does not load the apply stage
     from engine.apply.executor import ApplyResult
+    from engine.apply.graph import ApplyNode, Node, Work
+    from engine.graph.dag import Graph
 
 
 async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bool = False,
@@ -106,7 +109,20 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
         again.warnings = tuple(module.with_context(list(warnings)))
         raise again from None
     warnings += module.with_context([d for d in planner.diags if d.severity == "warning"])  # a condition's withheld message
-    return Planned(module, state, plan, store, providers, warnings)
+    return Planned(module, state, plan, store, providers, warnings, _checked_apply_graph(plan))
+
+
+def _checked_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]] | None:
+    """The apply graph of ``plan``, built as terraform's plan builds it, to report a cycle in it
+    (:class:`~engine.diagnostics.CycleError`) before anything is applied. A plan without deletes
+    needs no check: its graph follows the configuration's references, which have no cycle, and
+    a plan only loads the apply stage for this when it has some."""
+    if not any(c.action in (Action.DELETE, Action.DELETE_THEN_CREATE, Action.CREATE_THEN_DELETE)
+               for c in plan.changes):
+        return None
+    from engine.apply.graph import build_apply_graph
+
+    return build_apply_graph(plan)
 
 
 def _check_limit_names(module: Module, state: State, limits: Limits) -> None:

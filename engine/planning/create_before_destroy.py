@@ -3,8 +3,11 @@
 "All resources that precede a resource with create_before_destroy must in
 turn be handled in the same manner" (004_a0c7c5032e246c72.txt); otherwise a
 replace of the dependency makes a cycle in the apply graph. Dependencies are
-followed both through configuration and through the ``dependencies`` recorded
-in state, so orphans and objects deleted with a CBD flag in state count too.
+followed through configuration only, as terraform's ForcedCBDTransformer follows
+reference edges: an orphan or a deposed object forces nothing, whatever flag the
+state records for it, and the ``dependencies`` recorded in state force nothing
+either (where that leaves a cycle in the apply graph, terraform reports it, and
+so does strata).
 
 A pure transformation of the planned changes, run once at the end of planning.
 """
@@ -12,6 +15,7 @@ A pure transformation of the planned changes, run once at the end of planning.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from engine.addrs import InstanceAddr, ResourceAddr, config_resource
 from engine.config.model import Module
@@ -27,13 +31,17 @@ def config_key(r: ResourceAddr) -> ConfigKey:
     return tuple(n for n, _k in r.module.steps), r.type, r.name, r.mode
 
 
-def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
+def configured_forcing(module: Module, graph: Graph[CfgNode],
+                       include: Callable[[CfgNode], bool] | None = None) -> set[ConfigKey]:
     """The resources of the configuration that a create_before_destroy resource depends on
     (transitively, through anything), whether or not that resource is planned. Under
-    ``-target`` terraform plans the order from the targets and their dependencies, but records
-    the flag of what it applies as the whole configuration forces it, dependents left out too."""
+    ``-target`` terraform plans the order from the targets and their dependencies (``include``:
+    the create_before_destroy resources among them force the order), but records the flag of
+    what it applies as the whole configuration forces it, dependents left out too."""
     stack = [CfgNode("resource", addr, m.path) for m in module.tree()
              for addr, rc in m.resources.items() if rc.lifecycle.create_before_destroy]
+    if include is not None:
+        stack = [n for n in stack if include(n)]
     seen = set(stack)
     out: set[ConfigKey] = set()
     while stack:
@@ -48,12 +56,15 @@ def configured_forcing(module: Module, graph: Graph[CfgNode]) -> set[ConfigKey]:
 
 def force_create_before_destroy(changes: list[ResourceInstanceChange],
                                 configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
-                                targeted: bool = False) -> list[ResourceInstanceChange]:
+                                targeted: bool = False,
+                                targeted_forcing: set[ConfigKey] | frozenset[ConfigKey] = frozenset()
+                                ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
     ``configured``: resources forced by the configuration (:func:`configured_forcing`), also by
     dependents that are not planned (a resource without instances forces too): without
-    ``targeted``, as any other; with it, only the flag recorded for what is applied."""
+    ``targeted``, as any other; with it, only the flag recorded for what is applied, and
+    ``targeted_forcing`` (what the targeted create_before_destroy resources force) as any other."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -62,41 +73,36 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
             by_addr.setdefault(c.addr, []).append(i)
             by_res.setdefault(c.addr.resource, []).append(i)
             by_config.setdefault(config_resource(c.addr.resource), []).append(i)
-    # (index, through state): forced through a dependency recorded in state only. Such a force
-    # decides a replacement's order, but is not the flag terraform records for an object kept
-    # (updated, unchanged): it forces through configuration only (ForcedCBDTransformer runs
-    # on the reference edges), so a dependent that is gone from it forces nothing recorded.
-    stack = [(i, False) for i, c in enumerate(changes) if c.create_before_destroy]
-    seen: dict[int, bool] = dict(stack)
-    forced: dict[int, bool] = {}
-    if configured and not targeted:
+    # forced through configuration only, as terraform's ForcedCBDTransformer runs on the
+    # reference edges: the dependencies recorded in state force nothing, and where they would
+    # order a create-first destroy after a dependency's delete-first replacement, terraform's
+    # apply graph has a cycle, which strata reports as it does
+    stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
+    seen = set(stack)
+    forced: set[int] = set()
+    seeding = targeted_forcing if targeted else configured
+    if seeding:
         for i, c in enumerate(changes):
             if (i not in seen and c.deposed is None and c.action != Action.DELETE
-                    and config_key(c.addr.resource) in configured):
-                seen[i] = forced[i] = False
-                stack.append((i, False))
+                    and config_key(c.addr.resource) in seeding):
+                seen.add(i)
+                forced.add(i)
+                stack.append(i)
     while stack:
-        i, through_state = stack.pop()
-        c = changes[i]
-        targets: list[tuple[int, bool]] = []
+        c = changes[stack.pop()]
+        targets: list[int] = []
         for d in c.depends_on:
-            targets.extend((t, through_state) for t in by_addr.get(d, ()))
+            targets.extend(by_addr.get(d, ()))
         for r in c.depends_on_resources:
-            targets.extend((t, through_state) for t in by_res.get(r, ()))
-        if _destroys_first_creating(c) or (i in forced and c.action in (Action.DELETE_THEN_CREATE, Action.DELETE)):
-            # the dependencies in state force only through a destroy that waits for a creation:
-            # what a consistent state records (terraform saves the flag a dependent forced); a
-            # dependent that is merely updated leaves a removed dependency as it was created
-            for s in c.prior_dependencies:
-                targets.extend((t, True) for t in by_config.get(s, ()))
-        for t, via in targets:
-            if changes[t].addr.resource == c.addr.resource:
-                continue
-            if t not in seen or (seen[t] and not via):  # unseen, or seen only through state
-                seen[t] = via
-                if not changes[t].create_before_destroy:
-                    forced[t] = via
-                stack.append((t, via))
+            targets.extend(by_res.get(r, ()))
+        for t in targets:
+            if t not in seen and changes[t].addr.resource != c.addr.resource:
+                seen.add(t)
+                # an instance destroyed (gone from count or for_each) keeps the flag in state, as
+                # terraform's destroy node does
+                if not changes[t].create_before_destroy and changes[t].action != Action.DELETE:
+                    forced.add(t)
+                stack.append(t)
     out = list(changes)
     for i, c in enumerate(changes):
         # the flag recorded once applied: terraform's apply graph forces it from the whole
@@ -104,16 +110,10 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
         if (targeted and i not in forced and not c.create_before_destroy and c.deposed is None
                 and c.action not in (Action.NOOP, Action.DELETE) and config_key(c.addr.resource) in configured):
             out[i] = dataclasses.replace(c, create_before_destroy=True)
-    for i, through_state in forced.items():
+    for i in forced:
         c = changes[i]
         if c.action == Action.DELETE_THEN_CREATE:
             out[i] = dataclasses.replace(c, action=Action.CREATE_THEN_DELETE, create_before_destroy=True)
-        elif not through_state or c.action in (Action.CREATE_THEN_DELETE, Action.DELETE):
+        else:
             out[i] = dataclasses.replace(c, create_before_destroy=True)
     return out
-
-
-def _destroys_first_creating(c: ResourceInstanceChange) -> bool:
-    """Whether ``c`` destroys an object create_before_destroy: a replacement created first, or
-    an object whose recorded flag says so."""
-    return c.action == Action.CREATE_THEN_DELETE or (c.action == Action.DELETE and c.create_before_destroy)

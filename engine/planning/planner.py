@@ -175,7 +175,9 @@ class Planner:
         ctx.raise_if_errors()
         # also what the configuration forces through resources with no change planned
         configured = configured_forcing(self.module, graph) if graph is not None else set()
-        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None)
+        in_targets = (configured_forcing(self.module, graph, self._targeted)
+                      if graph is not None and ctx.targets is not None else set())
+        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None, in_targets)
         if given is not None and not destroy:
             plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
                             and (c.action == Action.CREATE_THEN_DELETE
@@ -215,6 +217,14 @@ class Planner:
                 check_variable(ctx, mi, node.name)
             elif node.kind == "output":
                 check_module_output(ctx, mi, node.name)
+
+    def _targeted(self, node: CfgNode) -> bool:
+        """Whether -target plans ``node`` (a resource) in some instance of its module."""
+        targets = self.ctx.targets
+        assert targets is not None
+        if not node.path:
+            return targets.touches(node.name)
+        return any(targets.touches(mi.at(node.name)) for mi in self.ctx.instances.of_config(node.path))
 
     def _record_for_apply(self) -> None:
         """What apply needs of what planning learned: how each resource expands and what each

@@ -9,7 +9,7 @@ walk): the context's ``failed`` grows, and such a resource has no instances in t
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,9 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
     for key, _scope in expanded.instances:  # an instance that refers to a later one sees it unknown
         tick()
         values.setdefault(key, UNKNOWN)
+    if ctx.targets is not None:
+        _left_out(ctx, rc, expanded.kind, prior_instances, {*untargeted, *(k for k, _sc in expanded.instances)},
+                  values)
     # what replace_triggered_by names was planned before this resource (the graph's edges)
     triggers = _Triggers(mi, changes_by_resource(ctx.plan.changes)) \
         if rc.lifecycle.replace_triggered_by and rc.addr.mode == "managed" else None
@@ -211,6 +214,27 @@ async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget
     else:
         out.change = await plan_instance(ctx, one, out.found)
     return out
+
+
+def _left_out(ctx: PlanContext, rc: ResourceConfig, kind: str, prior: Mapping[InstanceKey, Any],
+              configured: set[InstanceKey], values: dict[InstanceKey, Any]) -> None:
+    """Under -target, the instances the state still has that the configuration no longer does
+    and no target destroys, added to the resource's value as terraform's evaluator adds them
+    (keys of the expansion's type only; a counted resource's missing indexes unknown): an output
+    over the whole resource still lists them (as the apply's resolver does,
+    :func:`engine.apply.resolver.left_out_instances`)."""
+    assert ctx.targets is not None
+    want = int if kind == "count" else str if kind == "for_each" else type(None)
+    added = False
+    for key, inst in prior.items():
+        if key in configured or inst.current is None or not isinstance(key, want) \
+                or ctx.targets.covers(rc.addr.instance(key)):
+            continue
+        values[key] = inst.current.attributes
+        added = True
+    if added and kind == "count":
+        for i in range(max(k for k in values if isinstance(k, int)) + 1):
+            values.setdefault(i, UNKNOWN)
 
 
 def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: InstanceKey, scope: Scope,

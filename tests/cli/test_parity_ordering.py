@@ -216,3 +216,44 @@ def test_destroy_of_a_replaced_object_waits_for_a_new_dependent(workdir: Workdir
     s.apply(NEW_DEP_V1)
     res = s.apply(NEW_DEP_V2)
     assert_before(res, ("delete", "terraform_data.b"), ("delete", "terraform_data.a"))
+
+
+NEW_DEPENDENCY_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = "1"
+}
+resource "terraform_data" "c" {
+  input = "1"
+}
+"""
+NEW_DEPENDENCY_V2 = """
+resource "terraform_data" "a" {
+  input = "2"
+}
+resource "terraform_data" "b" {
+  input = "1"
+  triggers_replace = "2"
+  depends_on = [terraform_data.a]
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "c" {
+  input = terraform_data.b.id
+  triggers_replace = "2"
+}
+"""
+
+
+@both_tools("strata updated an object before destroying, for its replacement, an object that now "
+            "depends on it through a create_before_destroy replacement (seed 423): terraform orders "
+            "a replaced object's destroy by its new configuration's dependencies too")
+def test_update_waits_for_the_destroy_of_a_replaced_object_that_now_depends_on_it(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(NEW_DEPENDENCY_V1)
+    res = s.apply(NEW_DEPENDENCY_V2)
+    assert_before(res, ("delete", "terraform_data.c"), ("update", "terraform_data.a"))

@@ -29,40 +29,28 @@ references to the expanded call show the module classes), both with the null plu
 agrees entirely. About 5 s each on the shared 2-core machine."""
 
 KNOWN: dict[str, str] = {
+    # the deviations left (tests/differential/README.md); every other class found so far is
+    # fixed, its reproducer in tests/cli/test_parity_*.py passing for both tools
     "stream: an operation starts before the previous one completes at -parallelism=1":
         "test_parity_stream.py::test_operations_do_not_overlap_at_parallelism_1",
-    "order: create_before_destroy replacement created before a dependent's destroy":
-        "test_parity_ordering.py::test_dependent_destroyed_before_create_before_destroy_replacement",
-    "order: no wait through a resource without operations":
-        "test_parity_ordering.py::test_waits_through_a_dependency_without_changes",
-    "order: delete before the update of a resource related only transitively":
-        "test_parity_ordering.py::test_deposed_object_destroyed_after_transitive_dependents_update",
-    "order: update before the delete of a resource related only transitively":
-        "test_parity_ordering.py::test_update_waits_for_the_destroy_of_a_transitive_dependent",
-    "order: delete before the delete of a resource related only transitively":
-        "test_parity_ordering.py::test_destroy_waits_for_the_destroy_of_a_transitive_dependent",
-    "order: delete before the create of a resource related only transitively":
-        "test_parity_ordering.py::test_deposed_object_destroyed_after_transitive_dependents_update",
-    "order: update before the delete it waits for":
-        "test_parity_ordering.py::test_create_before_destroy_update_waits_for_the_destroy_of_its_old_dependency",
-    "order: delete before the delete it waits for":
-        "test_parity_ordering.py::test_destroy_of_a_replaced_object_waits_for_a_new_dependent",
-    # fixed without -target (test_parity_state.py::test_dependencies_of_an_unchanged_object_are_rewritten);
-    # what remains is seen under -target only
-    "state: dependencies of an object without an operation":
-        "test_parity_target.py::test_target_keeps_the_transitive_dependencies_of_an_untargeted_dependent",
+    # a create_before_destroy dependent naming one instance by a constant key: terraform records
+    # the flag on that instance only
     "state: create_before_destroy":
         "test_parity_instance_references.py::test_create_before_destroy_is_recorded_only_on_the_instance_a_dependent_names",
+    # under -target only (seed 349): an untargeted object's closure gains a new dependency of an
+    # object in between; direct lists in state cannot keep terraform's transitive one as it was
+    "state: dependencies of an object without an operation [-target]":
+        "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
+    # the same cause for an object replaced (seeds 556, 574); a deposed object -target leaves
+    # keeps the dependencies of its last plan (seed 564,
+    # test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan)
     "state: dependencies [-target]":
-        "test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan",
-    "exit code: terraform finds a cycle":
-        "test_parity_cycle.py::test_removed_create_before_destroy_dependent_and_replaced_dependency_is_a_cycle",
+        "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
+    # modules: a reference to an expanded module call stands for every resource in it
     "order: a reference to an expanded module waits for every resource in it":
         "test_parity_modules.py::test_reference_to_an_expanded_module_waits_for_every_resource_in_it",
     "state: dependencies on every resource of an expanded module":
         "test_parity_modules.py::test_reference_to_an_expanded_module_depends_on_every_resource_in_it",
-    "output -json [-target]":
-        "test_parity_target.py::test_target_output_sees_an_untargeted_instance_still_in_the_state",
 }
 
 

@@ -1,5 +1,6 @@
-"""engine/forcedcbd.py: the dependencies of a create_before_destroy change become
-create_before_destroy too, transitively, through configuration and through state."""
+"""engine/planning/create_before_destroy.py: the dependencies of a create_before_destroy change
+become create_before_destroy too, transitively, through configuration only (terraform's
+ForcedCBDTransformer follows reference edges; the dependencies in state force nothing)."""
 
 from __future__ import annotations
 
@@ -40,10 +41,18 @@ def test_a_chain_is_forced_transitively_and_replaces_turn_around() -> None:
     assert not changes[0].create_before_destroy  # the input is not modified
 
 
-def test_dependencies_recorded_in_state_count_too() -> None:
+def test_dependencies_recorded_in_state_force_nothing() -> None:
     changes = [change("gone", Action.DELETE),
                change("c", Action.CREATE_THEN_DELETE, cbd=True, prior=("terraform_data.gone",))]
-    assert by_name(force_create_before_destroy(changes))["terraform_data.gone"] == (Action.DELETE, True)
+    assert by_name(force_create_before_destroy(changes))["terraform_data.gone"] == (Action.DELETE, False)
+
+
+def test_a_removed_create_before_destroy_dependent_forces_nothing() -> None:
+    # b is gone from the configuration; its object in state is create_before_destroy: a's
+    # replacement stays delete-first (and terraform's apply graph has a cycle)
+    changes = [change("a", Action.DELETE_THEN_CREATE),
+               change("b", Action.DELETE, cbd=True, prior=("terraform_data.a",))]
+    assert by_name(force_create_before_destroy(changes))["terraform_data.a"] == (Action.DELETE_THEN_CREATE, False)
 
 
 def test_deposed_objects_and_instances_of_the_same_resource_are_left_alone() -> None:
@@ -58,14 +67,16 @@ def test_deposed_objects_and_instances_of_the_same_resource_are_left_alone() -> 
     assert out["terraform_data.c[0]"] == (Action.DELETE_THEN_CREATE, False)
 
 
-def test_a_replacement_forced_to_create_first_forces_what_its_state_depends_on() -> None:
+def test_a_replacement_forced_to_create_first_leaves_what_its_state_depends_on() -> None:
     # a (create_before_destroy) uses b; b's old object depended on c, its configuration no longer
-    # does; all three are replaced: b forced to create first destroys its old object after its
-    # replacement, so c must too, or the apply graph has a cycle
+    # does; all three are replaced: b is forced, c is not (terraform's apply graph then has a
+    # cycle, which it reports)
     changes = [change("c", Action.DELETE_THEN_CREATE),
                change("b", Action.DELETE_THEN_CREATE, prior=("terraform_data.c",)),
                change("a", Action.CREATE_THEN_DELETE, cbd=True, deps=("b",))]
-    assert by_name(force_create_before_destroy(changes))["terraform_data.c"] == (Action.CREATE_THEN_DELETE, True)
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.b"] == (Action.CREATE_THEN_DELETE, True)
+    assert out["terraform_data.c"] == (Action.DELETE_THEN_CREATE, False)
 
 
 def test_an_update_that_is_create_before_destroy_leaves_a_removed_dependency_as_created() -> None:
@@ -73,3 +84,15 @@ def test_an_update_that_is_create_before_destroy_leaves_a_removed_dependency_as_
     # destroy keeps the flag it was created with (terraform destroys it before updating b)
     changes = [change("a", Action.DELETE), change("b", Action.UPDATE, cbd=True, prior=("terraform_data.a",))]
     assert by_name(force_create_before_destroy(changes))["terraform_data.a"] == (Action.DELETE, False)
+
+
+def test_an_instance_gone_from_count_keeps_its_flag_in_state() -> None:
+    # c (create_before_destroy) uses a[*]; a[1] is destroyed, count having shrunk: its destroy
+    # is not forced (terraform takes a destroy's flag from the state)
+    changes = [change("a", Action.NOOP, key=0), change("a", Action.DELETE, key=1),
+               ResourceInstanceChange(addr("c"), Action.CREATE_THEN_DELETE, PROVIDER, None, None,
+                                      create_before_destroy=True,
+                                      depends_on_resources=frozenset({addr("a").resource}))]
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.a[0]"] == (Action.NOOP, True)
+    assert out["terraform_data.a[1]"] == (Action.DELETE, False)
