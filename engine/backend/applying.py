@@ -103,7 +103,11 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     emit(ev.import_start(c.addr, c.importing))
                     writer.put(c.addr, c.provider, p.state.object(c.addr))
                     emit(ev.import_complete(c.addr, c.importing))
-                result = await applier.run(parallelism, fail_fast, on_signals)
+                instances.settled = False  # what the walk applies changes what expressions see
+                try:
+                    result = await applier.run(parallelism, fail_fast, on_signals)
+                finally:
+                    instances.settled = True
                 result.counts["import"] = len(imported)
                 outputs = _final_outputs(p, instances.by_path[ROOT], local_value, result, sensitivity)
                 if not _same_outputs(outputs, p.state.outputs):

@@ -10,7 +10,8 @@ or the apply's, keyed by full addresses).
 
 Values are worked out on first use and kept: while planning, the planner visits everything after
 what it refers to, so the first use sees final values (``keep_all``); in apply only wholly known
-values are kept, since what is applied later changes what the others are.
+values are kept, and only once the walk is over (``settled``): until then an instance's object
+may be the one its pending change replaces.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class ModuleInstances:
         self.sensitivity = sensitivity
         self.report = report
         self.keep_all = keep_all
+        self.settled = True
+        """Whether the resources' values can change no more: False while the apply walk runs, when
+        a value kept now (a module output, a local, a variable) could hold a dependency's object as
+        it was before its change is applied, and be read later by what waits for that change."""
         self.by_path: dict[ModulePath, ModuleInstance] = {}
         self._calls: dict[tuple[ModulePath, str], tuple[str, tuple[ModulePath, ...]] | None] = {}
         top = ModuleInstance(self, ROOT, root, None, None, None)
@@ -161,7 +166,7 @@ class ModuleInstance:
         return self.parent.scope(count_index, each)
 
     def keep(self, v: Any) -> bool:
-        return self.owner.keep_all or is_wholly_known(v)
+        return self.owner.keep_all or self.owner.settled and is_wholly_known(v)
 
     def variable(self, name: str, line: int = 0) -> Any:
         """The value of the input variable ``name`` as the call gives it (its default otherwise),
@@ -244,7 +249,7 @@ class ModuleInstance:
         except EvalError as exc:
             self.owner.report(exc.error(SourceRange(oc.range.filename, exc.line)), _needs_values(oc.expr))
             v = UNKNOWN
-        if final or not self.owner.keep_all and is_wholly_known(v):
+        if final or not self.owner.keep_all and self.owner.settled and is_wholly_known(v):
             self._outputs[name] = v
         return v
 

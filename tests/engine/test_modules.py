@@ -186,3 +186,57 @@ def test_state_rm_of_a_module_without_a_key_removes_every_instance() -> None:
     gone = edit.remove(state, ["module.a"])
     assert [str(a) for a in gone] == ["module.a[0].terraform_data.a", "module.a[1].module.b.terraform_data.a"]
     assert [str(r) for r in state.resources] == ["module.c.terraform_data.a"]
+
+
+class _Changing(_NoValues):
+    """One resource, ``terraform_data.r`` in ``module.m``, whose object the test replaces."""
+
+    def __init__(self) -> None:
+        self.id = "old"
+
+    def has_resource(self, addr: Any) -> bool:
+        return True
+
+    def instance_value(self, addr: Any, key: Any) -> Any:
+        return {"id": self.id}
+
+
+CHANGING = {
+    "main.tf": """
+        module "m" {
+          source = "./m"
+        }
+        """,
+    "m/main.tf": """
+        resource "terraform_data" "r" {
+        }
+        output "id" {
+          value = terraform_data.r.id
+        }
+        locals {
+          id = terraform_data.r.id
+        }
+        output "via_local" {
+          value = local.id
+        }
+        """,
+}
+
+
+def test_while_the_apply_walks_a_module_output_is_not_kept_with_an_object_its_change_replaces(
+        tmp_path: Path) -> None:
+    # an output read (for another reference) before a dependency's replacement is applied must not
+    # answer with the replaced object's id afterwards, when what waits for the replacement reads it
+    objects = _Changing()
+    instances = ModuleInstances(load_module(_write(tmp_path, CHANGING)), {}, lambda name, line: None, objects,
+                                lambda m: None, lambda d, needs: None, keep_all=False)
+    m = instances.get(parse_module_path("module.m"))
+    assert m is not None
+    instances.settled = False
+    assert (m.output("id"), m.output("via_local")) == ("old", "old")
+    objects.id = "new"
+    assert (m.output("id"), m.output("via_local")) == ("new", "new")
+    instances.settled = True  # the walk is over: values are kept again
+    assert m.output("id") == "new"
+    objects.id = "newer"
+    assert m.output("id") == "new"
