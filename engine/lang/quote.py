@@ -20,3 +20,30 @@ def go_quote(s: str) -> str:
             out.append(f"\\x{o:02x}" if o < 0x80 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
     out.append('"')
     return "".join(out)
+
+
+def hcl_escape(s: str) -> str:
+    """``s`` as the inside of an HCL quoted string, as hclwrite escapes it: ``\\n \\r \\t \\" \\\\``,
+    ``$${`` and ``%%{`` for a literal ``${`` and ``%{``, and ``\\uNNNN``/``\\UNNNNNNNN`` for what Go's
+    ``unicode.IsPrint`` refuses (the ASCII space and graphic characters pass as they are)."""
+    out: list[str] = []
+    n = len(s)
+    for i, ch in enumerate(s):
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch in "$%":
+            out.append(ch + ch if i + 1 < n and s[i + 1] == "{" else ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            cp = ord(ch)
+            out.append(f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}")
+    return "".join(out)

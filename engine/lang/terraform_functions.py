@@ -18,6 +18,7 @@ from typing import Any
 from engine.diagnostics import Diagnostic, DiagnosticsError, FunctionError
 from engine.lang import expr as E
 from engine.lang.provider_functions import Parameter, ProviderFunction
+from engine.lang.quote import hcl_escape
 from engine.values import UNKNOWN
 
 SOURCE = "terraform.io/builtin/terraform"
@@ -32,31 +33,6 @@ def valid_identifier(name: str) -> bool:
         ("x" + name[1:].replace("-", "_")).isidentifier()
 
 
-def _escape(s: str) -> str:
-    """``s`` as the inside of an HCL quoted string, as hclwrite escapes it."""
-    out: list[str] = []
-    n = len(s)
-    for i, ch in enumerate(s):
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch in "$%":
-            out.append(ch + ch if i + 1 < n and s[i + 1] == "{" else ch)
-        elif ch == " " or ch.isprintable():  # Go's unicode.IsPrint: graphic characters and the ASCII space
-            out.append(ch)
-        else:
-            cp = ord(ch)
-            out.append(f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}")
-    return "".join(out)
-
-
 def _raw(v: Any) -> str:
     """``v`` (wholly known) as hclwrite's tokens before layout: objects and maps one attribute a
     line, sequences on one line."""
@@ -69,7 +45,7 @@ def _raw(v: Any) -> str:
     if isinstance(v, (int, float)):
         return to_string(v)
     if isinstance(v, str):
-        return f'"{_escape(v)}"'
+        return f'"{hcl_escape(v)}"'
     if isinstance(v, dict):
         if not v:
             return "{}"
@@ -107,7 +83,7 @@ def encode_tfvars(v: Any) -> Any:
                             "encoded variable names")
     for key in sorted(v):
         if not valid_identifier(key):
-            raise FunctionError(f'invalid variable name "{_escape(key)}": must be a valid identifier, per '
+            raise FunctionError(f'invalid variable name "{hcl_escape(key)}": must be a valid identifier, per '
                                 "Terraform's rules for input variable declarations")
     return _layout("".join(f"{k} = {_raw(v[k])}\n" for k in sorted(v))) if v else ""
 

@@ -18,7 +18,7 @@ from typing import Any
 from engine.addrs import InstanceAddr
 from engine.lang.fmt import format_source
 from engine.lang.number import to_string
-from engine.lang.quote import go_quote
+from engine.lang.quote import go_quote, hcl_escape
 from engine.provider.protocol import AttributeSchema, BlockSchema, ResourceSchema
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -127,34 +127,14 @@ def value_text(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return '"' + _escape(v) + '"'
+        return '"' + hcl_escape(v) + '"'
     if isinstance(v, dict):
         if not v:
             return "{}"
-        items = [(k if _IDENT.match(k) else '"' + _escape(k) + '"') + " = " + value_text(v[k]) for k in sorted(v)]
+        items = [(k if _IDENT.match(k) else '"' + hcl_escape(k) + '"') + " = " + value_text(v[k]) for k in sorted(v)]
         return "{\n" + "\n".join(items) + "\n}"
     if isinstance(v, (list, tuple, frozenset, set)):
         return "[" + ", ".join(value_text(x) for x in v) + "]"
     return to_string(v)
 
 
-def _escape(s: str) -> str:
-    out: list[str] = []
-    for i, ch in enumerate(s):
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch in "$%":
-            out.append(ch * 2 if s[i + 1:i + 2] == "{" else ch)
-        elif not ch.isprintable():
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
