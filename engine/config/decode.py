@@ -14,6 +14,7 @@ from engine.addrs import ResourceAddr, resource_addr
 from engine.config.constants import _constant_scope
 from engine.config.model import Condition, IgnorePath, Lifecycle
 from engine.config.replace_triggers import decode_replace_triggered_by
+from engine.config.suggestions import unsupported_argument
 from engine.diagnostics import Diagnostic, SourceRange, StrataError, error
 from engine.graph.limits import Limits
 from engine.lang import expr as E
@@ -173,13 +174,17 @@ def _lifecycle(b: Block, diags: list[Diagnostic]) -> Lifecycle:
             diags.append(error("Invalid ignore_changes",
                                'ignore_changes must be a list of attribute names, or "all".', ig.range))
     for name, a in b.attributes.items():
-        if name not in ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by"):
+        if name not in _LIFECYCLE_ARGUMENTS:  # HCL's words, with its "Did you mean"
             diags.append(error("Unsupported argument",
-                               f'An argument named "{name}" is not expected in a lifecycle block.', a.range))
+                               unsupported_argument(name, _LIFECYCLE_ARGUMENTS, ("precondition", "postcondition")),
+                               a.range))
     rtb = b.attributes.get("replace_triggered_by")
     triggers = decode_replace_triggered_by(rtb, diags) if rtb is not None else ()
     pre, post = _conditions(b, ("precondition", "postcondition"), "a lifecycle block", diags)
     return Lifecycle(cbd, prevent, tuple(ignore), ignore_all, pre, post, triggers)
+
+
+_LIFECYCLE_ARGUMENTS = ("create_before_destroy", "prevent_destroy", "ignore_changes", "replace_triggered_by")
 
 
 def _ignore_path(item: E.Expr, filename: str) -> IgnorePath | None:

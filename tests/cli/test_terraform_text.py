@@ -245,11 +245,31 @@ def test_a_misspelt_attribute_of_a_resource_gets_terraforms_suggestion(workdir: 
     assert 'An argument named "inptu" is not expected here. Did you mean "input"?' in res.stderr
 
 
+MISSPELT_LIFECYCLE = '''\
+resource "terraform_data" "a" {
+  lifecycle {
+    create_before_destory = true
+    foo = 1
+  }
+}
+'''
+
+
+def test_a_misspelt_lifecycle_argument_gets_terraforms_suggestion(workdir: Workdir) -> None:
+    workdir.write(MISSPELT_LIFECYCLE)
+    text = " ".join(workdir.strata("validate", "-no-color").stderr.split())
+    assert ('An argument named "create_before_destory" is not expected here. Did you mean '
+            '"create_before_destroy"?') in text, text
+    assert 'An argument named "foo" is not expected here.' in text, text
+
+
 @requires_terraform
 @pytest.mark.parametrize("command", ["validate", "plan"])
-@pytest.mark.parametrize("config", [MISSPELT, MISSPELT_ATTRIBUTE], ids=["references", "attribute"])
+@pytest.mark.parametrize("config", [MISSPELT, MISSPELT_ATTRIBUTE, MISSPELT_LIFECYCLE],
+                         ids=["references", "attribute", "lifecycle"])
 def test_misspelt_names_read_as_terraforms(workdir: Workdir, command: str, config: str) -> None:
     with_module(workdir, config)
+    workdir.terraform("init", "-input=false", "-no-color")  # refuses a misspelt lifecycle argument itself
     ours, theirs = errors_of(workdir, command, "-no-color")
     assert ours == theirs
 
