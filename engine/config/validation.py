@@ -144,19 +144,11 @@ def _by_fields(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 _KIDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    **E.PARTS,  # those that bind no names
     E.SplatItem: lambda e: (),
-    E.Template: lambda e: e.parts,
-    E.TupleExpr: lambda e: e.items,
-    E.ObjectExpr: lambda e: tuple(x for kv in e.items for x in kv),
     E.GetAttr: lambda e: (e.obj,),
     E.Index: lambda e: (e.obj, e.key),
-    E.Splat: lambda e: (e.obj, e.each),
-    E.Call: lambda e: e.args,
-    E.Binary: lambda e: (e.left, e.right),
-    E.Unary: lambda e: (e.operand,),
-    E.Conditional: lambda e: (e.cond, e.true, e.false),
     E.ForExpr: lambda e: (e.collection, e.key, e.value, e.cond),
-    E.TemplateIf: lambda e: (e.cond, e.true, e.false),
     E.TemplateFor: lambda e: (e.collection, e.body),
 }
 """Each kind of expression's sub-expressions, in the order of its fields (None and text skipped

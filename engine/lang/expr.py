@@ -210,7 +210,7 @@ def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
                 push((e.key, bound))  # type: ignore[attr-defined]
                 push((e.obj, bound))  # type: ignore[attr-defined]
             continue
-        parts = _PARTS.get(t)
+        parts = PARTS.get(t)
         if parts is not None:
             stack.extend((x, bound) for x in reversed(parts(e)) if isinstance(x, Expr))
         elif t is TemplateFor:
@@ -226,7 +226,7 @@ def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
             push((e.collection, bound))
 
 
-_PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
     Template: lambda e: e.parts,
     TupleExpr: lambda e: e.items,
     ObjectExpr: lambda e: tuple(x for kv in e.items for x in kv),
