@@ -79,15 +79,71 @@ def _objects(state: dict) -> Iterable[tuple[str, str, dict]]:
             yield raddr, instance_addr(res, inst), inst
 
 
-def id_names(states: list[dict]) -> dict[str, str]:
-    """Each object id seen in the states after v1 and v2 → ``<address#apply>``."""
-    names: dict[str, str] = {}
-    for n, state in enumerate(states, start=1):
-        for _, addr, inst in _objects(state):
+@dataclass(frozen=True)
+class Names:
+    """The names of the object ids of one state (see :func:`id_names`)."""
+
+    own: dict[tuple[str, str], str]  # (instance address, deposed key) → that object's name
+    by_id: dict[str, tuple[tuple[str, str], ...]]  # id → ((name, resource address), ...)
+
+    def flat(self) -> dict[str, str]:
+        """id → name; an id two objects share names both."""
+        return {oid: "|".join(sorted(n for n, _ in c)) for oid, c in self.by_id.items()}
+
+    def seen_from(self, inst: dict, addr: str, depends_on: set[str]) -> dict[str, str]:
+        """id → name as object ``addr`` sees them: its own id is its own, and an id two
+        objects share names those of the resources it depends on (a reference is one)."""
+        out = self.flat()
+        for oid, cands in self.by_id.items():
+            if len(cands) > 1:
+                mine = [n for n, r in cands if r in depends_on] or [n for n, _ in cands]
+                out[oid] = "|".join(sorted(mine))
+        oid = (inst.get("attributes") or {}).get("id")
+        if isinstance(oid, str):
+            out[oid] = self.own.get((addr, inst.get("deposed") or ""), out.get(oid, "<id?>"))
+        return out
+
+
+def id_names(run: Run) -> list[Names]:
+    """For each state after v1 and v2, the names of its object ids: ``<address#apply>``,
+    the instance and the apply that created the object.
+
+    An object is named by its creation, not its id: the null plugin 2.1.2 hands out the
+    same sequence of ids in every process it starts, so one id can be an object of v1 and
+    another made in v2, even both in one state. An object whose address had a create in an
+    apply is that apply's; any other keeps the name it had in the state before.
+    """
+    out: list[Names] = []
+    before: dict[tuple[str, str], str] = {}  # (instance address, id) → name
+    for n, state in enumerate(run.states, start=1):
+        created = {addr for addr, action in operations(run.steps[n - 1])
+                   if action == "create"} if n <= len(run.steps) else set()
+        by_old_id: dict[str, set[str]] = {}
+        for (_, oid), name in before.items():
+            by_old_id.setdefault(oid, set()).add(name)
+        own: dict[tuple[str, str], str] = {}
+        by_id: dict[str, list[tuple[str, str]]] = {}
+        now: dict[tuple[str, str], str] = {}
+        for raddr, addr, inst in _objects(state):
             oid = (inst.get("attributes") or {}).get("id")
-            if isinstance(oid, str) and oid not in names:
-                names[oid] = f"<{addr}#{n}>"
-    return names
+            if not isinstance(oid, str):
+                continue
+            deposed = inst.get("deposed") or ""
+            old = by_old_id.get(oid, set())
+            if addr in created and not deposed:
+                name = f"<{addr}#{n}>"
+            elif (addr, oid) in before:
+                name = before[(addr, oid)]
+            elif len(old) == 1:
+                name = next(iter(old))
+            else:
+                name = f"<{addr}#{n}>"
+            own[(addr, deposed)] = name
+            now[(addr, oid)] = name
+            by_id.setdefault(oid, []).append((name, raddr))
+        before = now
+        out.append(Names(own, {k: tuple(v) for k, v in by_id.items()}))
+    return out
 
 
 def normalize(value: Any, names: dict[str, str]) -> Any:
@@ -115,7 +171,7 @@ def _closure(direct: dict[str, set[str]]) -> dict[str, frozenset[str]]:
     return out
 
 
-def state_view(state: dict, names: dict[str, str], transitive: bool) -> dict[str, dict]:
+def state_view(state: dict, names: Names, transitive: bool) -> dict[str, dict]:
     """Objects by instance address (deposed ones under ``addr (deposed)``), normalized.
 
     ``transitive`` says the state's dependency lists are already closed (terraform's);
@@ -132,7 +188,7 @@ def state_view(state: dict, names: dict[str, str], transitive: bool) -> dict[str
             for d in list(deps):
                 deps |= closed.get(d, frozenset())
         obj = {
-            "attributes": normalize(inst.get("attributes"), names),
+            "attributes": normalize(inst.get("attributes"), names.seen_from(inst, addr, deps)),
             "status": inst.get("status"),
             "create_before_destroy": bool(inst.get("create_before_destroy", False)),
             "dependencies": sorted(deps),
@@ -156,8 +212,8 @@ def _only_module_resources_missing(tf_deps: list[str], st_deps: list[str]) -> bo
     return bool(missing) and not extra and all(d.startswith("module.") for d in missing)
 
 
-def compare_states(phase: str, tf: dict, st: dict, tf_names: dict[str, str],
-                   st_names: dict[str, str], untouched: set[str]) -> list[Mismatch]:
+def compare_states(phase: str, tf: dict, st: dict, tf_names: Names,
+                   st_names: Names, untouched: set[str]) -> list[Mismatch]:
     """Objects of both states; ``untouched`` are the addresses without an operation in
     either tool's apply (a difference there is metadata terraform rewrites at plan time).
 
@@ -448,7 +504,7 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
     if st.error is not None and not st.steps:
         return [Mismatch("init: strata failed", st.error)]
     found: list[Mismatch] = []
-    tf_names, st_names = id_names(tf.states), id_names(st.states)
+    tf_names, st_names = id_names(tf), id_names(st)
     targeted = any(o.startswith("-target") for o in case.options)
     for n, (phase, ts, ss) in enumerate(zip(PHASES, tf.steps, st.steps, strict=False)):
         here: list[Mismatch] = []
@@ -487,7 +543,7 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
             if n < len(tf.states) and n < len(st.states):
                 touched = {a for a, _ in to} | {a for a, _ in so}
                 untouched = {addr for _, addr, _ in _objects(tf_state)} - touched
-                here += compare_states(phase, tf.states[n], st.states[n], tf_names, st_names, untouched)
+                here += compare_states(phase, tf.states[n], st.states[n], tf_names[n], st_names[n], untouched)
         if phase == "v2" and targeted:
             here = [Mismatch(f"{m.cls} [-target]", m.detail) for m in here]
         found += here
@@ -495,9 +551,11 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
             break
     if tf.error is not None and not found:
         found.append(Mismatch("harness: terraform failed", tf.error))
+    tf_last = tf_names[-1].flat() if tf_names else {}
+    st_last = st_names[-1].flat() if st_names else {}
     exit_codes_agree = all(t.returncode == s.returncode for t, s in zip(tf.steps, st.steps, strict=False))
-    if exit_codes_agree and len(tf.steps) == len(st.steps) == 2 and normalize(tf.outputs, tf_names) != normalize(st.outputs, st_names):
+    if exit_codes_agree and len(tf.steps) == len(st.steps) == 2 and normalize(tf.outputs, tf_last) != normalize(st.outputs, st_last):
         found.append(Mismatch("output -json" + (" [-target]" if targeted else ""),
-                              f"terraform {normalize(tf.outputs, tf_names)!r}\n"
-                              f"strata {normalize(st.outputs, st_names)!r}"))
+                              f"terraform {normalize(tf.outputs, tf_last)!r}\n"
+                              f"strata {normalize(st.outputs, st_last)!r}"))
     return found
