@@ -1,9 +1,12 @@
 """The concurrent, event-driven graph walker.
 
 A node starts the moment its last dependency completes — never level by
-level. ``parallelism`` worker tasks take ready nodes from one queue, so at
-most that many operations are in flight, and ready nodes start in the order
-they became ready. A node's completion is reported by ``done(ok)``, during
+level. ``parallelism`` worker tasks take ready nodes from one queue, and a
+worker holds its node until the node's ``done``, so at most that many
+operations are in flight from start to completion (terraform's meaning of
+``-parallelism``: an operation's end is its ``apply_complete``, which waits
+for the state record to be durable), and ready nodes start in the order they
+became ready. A node's completion is reported by ``done(ok)``, during
 its execution or later. A node made ready by a ``done`` called from its own
 execution, while no other node is waiting, goes to the worker running that
 execution, which takes it when the execution returns: along a chain of
@@ -94,6 +97,17 @@ class Walker(Generic[N]):
                 return
             stopping = True
             self.stop_cause = cause
+            # ready but not started (queued, or kept for a worker still holding its node): skipped
+            # now, so a stop reports everything it skips at once, before what is in flight ends
+            waiting = [n for n in kept if n is not None]
+            kept[:] = [None] * len(kept)
+            while (n := ready.get_nowait()) is not None:
+                waiting.append(n)
+            for n in waiting:
+                self.stopped_early.add(n)
+                self.skipped[n] = cause
+                on_skip(n, cause)
+                finish_one()
             self._skip_not_started(remaining, cause=cause, on_skip=on_skip, finish_one=finish_one)
 
         self._stop = stop
@@ -113,12 +127,21 @@ class Walker(Generic[N]):
         # the node each worker is executing now (by worker), and the node kept for it to run next
         executing: list[N | None] = [None] * self.parallelism
         kept: list[N | None] = [None] * self.parallelism
+        # nodes whose execution returned before their done, by the worker waiting for it
+        holding: dict[N, int] = {}
+        released: list[anyio.Event | None] = [None] * self.parallelism
 
         def complete(node: N, ok: bool, by: int = -1) -> None:
             # by: the worker whose execution of ``node`` called done (-1: someone else, or later);
             # a node kept for it would jump the queue if others were waiting (which, in wide DAGs
             # with P below a layer's width, made the walk 2-3% longer)
             keep = by >= 0 and executing[by] is node and kept[by] is None and not ready.has_waiting()
+            holder = holding.pop(node, None)
+            if holder is not None:
+                event = released[holder]
+                if event is not None:
+                    released[holder] = None
+                    event.set()
             work = [(node, ok)]
             while work:
                 n, good = work.pop()
@@ -177,6 +200,7 @@ class Walker(Generic[N]):
                 tick()  # the address space's headroom, checked now and then as the walk goes
                 done = _once(node, complete, me)
                 executing[me] = node
+                holding[node] = me
                 try:
                     await execute(node, done)
                 except MemoryError:
@@ -187,6 +211,9 @@ class Walker(Generic[N]):
                     done(False)
                 finally:
                     executing[me] = None
+                if node in holding:  # done comes later (the state record's fsync): the slot waits
+                    event = released[me] = anyio.Event()
+                    await event.wait()
 
         try:
             if finished == total:

@@ -5,7 +5,7 @@ Found by the differential harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, steps, tools
+from tests.differential.scenario import Scenario, both_tools, steps
 
 INDEPENDENT = """
 resource "terraform_data" "a" {
@@ -17,7 +17,7 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("at -parallelism=1 strata starts the next operation before emitting the previous "
+@both_tools("at -parallelism=1 strata starts the next operation before emitting the previous "
        "one's apply_complete (which waits for the state record to be durable)")
 def test_operations_do_not_overlap_at_parallelism_1(workdir: Workdir, tool: str) -> None:
     res = Scenario(workdir, tool).apply(INDEPENDENT)

@@ -198,51 +198,61 @@ async def test_parallelism_is_actually_used():
 
 
 @pytest.mark.anyio
-async def test_deferred_done_is_honoured_after_the_worker_ran_another_node():
-    # parallelism 1: the only worker runs a (done deferred), then b (done at once);
-    # a's done() arrives after b's and must still complete a and release c.
+async def test_deferred_done_is_honoured_and_frees_the_worker():
+    # parallelism 1: the only worker runs a, whose done comes later (as a state record's fsync
+    # does); the worker holds a until then, so b starts only after a completed, and c after a.
     g = graph_of(["a", "b", "c"], [("c", "a")])
-    b_done = anyio.Event()
     rec = Recorder()
+    a_returned = anyio.Event()
 
     async with anyio.create_task_group() as tg:
         async def execute(node, done):
             rec.events.append(("start", node))
             if node == "a":
                 async def later():
-                    await b_done.wait()
+                    await a_returned.wait()
+                    rec.events.append(("done", "a"))
                     done(True)
                 tg.start_soon(later)
+                a_returned.set()
             else:
                 done(True)
-                if node == "b":
-                    b_done.set()
 
         walker = await walk(g, execute, parallelism=1)
     assert walker.completed == {"a", "b", "c"}, f"completed = {walker.completed}"
-    assert rec.started() == ["a", "b", "c"], f"executions: {rec.started()}"
+    assert rec.events[:2] == [("start", "a"), ("done", "a")], rec.events
 
 
 @pytest.mark.anyio
-async def test_worker_is_free_as_soon_as_execute_returns_before_done():
-    # parallelism 1: a returns without calling done; b must still run, and a's done is
-    # only called once b has run -- otherwise a deadlock (timeout).
-    g = graph_of(["a", "b"], [])
-    b_ran = anyio.Event()
+async def test_worker_holds_its_node_until_done_even_after_execute_returned():
+    # -parallelism counts operations from start to done (terraform's apply_start to
+    # apply_complete): at parallelism 2, a third node waits while two have returned undone.
+    g = graph_of(["a", "b", "c"], [])
+    started: list[str] = []
+    dones: dict = {}
+    two_started = anyio.Event()
 
     async with anyio.create_task_group() as tg:
         async def execute(node, done):
-            if node == "a":
-                async def later():
-                    await b_ran.wait()
-                    done(True)
-                tg.start_soon(later)
-            else:
-                b_ran.set()
+            started.append(node)
+            dones[node] = done
+            if len(started) == 2:
+                two_started.set()
+            if node == "c":
                 done(True)
 
-        walker = await walk(g, execute, parallelism=1)
-    assert walker.completed == {"a", "b"}, f"completed = {walker.completed}"
+        async def release():
+            await two_started.wait()
+            for _ in range(20):  # let the workers run: c must not start while a and b are undone
+                await anyio.lowlevel.checkpoint()
+            assert started == ["a", "b"], started
+            dones["a"](True)
+            await anyio.lowlevel.checkpoint()
+            dones["b"](True)
+        tg.start_soon(release)
+        walker = await walk(g, execute, parallelism=2)
+    assert walker.completed == {"a", "b", "c"}
+    assert started == ["a", "b", "c"]
 
 
 # ---------------------------------------------------------------- deferred done
