@@ -8,7 +8,6 @@ from typing import Any
 
 import orjson
 
-from engine.apply.graph import build_apply_graph
 from engine.backend.dependencies import require_installed
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.output import Output, snippet
@@ -66,6 +65,8 @@ async def cmd_graph(a: Args, out: Output) -> int:
                               refresh=False)
     async with ws.operation("OperationTypePlan", plan=how, writes=False) as op:
         p = await op.plan(lambda e: None)
+    from engine.apply.graph import build_apply_graph  # only this command draws the apply graph
+
     graph, _work = build_apply_graph(p.plan)
     sys.stdout.write(graph.to_dot())
     return 0

@@ -92,6 +92,17 @@ _SIMPLE = re.compile(rb"(?P<int>[0-9]{1,18})|(?P<str>" + _PLAIN + rb")|(?P<root>
                      rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*")
 _STEP = re.compile(rb'\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]{1,18})\]|\["([^"]*)"\]')
 _KEYWORDS = {"true": True, "false": False, "null": None}
+# A one-line tuple or object of such expressions (``[80, 443]``, ``{ team = "core", tier = var.t }``),
+# keys bare names or plain strings, separated by commas as one line needs them: the element
+# expressions are read as above, with the collection's line.
+_SCALAR = (rb"(?:[0-9]{1,18}|" + _PLAIN + rb"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|"
+           rb"\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*)")
+_KEY = rb"(?:[A-Za-z_][A-Za-z0-9_]*|" + _PLAIN + rb")"
+_COLLECTION = re.compile(
+    rb"\[[ \t]*(?:" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\]"
+    rb"|\{[ \t]*(?:" + _KEY + rb"[ \t]*=[ \t]*" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _KEY + rb"[ \t]*=[ \t]*"
+    + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\}")
+_ELEMENT = re.compile(rb"(" + _KEY + rb")[ \t]*=[ \t]*(" + _SCALAR + rb")|(" + _SCALAR + rb")")
 
 
 class Converter:
@@ -250,6 +261,10 @@ class Converter:
     # ------------------------------------------------------------------ expressions
 
     def only_child(self, n: Node) -> Any:
+        if n.named_child_count == 1:  # hot path: no comment beside it
+            c = n.named_child(0)
+            if c is not None and c.type != "comment":
+                return self.expand(c)
         for c in n.named_children:
             if c.type != "comment":
                 return self.expand(c)
@@ -280,34 +295,45 @@ class Converter:
     def object(self, n: Node) -> Pending:
         check_object_separators(n, self.src, self.line_base)
         children: list[Any] = []
+        keys: list[E.Expr | None] = []  # a key known now, or None: the next child is its expression
         for elem in n.named_children:
             if elem.type != "object_elem":
                 continue
             key = elem.child_by_field_name("key")
             val = elem.child_by_field_name("val")
             assert key is not None and val is not None
-            children.append(self.object_key(key))
+            word = self.object_key(key)
+            keys.append(word)
+            if word is None:
+                children.append(key)
             children.append(val)
         line = self.line(n)
 
         def build(v: list[Any]) -> E.Expr:
-            return E.ObjectExpr(line, tuple((v[i], v[i + 1]) for i in range(0, len(v), 2)))
+            pairs = []
+            i = 0
+            for k in keys:
+                if k is None:
+                    k = v[i]
+                    i += 1
+                pairs.append((k, v[i]))
+                i += 1
+            return E.ObjectExpr(line, tuple(pairs))
         return children, build
 
-    def object_key(self, key: Node) -> Any:
-        """A key's item: a bare name (or keyword) is the literal string; ``(k)`` is an expression."""
+    def object_key(self, key: Node) -> E.Expr | None:
+        """A bare name (or keyword) key's literal string; None for any other key (``(k)``, a
+        quoted string), an expression to convert."""
         if key.child_count == 1:
             only = key.child(0)
             assert only is not None
             if only.type == "variable_expr":
-                lit = E.Literal(self.line(key), self.text(only))
-                return lambda: lit
+                return E.Literal(self.line(key), self.text(only))
             if only.type == "literal_value":
                 inner = only.child(0)
                 if inner is not None and inner.type in ("bool_lit", "null_lit"):
-                    word = E.Literal(self.line(key), self.text(inner))
-                    return lambda: word
-        return key
+                    return E.Literal(self.line(key), self.text(inner))
+        return None
 
     def call(self, n: Node) -> Pending:
         name_node = n.child(0)
@@ -413,32 +439,16 @@ class Converter:
 
     def simple(self, n: Node) -> E.Expr | None:
         """A short expression that is a whole number, a plain quoted string, ``true``/``false``/
-        ``null`` or a traversal like ``a.b[0]["k"]``, built from its text: the same expression
-        the tree gives, without a Python object for each of its nodes (hot path: most values in
-        real configurations are such; None for anything else)."""
+        ``null``, a traversal like ``a.b[0]["k"]``, or a one-line tuple or object of them, built
+        from its text: the same expression the tree gives, without a Python object for each of
+        its nodes (hot path: most values in real configurations are such; None for anything else)."""
         raw = self.src.data[n.start_byte:n.end_byte]
         m = _SIMPLE.fullmatch(raw)
         if m is None:
+            if raw[:1] in (b"[", b"{") and _COLLECTION.fullmatch(raw):
+                return _collection(raw, n.start_point[0] + self.line_base)
             return None
-        line = n.start_point[0] + self.line_base
-        kind = m.lastgroup
-        if kind == "int":
-            return E.Literal(line, int(raw))
-        if kind == "str":
-            return E.Literal(line, raw[1:-1].decode("utf-8", "replace"))
-        root = m.group("root").decode()
-        if root in _KEYWORDS:
-            return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
-        ex: E.Expr = E.Var(line, root)
-        for step in _STEP.finditer(raw, len(root)):
-            name, index, key = step.groups()
-            if name is not None:
-                ex = E.GetAttr(line, ex, name.decode())
-            elif index is not None:
-                ex = E.Index(line, ex, E.Literal(line, int(index)))
-            else:
-                ex = E.Index(line, ex, E.Literal(line, key.decode("utf-8", "replace")))
-        return ex
+        return _scalar(raw, m, n.start_point[0] + self.line_base)
 
     def index_step(self, c: Node, children: list[Any]) -> tuple[Any, ...]:
         if c.type == "index":
@@ -460,6 +470,58 @@ class Converter:
             elif s.type == "index":
                 steps.append(self.index_step(s, children))
         return ("splat", inner.type == "attr_splat", tuple(steps), self.line(c))
+
+
+def _scalar(raw: bytes, m: re.Match[bytes], line: int) -> E.Expr | None:
+    """The expression of ``raw``, which ``_SIMPLE`` matched as ``m`` (None: a keyword with steps,
+    left to the tree)."""
+    kind = m.lastgroup
+    if kind == "int":
+        return E.Literal(line, int(raw))
+    if kind == "str":
+        return E.Literal(line, raw[1:-1].decode("utf-8", "replace"))
+    root = m.group("root").decode()
+    if root in _KEYWORDS:
+        return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
+    ex: E.Expr = E.Var(line, root)
+    for step in _STEP.finditer(raw, len(root)):
+        name, index, key = step.groups()
+        if name is not None:
+            ex = E.GetAttr(line, ex, name.decode())
+        elif index is not None:
+            ex = E.Index(line, ex, E.Literal(line, int(index)))
+        else:
+            ex = E.Index(line, ex, E.Literal(line, key.decode("utf-8", "replace")))
+    return ex
+
+
+def _element(raw: bytes, line: int) -> E.Expr | None:
+    m = _SIMPLE.fullmatch(raw)
+    return None if m is None else _scalar(raw, m, line)
+
+
+def _collection(raw: bytes, line: int) -> E.Expr | None:
+    """The tuple or object ``raw``, which ``_COLLECTION`` matched (None: an element is left to
+    the tree). A key is the string it names, a bare keyword included, as :meth:`Converter.object_key`
+    reads it."""
+    elements = _ELEMENT.finditer(raw, 1, len(raw) - 1)
+    if raw[:1] == b"[":
+        items: list[E.Expr] = []
+        for el in elements:
+            v = _element(el.group(3), line)
+            if v is None:
+                return None
+            items.append(v)
+        return E.TupleExpr(line, tuple(items))
+    pairs: list[tuple[E.Expr, E.Expr]] = []
+    for el in elements:
+        key, value = el.group(1), el.group(2)
+        v = _element(value, line)
+        if v is None:
+            return None
+        name = key[1:-1] if key[:1] == b'"' else key
+        pairs.append((E.Literal(line, name.decode("utf-8", "replace")), v))
+    return E.ObjectExpr(line, tuple(pairs))
 
 
 def number_literal(text: str) -> Any:

@@ -7,7 +7,12 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n
             "\t": "\\t", "\v": "\\v"}
 
 
+_PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
+
+
 def go_quote(s: str) -> str:
+    if _PLAIN.issuperset(s):  # hot path: a printable ASCII name (every block label, in practice)
+        return f'"{s}"'
     out = ['"']
     for ch in s:
         esc = _ESCAPES.get(ch)
