@@ -188,42 +188,55 @@ _REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...]]] = {}
 _REFERENCES_KEPT = 1 << 18  # expressions; then the cache starts again (a long-lived program)
 
 
+class _Bound:
+    """A marker on :func:`_references`'s stack: from here on, these names are bound."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+
 def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
     """:func:`references`, worked out: a loop over an explicit stack, not recursion (nesting
     may be deep, and a chain of nested generators costs every reference a step through each
-    level)."""
-    stack: list[tuple[Expr, frozenset[str]]] = [(e, bound)]
-    pop, push = stack.pop, stack.append
+    level). The names a ``for`` binds hold between two markers on the stack: the one that
+    binds them, popped first, and the one that restores the names bound before."""
+    stack: list[Any] = [e]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    parts_of = PARTS.get
     while stack:
-        e, bound = pop()
-        t = type(e)
+        x = pop()
+        t = type(x)
+        if t is Literal:
+            continue
         if t is GetAttr or t is Index or t is Var:
-            tr = _traversal(e)
+            tr = _traversal(x)
             if tr is not None:
                 root, steps = tr
                 if root not in bound:
-                    yield Reference(root, tuple(steps), e.line)
-                stack.extend((s, bound) for s in reversed(steps) if isinstance(s, Expr))
+                    yield Reference(root, tuple(steps), x.line)
+                extend([s for s in reversed(steps) if isinstance(s, Expr)])
             elif t is GetAttr:
-                push((e.obj, bound))  # type: ignore[attr-defined]
+                push(x.obj)
             else:
-                push((e.key, bound))  # type: ignore[attr-defined]
-                push((e.obj, bound))  # type: ignore[attr-defined]
+                push(x.key)
+                push(x.obj)
             continue
-        parts = PARTS.get(t)
+        parts = parts_of(t)
         if parts is not None:
-            stack.extend((x, bound) for x in reversed(parts(e)) if isinstance(x, Expr))
-        elif t is TemplateFor:
-            assert isinstance(e, TemplateFor)
-            push((e.body, bound | {e.value_var} | ({e.key_var} if e.key_var else set())))
-            push((e.collection, bound))
-        elif t is ForExpr:
-            assert isinstance(e, ForExpr)
-            inner = bound | {e.value_var} | ({e.key_var} if e.key_var else set())
-            for x in (e.cond, e.value, e.key):
-                if x is not None:
-                    push((x, inner))
-            push((e.collection, bound))
+            extend([y for y in reversed(parts(x)) if isinstance(y, Expr)])
+        elif t is _Bound:
+            bound = x.names
+        elif t is TemplateFor or t is ForExpr:
+            inner = bound | {x.value_var} | ({x.key_var} if x.key_var else set())
+            push(_Bound(bound))  # popped once the body is done
+            if t is TemplateFor:
+                push(x.body)
+            else:
+                extend([y for y in (x.cond, x.value, x.key) if y is not None])
+            push(_Bound(inner))
+            push(x.collection)  # popped first: in the names bound outside
 
 
 PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
