@@ -57,14 +57,23 @@ def configured_forcing(module: Module, graph: Graph[CfgNode],
 def force_create_before_destroy(changes: list[ResourceInstanceChange],
                                 configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
                                 targeted: bool = False,
-                                targeted_forcing: set[ConfigKey] | frozenset[ConfigKey] = frozenset()
+                                targeted_forcing: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
+                                unplanned_forcing: set[ConfigKey] | frozenset[ConfigKey] | None = None,
                                 ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
     ``configured``: resources forced by the configuration (:func:`configured_forcing`), also by
     dependents that are not planned (a resource without instances forces too): without
     ``targeted``, as any other; with it, only the flag recorded for what is applied, and
-    ``targeted_forcing`` (what the targeted create_before_destroy resources force) as any other."""
+    ``targeted_forcing`` (what the targeted create_before_destroy resources force) as any other.
+
+    The flag an applied object records is its instance's own, as terraform's apply graph forces
+    it: from the create_before_destroy changes that refer to that instance (``a["c"]`` forces
+    ``a["c"]`` alone), or from what ``unplanned_forcing`` names (the resources forced by
+    create_before_destroy resources without a planned change; None: every forced resource).
+    The order stays the configuration's (terraform plans per resource: every instance of ``a``
+    is replaced create-then-delete), and so does the flag rewritten on an object without a
+    change."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
     by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
@@ -77,6 +86,7 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     # reference edges: the dependencies recorded in state force nothing, and where they would
     # order a create-first destroy after a dependency's delete-first replacement, terraform's
     # apply graph has a cycle, which strata reports as it does
+    reached = _reached(changes, by_addr, by_res) if unplanned_forcing is not None and not targeted else None
     stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
     seen = set(stack)
     forced: set[int] = set()
@@ -112,8 +122,26 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
             out[i] = dataclasses.replace(c, create_before_destroy=True)
     for i in forced:
         c = changes[i]
+        flag = (reached is None or i in reached or c.action == Action.NOOP
+                or config_key(c.addr.resource) in (unplanned_forcing or ()))
         if c.action == Action.DELETE_THEN_CREATE:
-            out[i] = dataclasses.replace(c, action=Action.CREATE_THEN_DELETE, create_before_destroy=True)
-        else:
+            out[i] = dataclasses.replace(c, action=Action.CREATE_THEN_DELETE, create_before_destroy=flag)
+        elif flag:
             out[i] = dataclasses.replace(c, create_before_destroy=True)
     return out
+
+
+def _reached(changes: list[ResourceInstanceChange], by_addr: dict[InstanceAddr, list[int]],
+             by_res: dict[ResourceAddr, list[int]]) -> set[int]:
+    """The changes a create_before_destroy change refers to, transitively, instance by instance
+    (terraform's apply graph): those whose applied object records the flag."""
+    stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
+    seen = set(stack)
+    while stack:
+        c = changes[stack.pop()]
+        for t in [t for d in c.depends_on for t in by_addr.get(d, ())] + \
+                 [t for r in c.depends_on_resources for t in by_res.get(r, ())]:
+            if t not in seen and changes[t].addr.resource != c.addr.resource:
+                seen.add(t)
+                stack.append(t)
+    return seen

@@ -31,7 +31,7 @@ from engine.lang.ephemerality import refusals
 from engine.lang.function_results import checking_function_results
 from engine.planning.checks import plan_checks
 from engine.planning.context import Emit, PlanContext
-from engine.planning.create_before_destroy import configured_forcing, force_create_before_destroy
+from engine.planning.create_before_destroy import config_key, configured_forcing, force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import check_import_targets, plan_imports
@@ -177,7 +177,12 @@ class Planner:
         configured = configured_forcing(self.module, graph) if graph is not None else set()
         in_targets = (configured_forcing(self.module, graph, self._targeted)
                       if graph is not None and ctx.targets is not None else set())
-        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None, in_targets)
+        planned = {config_key(c.addr.resource) for c in plan.changes if c.deposed is None}
+        unplanned = (configured_forcing(self.module, graph, lambda n: (n.path, n.name.type, n.name.name,
+                                                                       n.name.mode) not in planned)
+                     if graph is not None else set())
+        plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None, in_targets,
+                                                   unplanned)
         if given is not None and not destroy:
             plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
                             and (c.action == Action.CREATE_THEN_DELETE

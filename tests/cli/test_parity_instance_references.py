@@ -5,7 +5,7 @@ apply graph is finer than strata's. Found by the differential harness once it ge
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, tools
+from tests.differential.scenario import Scenario, both_tools
 
 ONE_INSTANCE = """
 resource "terraform_data" "a" {
@@ -31,7 +31,7 @@ def _recorded_cbd(s: Scenario, addr_key: str) -> bool | None:
     raise AssertionError(f"a[{addr_key!r}] is not in the state")
 
 
-@tools("strata forces create_before_destroy on every instance of a resource a create_before_destroy "
+@both_tools("strata forced create_before_destroy on every instance of a resource a create_before_destroy "
        "dependent names one instance of (its configuration graph is per resource); terraform's apply "
        "graph forces it on the instance named only, and records the flag so")
 def test_create_before_destroy_is_recorded_only_on_the_instance_a_dependent_names(
@@ -42,3 +42,42 @@ def test_create_before_destroy_is_recorded_only_on_the_instance_a_dependent_name
     s.apply(ONE_INSTANCE)
     s.apply(ONE_INSTANCE.replace("t2", "t3"))
     assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (False, True)
+
+
+NOT_YET_CBD = """
+resource "terraform_data" "a" {
+  for_each         = toset(["a", "c"])
+  input            = "x"
+  triggers_replace = "t1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a["c"].input
+}
+"""
+
+
+@both_tools("as above")
+def test_a_dependent_without_a_change_forces_the_instance_it_names_when_applied(
+        workdir: Workdir, tool: str) -> None:
+    # b becomes create_before_destroy with no change of its own while a is replaced: the
+    # replacement of the instance b names records the flag, the other's does not
+    s = Scenario(workdir, tool)
+    s.apply(NOT_YET_CBD)
+    assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (False, False)
+    s.apply(NOT_YET_CBD.replace("t1", "t2").replace(
+        'input = terraform_data.a["c"].input\n', 'input = terraform_data.a["c"].input\n'
+        "  lifecycle {\n    create_before_destroy = true\n  }\n"))
+    assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (False, True)
+
+
+@both_tools("as above")
+def test_an_object_without_a_change_records_the_flag_its_whole_resource_is_forced_to(
+        workdir: Workdir, tool: str) -> None:
+    # planning rewrites an unchanged object's flag from the configuration, resource by
+    # resource: a["a"], never applied since, gains it when only b changes
+    s = Scenario(workdir, tool)
+    s.apply(ONE_INSTANCE)
+    assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (False, True)
+    s.apply(ONE_INSTANCE.replace('input = terraform_data.a["c"].input',
+                                 'input = "${terraform_data.a["c"].input}-2"'))
+    assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (True, True)
