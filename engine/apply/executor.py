@@ -316,8 +316,12 @@ class Applier:
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
-                # as terraform's, with the flag the plan gave it (create-then-delete: forced)
-                self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True),
+                # as terraform's, with the flag the plan gave it (create-then-delete: forced) and
+                # the dependencies its plan merged into it, its own and the new ones (left deposed
+                # by -target, they show)
+                merged = tuple(sorted({*prior_obj.dependencies, *c.state_dependencies}, key=str))
+                self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True,
+                                                                      dependencies=merged),
                                 w.depose_as)
 
         new, diags, private, legacy = await self._call_apply(

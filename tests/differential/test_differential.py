@@ -30,12 +30,6 @@ agrees entirely. About 5 s each on the shared 2-core machine."""
 KNOWN: dict[str, str] = {
     # the deviations left (tests/differential/README.md); every other class found so far is
     # fixed, its reproducer in tests/cli/test_parity_*.py passing for both tools
-    "stream: an operation starts before the previous one completes at -parallelism=1":
-        "test_parity_stream.py::test_operations_do_not_overlap_at_parallelism_1",
-    # a create_before_destroy dependent naming one instance by a constant key: terraform records
-    # the flag on that instance only
-    "state: create_before_destroy":
-        "test_parity_instance_references.py::test_create_before_destroy_is_recorded_only_on_the_instance_a_dependent_names",
     # under -target only (seed 349): an untargeted object's closure gains a new dependency of an
     # object in between; direct lists in state cannot keep terraform's transitive one as it was
     "state: dependencies of an object without an operation [-target]":
