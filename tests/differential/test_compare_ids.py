@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.differential.compare import Names, compare_states, id_names
+from tests.differential.compare import Names, compare_states, deviations, id_names
 from tests.differential.run import Run, Step
 
 ONE, TWO = "100000000001", "100000000002"
@@ -65,3 +65,35 @@ def test_a_real_difference_in_what_an_object_refers_to_is_still_found() -> None:
     tf, st = run(ONE), run(TWO)
     found = compare_states("v2", tf.states[1], st.states[1], id_names(tf)[1], id_names(st)[1], set())
     assert [m.cls for m in found] == ["state: attributes"]
+
+
+def _deps_state(**deps: list[str]) -> dict:
+    return {"resources": [{"mode": "managed", "type": "terraform_data", "name": n,
+                           "instances": [{"attributes": {"id": f"{i:012d}"}, "dependencies": d}]}
+                          for i, (n, d) in enumerate(deps.items())]}
+
+
+def test_dependency_lists_read_at_different_times_are_tolerated_under_target() -> None:
+    # u was not rewritten: terraform keeps [y, z] as written in v1; strata's u -> [y] closes over
+    # y's list as it is now ([w]); both said so at some point
+    y, z, w = "terraform_data.y", "terraform_data.z", "terraform_data.w"
+    tf1 = _deps_state(u=[y, z], y=[z], z=[], w=[])
+    st1 = _deps_state(u=[y], y=[z], z=[], w=[])
+    tf2 = _deps_state(u=[y, z], y=[w], z=[], w=[])
+    st2 = _deps_state(u=[y], y=[w], z=[], w=[])
+    names = Names({}, {})
+    found = compare_states("v2", tf2, st2, names, names, set(), history=(tf1, st1))
+    assert [m.cls for m in found] == ["tolerated: direct dependency lists under -target"]
+    assert not deviations(found)
+    assert [m.cls for m in compare_states("v2", tf2, st2, names, names, set())] == ["state: dependencies"]
+
+
+def test_a_dependency_neither_tool_ever_recorded_is_still_a_deviation() -> None:
+    y, z, w = "terraform_data.y", "terraform_data.z", "terraform_data.w"
+    tf1 = _deps_state(u=[y], y=[], z=[], w=[])
+    st1 = _deps_state(u=[y], y=[], z=[], w=[])
+    tf2 = _deps_state(u=[y], y=[], z=[], w=[])
+    st2 = _deps_state(u=[y, w], y=[], z=[], w=[])
+    names = Names({}, {})
+    found = compare_states("v2", tf2, st2, names, names, set(), history=(tf1, st1))
+    assert [m.cls for m in deviations(found)] == ["state: dependencies"]
