@@ -177,7 +177,9 @@ class Planner:
         configured = configured_forcing(self.module, graph) if graph is not None else set()
         in_targets = (configured_forcing(self.module, graph, self._targeted)
                       if graph is not None and ctx.targets is not None else set())
-        planned = {config_key(c.addr.resource) for c in plan.changes if c.deposed is None}
+        # a resource whose instances are all going forces as one without instances does
+        planned = {config_key(c.addr.resource) for c in plan.changes
+                   if c.deposed is None and c.action != Action.DELETE}
         unplanned = (configured_forcing(self.module, graph, lambda n: (n.path, n.name.type, n.name.name,
                                                                        n.name.mode) not in planned)
                      if graph is not None else set())
