@@ -9,33 +9,39 @@ from typing import Any
 
 from engine.addrs import resource_addr
 from engine.config.check_eval import TypeOf, check_all
-from engine.config.check_results import FAIL, PASS
+from engine.config.check_results import FAIL, PASS, CheckResult
 from engine.config.checks import as_check_warnings, check_object, not_evaluated, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
 from engine.planning.instance import InstanceToPlan
+from engine.planning.outputs import check_root_variables
 from engine.plans.plan import Action, DataRead, ResourceInstanceChange
 from engine.values import UNKNOWN as UNKNOWN_VALUE
 from engine.values import is_wholly_known
 
 
 def plan_checks(ctx: PlanContext) -> None:
-    """Every check block's result into the plan; its warnings (and its invalid conditions'
-    errors, found in the plan walk) into the diagnostics."""
+    """Every checkable object's result into the plan: the check blocks' (their warnings, and their
+    invalid conditions' errors, found in the plan walk, into the diagnostics) and what the
+    conditions of resources, outputs and variables came to in the walk."""
+    check_root_variables(ctx)
+    ctx.plan.checks = (*_check_blocks(ctx), *ctx.checkables.results())
+
+
+def _check_blocks(ctx: PlanContext) -> tuple[CheckResult, ...]:
     if not any(m.checks for m in ctx.module.tree()):
-        return
+        return ()
     if ctx.targets is not None:  # as terraform's: -target leaves the check blocks out
-        ctx.plan.checks = not_evaluated(ctx.module)
-        return
+        return not_evaluated(ctx.module)
     results, diags = check_all(ctx.module, ctx.instances, ctx.plan.check_data, planning=True,
                                type_of=lambda m: _types_in(ctx, m))
-    ctx.plan.checks = results
     for d in diags:
         if d.severity == "error":
             ctx.walk_error(d)
         else:
             ctx.diags.append(d)
+    return results
 
 
 async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callable[[], Awaitable[Any]]) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from engine.config import conditions
+from engine.config.checkables import OUTPUT_PRECONDITION, VALIDATION, named_config_addr
 from engine.config.module_instances import ModuleInstance
 from engine.diagnostics import SourceRange, decl_range, error, errors_of
 from engine.lang import expr as E
@@ -65,7 +66,10 @@ def plan_outputs(ctx: PlanContext) -> None:
         if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([oc.expr], set()):
             continue  # refers to what could not be planned: neither planned nor an error of its own
         if oc.preconditions:
-            failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output")
+            addr = named_config_addr((), "output", oc.name)
+            ctx.checkables.objects(addr, [addr])
+            failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output",
+                                         report=ctx.checkables.reporter(addr, OUTPUT_PRECONDITION))
             if failed:  # as terraform's: the output is not planned
                 for d in failed:
                     ctx.walk_error(d)
@@ -97,9 +101,14 @@ def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
     """A module instance's input variable: its value, and its validations."""
     value = mi.variable(name)
     vc = mi.config.variables[name]
-    if not vc.validations or value is UNKNOWN or mi.call is None:
+    if not vc.validations or mi.call is None:
         return
-    failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
+    addr = f"{mi.path}.var.{name}"
+    ctx.checkables.objects(named_config_addr(mi.config.path, "var", name), [addr])
+    if value is UNKNOWN:
+        return
+    failed, _ = conditions.check(vc.validations, mi.scope(), "validation",
+                                 report=ctx.checkables.reporter(addr, VALIDATION))
     arg = mi.call.arguments.get(name)
     # as terraform's: at the argument that gave the value, before anything is planned with it
     where = arg.range if arg is not None else mi.call.range.header()
@@ -116,10 +125,24 @@ def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None
     """A module instance's output: its preconditions, and its value."""
     oc = mi.config.outputs[name]
     if oc.preconditions:
-        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output")
+        addr = f"{mi.path}.output.{name}"
+        ctx.checkables.objects(named_config_addr(mi.config.path, "output", name), [addr])
+        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output",
+                                     report=ctx.checkables.reporter(addr, OUTPUT_PRECONDITION))
         for d in failed:
             if d not in ctx.diags:
                 ctx.walk_error(d)
         if errors_of(failed):  # as terraform's: not planned, nor is what refers to it
             ctx.failed_outputs.add((mi.path, name))
     mi.output(name, final=True)
+
+
+def check_root_variables(ctx: PlanContext) -> None:
+    """The root module's variables' validations, for the plan's results: their mistakes were
+    reported before planning (:func:`engine.config.conditions.validate_variables`)."""
+    for vc in ctx.module.variables.values():
+        if vc.validations:
+            addr = named_config_addr((), "var", vc.name)
+            ctx.checkables.objects(addr, [addr])
+            conditions.check(vc.validations, ctx.scope(), "validation",
+                             report=ctx.checkables.reporter(addr, VALIDATION))

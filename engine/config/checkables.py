@@ -1,0 +1,132 @@
+"""The results of the conditions outside ``check`` blocks, gathered while a plan or an apply walks:
+resources' ``precondition`` / ``postcondition``, outputs' ``precondition`` and variables'
+``validation`` (:mod:`engine.config.check_results` says what a result is).
+
+As terraform's ``checks.State``: every configuration object with conditions is known from the
+start, its objects once its expansion is (until then it is unknown, without objects), and each
+condition of each object unknown until the walk reports it. A walk that stops early leaves what
+it did not reach unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from engine.addrs import ResourceAddr, config_text
+from engine.config.check_results import (
+    FAIL,
+    OUTPUT,
+    RESOURCE,
+    UNKNOWN,
+    VAR,
+    CheckObject,
+    CheckResult,
+    summarize,
+)
+from engine.config.model import Module
+
+PRECONDITION, POSTCONDITION, OUTPUT_PRECONDITION, VALIDATION = "precondition", "postcondition", "output", "validation"
+"""The kinds of condition (as :func:`engine.config.conditions.check` names them)."""
+
+
+def resource_config_addr(addr: ResourceAddr) -> str:
+    """A resource's configuration address, as its checks are recorded (``module.m.TYPE.NAME``)."""
+    return config_text(addr)
+
+
+def named_config_addr(path: tuple[str, ...], what: str, name: str) -> str:
+    """An output's or variable's configuration address (``module.m.output.o``, ``var.v``)."""
+    return ".".join([*(f"module.{n}" for n in path), what, name])
+
+
+Report = Callable[[int, str, str], None]
+"""What a condition came to, reported as it is evaluated: (its index, status, failure message)."""
+
+
+class Checkables:
+    """The conditions' results of one walk (mutable: the walk reports into it; a plan or an apply
+    makes one). Objects are named by their addresses' strings; reports about an object not
+    declared with :meth:`objects` are ignored (as are those of a configuration object without
+    conditions)."""
+
+    def __init__(self, module: Module) -> None:
+        self._kinds: dict[str, tuple[str, dict[str, int]]] = {}
+        """Each configuration object with conditions: its kind and how many of each condition."""
+        self._objects: dict[str, dict[str, dict[str, list[tuple[str, str]]]]] = {}
+        """Each configuration object's objects, once known: each condition's (status, message)."""
+        self._config_of: dict[str, str] = {}
+        for m in module.tree():
+            for rc in m.resources.values():
+                counts = {k: n for k, n in ((PRECONDITION, len(rc.lifecycle.preconditions)),
+                                            (POSTCONDITION, len(rc.lifecycle.postconditions))) if n}
+                if counts:
+                    # the module's own address of it (root-relative in a module's configuration)
+                    self._kinds[named_config_addr(m.path, *str(rc.addr).rsplit(".", 1))] = (RESOURCE, counts)
+            for oc in m.outputs.values():
+                if oc.preconditions:
+                    self._kinds[named_config_addr(m.path, "output", oc.name)] = (
+                        OUTPUT, {OUTPUT_PRECONDITION: len(oc.preconditions)})
+            for vc in m.variables.values():
+                if vc.validations:
+                    self._kinds[named_config_addr(m.path, "var", vc.name)] = (
+                        VAR, {VALIDATION: len(vc.validations)})
+
+    @property
+    def any(self) -> bool:
+        """Has the configuration any condition outside check blocks?"""
+        return bool(self._kinds)
+
+    def has(self, config_addr: str) -> bool:
+        """Does the configuration object at ``config_addr`` have conditions?"""
+        return config_addr in self._kinds
+
+    def objects(self, config_addr: str, addrs: Iterable[str]) -> None:
+        """The objects of ``config_addr`` (added to those already known: a module's resource is
+        expanded once per instance of its module), each condition unknown yet."""
+        known = self._kinds.get(config_addr)
+        if known is None:
+            return
+        objects = self._objects.setdefault(config_addr, {})
+        for a in addrs:
+            if a not in objects:
+                objects[a] = {k: [(UNKNOWN, "")] * n for k, n in known[1].items()}
+                self._config_of[a] = config_addr
+
+    def report(self, addr: str, kind: str, index: int, status: str, message: str = "") -> None:
+        """Condition ``index`` of ``kind`` of object ``addr``: ``status``, and ``message`` (the
+        error message, trimmed) when it failed."""
+        config_addr = self._config_of.get(addr)
+        if config_addr is None:
+            return
+        statuses = self._objects[config_addr][addr].get(kind)
+        if statuses is not None and index < len(statuses):
+            statuses[index] = (status, message if status == FAIL else "")
+
+    def reporter(self, addr: str, kind: str) -> Report:
+        """What :func:`engine.config.conditions.check` reports the conditions of ``kind`` of object
+        ``addr`` to."""
+        return lambda index, status, message: self.report(addr, kind, index, status, message)
+
+    def results(self) -> tuple[CheckResult, ...]:
+        """Every configuration object's result, in the order of the configuration."""
+        out = []
+        for config_addr, (kind, _counts) in self._kinds.items():
+            objects = self._objects.get(config_addr)
+            if objects is None:
+                out.append(CheckResult(config_addr, UNKNOWN, None, kind))
+                continue
+            found = tuple(_object(a, rules) for a, rules in objects.items())
+            statuses = [s for rules in objects.values() for rule in rules.values() for s, _m in rule]
+            out.append(CheckResult(config_addr, summarize(statuses), found, kind))
+        return tuple(out)
+
+
+def _object(addr: str, rules: dict[str, list[tuple[str, str]]]) -> CheckObject:
+    statuses = [s for rule in rules.values() for s, _m in rule]
+    # as terraform's: the messages of what failed, sorted, empty ones left out
+    messages = sorted(m for rule in rules.values() for s, m in rule if s == FAIL and m)
+    return CheckObject(addr, summarize(statuses), tuple(messages))
+
+
+__all__ = ["OUTPUT_PRECONDITION", "POSTCONDITION", "PRECONDITION", "VALIDATION", "Checkables", "Report",
+           "named_config_addr", "resource_config_addr"]
