@@ -34,6 +34,7 @@ from engine.apply.provisioners import Provisioners, provisioners_of, suppression
 from engine.apply.reads import read_data_source
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
+from engine.config.checkables import Checkables
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -96,6 +97,8 @@ class Applier:
         """Each check object's scoped data source, read again: (status, failure message)."""
         self.check_warnings: list[Diagnostic] = []
         """What the scoped data sources' providers said, as warnings."""
+        self.checkables = Checkables(module) if module is not None else None
+        """What the resources' conditions came to as the walk checked them (the state's results)."""
         self.plan = plan
         self.graph = graph
         self.work = work
@@ -256,13 +259,33 @@ class Applier:
         if not conds:
             return []
         scope = self._instance_scope(addr, rc)
+        report = self.checkables.reporter(str(addr), kind) if self.checkables is not None else None
         failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context,
                                      self_of=None if new is None else (addr.resource.mode, addr.resource.type,
-                                                                       addr.resource.name))
+                                                                       addr.resource.name), report=report)
         for w in [d for d in failed if d.severity != "error"]:  # an error message that is not shown
             self.result.diagnostics.append(w)
             self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
         return errors_of(failed)
+
+    def check_unchanged(self) -> None:
+        """The conditions of the instances the plan leaves unchanged (not in the walk), checked
+        against their objects once the walk is over, as terraform's apply checks them again."""
+        if self.checkables is None or self.module is None:
+            return
+        for c in self.plan.changes:
+            if c.action != Action.NOOP or c.deposed is not None:
+                continue
+            rc = self.module.resource_at(c.addr.resource)
+            obj = self.state.object(c.addr)
+            if rc is None or obj is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
+                continue
+            scope = self._instance_scope(c.addr, rc)
+            a = c.addr.resource
+            conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                             report=self.checkables.reporter(str(c.addr), "precondition"))
+            conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}), "postcondition",
+                             self_of=(a.mode, a.type, a.name), report=self.checkables.reporter(str(c.addr), "postcondition"))
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None

@@ -70,6 +70,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
+    from engine.apply.checked import check_module_values, declare_instances, not_checked
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances
@@ -93,6 +94,8 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
+                if applier.checkables is not None:
+                    declare_instances(applier.checkables, p.plan)
                 applier.record_data_reads()
                 applier.record_unchanged()
                 if (p.plan.refresh_only and p.plan.drift) or p.plan.moves:
@@ -114,12 +117,17 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     writer.changed = True
                 p.state.outputs = outputs
                 p.state.output_types = output_types(p.module, outputs)
-                if not any(m.checks for m in p.module.tree()) or (p.plan.destroy and p.plan.targeted):
+                assert applier.checkables is not None
+                if not (applier.checkables.any or any(m.checks for m in p.module.tree())) \
+                        or (p.plan.destroy and p.plan.targeted):
                     pass  # a targeted destroy leaves the results as they were
                 elif p.plan.destroy or p.plan.targeted:  # as terraform's: the checks are not evaluated
-                    checked = not_evaluated(p.module)
+                    checked = (*not_evaluated(p.module), *not_checked(p.module, p.plan.destroy))
                 else:
-                    checked, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    blocks, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    applier.check_unchanged()
+                    check_module_values(applier.checkables, p.module, instances)
+                    checked = (*blocks, *applier.checkables.results())
                     found = p.module.with_context(found)
                     result.diagnostics.extend(errors_of(found))
                     # as terraform's: what the checks said when planning is replaced by what they say now
