@@ -6,12 +6,14 @@ the walk is over (as terraform's apply checks them again, with every value known
 
 from __future__ import annotations
 
-from engine.addrs import config_text
+from collections.abc import Set
+
+from engine.addrs import ModulePath, ResourceAddr, config_text, resource_addr
 from engine.config import conditions
-from engine.config.check_results import CheckResult
 from engine.config.checkables import OUTPUT_PRECONDITION, VALIDATION, Checkables, named_config_addr
-from engine.config.model import Module
+from engine.config.model import Module, OutputConfig
 from engine.config.module_instances import ModuleInstances
+from engine.lang import expr as E
 from engine.plans.plan import Plan
 
 
@@ -23,8 +25,11 @@ def declare_instances(checkables: Checkables, plan: Plan) -> None:
             checkables.objects(config, [str(r.instance(k)) for k in expansion.keys])
 
 
-def check_module_values(checkables: Checkables, root: Module, instances: ModuleInstances) -> None:
-    """The variables' validations and the outputs' preconditions of every module instance."""
+def check_module_values(checkables: Checkables, root: Module, instances: ModuleInstances,
+                        unfinished: Set[ResourceAddr]) -> None:
+    """The variables' validations and the outputs' preconditions of every module instance; an
+    output that refers to a resource the walk did not finish (``unfinished``) is not checked (as
+    terraform's walk does not reach it)."""
     for m in root.tree():
         wanted = [vc for vc in m.variables.values() if vc.validations], \
                  [oc for oc in m.outputs.values() if oc.preconditions]
@@ -40,20 +45,23 @@ def check_module_values(checkables: Checkables, root: Module, instances: ModuleI
             for oc in wanted[1]:
                 addr = f"{prefix}output.{oc.name}"
                 checkables.objects(named_config_addr(m.path, "output", oc.name), [addr])
+                if unfinished and _refers_to(oc, mi.path, unfinished):
+                    continue
                 conditions.check(oc.preconditions, scope, "output",
                                  report=checkables.reporter(addr, OUTPUT_PRECONDITION))
 
 
-def not_checked(root: Module, destroy: bool) -> tuple[CheckResult, ...]:
-    """What terraform records when an apply does not check the conditions (a destroy, or under
-    -target): each unknown, without objects, but for a destroy's root outputs, each one unknown."""
-    checkables = Checkables(root)
-    if destroy:
-        for oc in root.outputs.values():
-            if oc.preconditions:
-                addr = named_config_addr((), "output", oc.name)
-                checkables.objects(addr, [addr])
-    return checkables.results()
+def _refers_to(oc: OutputConfig, path: ModulePath, resources: Set[ResourceAddr]) -> bool:
+    """Does output ``oc`` (in module instance ``path``) refer to one of ``resources``?"""
+    for e in (oc.expr, *(c.condition for c in oc.preconditions)):
+        for ref in E.references(e):
+            if ref.root == "data":
+                mode, type_, name = "data", ref.step_name(0), ref.step_name(1)
+            else:
+                mode, type_, name = "managed", ref.root, ref.step_name(0)
+            if type_ is not None and name is not None and resource_addr(type_, name, mode, path) in resources:
+                return True
+    return False
 
 
-__all__ = ["check_module_values", "declare_instances", "not_checked"]
+__all__ = ["check_module_values", "declare_instances"]

@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr
+from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.apply.detail import EventDetail
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.apply.interrupt import INTERRUPT, StopNow
@@ -97,6 +97,8 @@ class Applier:
         """Each check object's scoped data source, read again: (status, failure message)."""
         self.check_warnings: list[Diagnostic] = []
         """What the scoped data sources' providers said, as warnings."""
+        self.unfinished: set[ResourceAddr] = set()
+        """The resources of which an instance failed or was skipped in the walk."""
         self.checkables = Checkables(module) if module is not None else None
         """What the resources' conditions came to as the walk checked them (the state's results)."""
         self.plan = plan
@@ -148,6 +150,7 @@ class Applier:
 
     def _skipped(self, node: Node, cause: object) -> None:
         if isinstance(node, ApplyNode):
+            self.unfinished.add(node.addr.resource)
             self.result.skipped += 1
             if cause is INTERRUPT:
                 self.emit(ev.apply_skipped(node.addr, node.op, "", interrupted=True))
@@ -197,6 +200,7 @@ class Applier:
               in_config: Diagnostic | None = None) -> None:
         """``addr`` failed: say why (``in_config``: a mistake in its configuration, reported as it
         is, naming the block but no instance, as terraform does)."""
+        self.unfinished.add(addr.resource)
         if in_config is not None:
             d = in_config
         else:
@@ -269,23 +273,26 @@ class Applier:
         return errors_of(failed)
 
     def check_unchanged(self) -> None:
-        """The conditions of the instances the plan leaves unchanged (not in the walk), checked
-        against their objects once the walk is over, as terraform's apply checks them again."""
+        """The conditions of the instances the walk did not apply (the plan leaves them unchanged,
+        or it only refreshes), checked against their objects once the walk is over, as
+        terraform's apply checks them again."""
         if self.checkables is None or self.module is None:
             return
-        for c in self.plan.changes:
-            if c.action != Action.NOOP or c.deposed is not None:
+        walked = {c.addr for c in self.plan.changes if c.action != Action.NOOP}
+        for r, expansion in self.plan.expansions.items():
+            rc = self.module.resource_at(r)
+            if rc is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
                 continue
-            rc = self.module.resource_at(c.addr.resource)
-            obj = self.state.object(c.addr)
-            if rc is None or obj is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
-                continue
-            scope = self._instance_scope(c.addr, rc)
-            a = c.addr.resource
-            conditions.check(rc.lifecycle.preconditions, scope, "precondition",
-                             report=self.checkables.reporter(str(c.addr), "precondition"))
-            conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}), "postcondition",
-                             self_of=(a.mode, a.type, a.name), report=self.checkables.reporter(str(c.addr), "postcondition"))
+            for key in expansion.keys:
+                addr = r.instance(key)
+                obj = self.state.object(addr)
+                if addr in walked or obj is None:
+                    continue
+                scope = self._instance_scope(addr, rc)
+                conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                                 report=self.checkables.reporter(str(addr), "precondition"))
+                conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}), "postcondition",
+                                 self_of=(r.mode, r.type, r.name), report=self.checkables.reporter(str(addr), "postcondition"))
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.addrs import ROOT
 from engine.config.check_eval import check_all
 from engine.config.check_results import CheckResult
+from engine.config.checkables import not_checked
 from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -70,7 +71,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
-    from engine.apply.checked import check_module_values, declare_instances, not_checked
+    from engine.apply.checked import check_module_values, declare_instances
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances
@@ -126,7 +127,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                 else:
                     blocks, found = check_all(p.module, instances, applier.check_data, planning=False)
                     applier.check_unchanged()
-                    check_module_values(applier.checkables, p.module, instances)
+                    check_module_values(applier.checkables, p.module, instances, applier.unfinished)
                     checked = (*blocks, *applier.checkables.results())
                     found = p.module.with_context(found)
                     result.diagnostics.extend(errors_of(found))

@@ -128,5 +128,18 @@ def _object(addr: str, rules: dict[str, list[tuple[str, str]]]) -> CheckObject:
     return CheckObject(addr, summarize(statuses), tuple(messages))
 
 
+def not_checked(root: Module, destroy: bool) -> tuple[CheckResult, ...]:
+    """What terraform records when a plan or an apply does not check the conditions (a destroy,
+    or an apply under -target): each unknown, without objects, but for a destroy's root outputs:
+    each one's object unknown."""
+    checkables = Checkables(root)
+    if destroy:
+        for oc in root.outputs.values():
+            if oc.preconditions:
+                addr = named_config_addr((), "output", oc.name)
+                checkables.objects(addr, [addr])
+    return checkables.results()
+
+
 __all__ = ["OUTPUT_PRECONDITION", "POSTCONDITION", "PRECONDITION", "VALIDATION", "Checkables", "Report",
-           "named_config_addr", "resource_config_addr"]
+           "named_config_addr", "not_checked", "resource_config_addr"]

@@ -8,12 +8,21 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.addrs import resource_addr
+from engine.config import conditions
 from engine.config.check_eval import TypeOf, check_all
 from engine.config.check_results import FAIL, PASS, CheckResult
+from engine.config.checkables import (
+    OUTPUT_PRECONDITION,
+    POSTCONDITION,
+    PRECONDITION,
+    named_config_addr,
+    resource_config_addr,
+)
 from engine.config.checks import as_check_warnings, check_object, not_evaluated, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
+from engine.planning.expansion import Instances, expand
 from engine.planning.instance import InstanceToPlan
 from engine.planning.outputs import check_root_variables
 from engine.plans.plan import Action, DataRead, ResourceInstanceChange
@@ -27,6 +36,37 @@ def plan_checks(ctx: PlanContext) -> None:
     conditions of resources, outputs and variables came to in the walk."""
     check_root_variables(ctx)
     ctx.plan.checks = (*_check_blocks(ctx), *ctx.checkables.results())
+
+
+def check_refreshed(ctx: PlanContext) -> None:
+    """A refresh-only plan's results: each resource's conditions against its objects as refreshed
+    (an instance without an object stays unknown), and the root outputs' preconditions."""
+    for m in ctx.module.tree():
+        for mi in ctx.instances.of_config(m.path):
+            for rc in m.resources.values():
+                if not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
+                    continue
+                r = mi.at(rc.addr)
+                found = expand(rc, mi.scope)
+                if not isinstance(found, Instances):
+                    continue
+                ctx.checkables.objects(resource_config_addr(r), [str(r.instance(k)) for k, _s in found.instances])
+                for key, scope in found.instances:
+                    addr = r.instance(key)
+                    obj = ctx.state.object(addr)
+                    if obj is None:
+                        continue
+                    conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                                     report=ctx.checkables.reporter(str(addr), PRECONDITION))
+                    conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}),
+                                     "postcondition", self_of=(r.mode, r.type, r.name),
+                                     report=ctx.checkables.reporter(str(addr), POSTCONDITION))
+    for oc in ctx.module.outputs.values():
+        if oc.preconditions:
+            name = named_config_addr((), "output", oc.name)
+            ctx.checkables.objects(name, [name])
+            conditions.check(oc.preconditions, ctx.scope(), "output",
+                             report=ctx.checkables.reporter(name, OUTPUT_PRECONDITION))
 
 
 def _check_blocks(ctx: PlanContext) -> tuple[CheckResult, ...]:
@@ -103,4 +143,4 @@ def _types_in(ctx: PlanContext, module: Module) -> TypeOf:
 CHECK_NESTED = "read_because_check_nested"
 """A scoped data source's read at apply: terraform's ``action_reason``."""
 
-__all__ = ["CHECK_NESTED", "plan_checks", "plan_scoped_read"]
+__all__ = ["CHECK_NESTED", "check_refreshed", "plan_checks", "plan_scoped_read"]
