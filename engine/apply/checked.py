@@ -19,6 +19,8 @@ from engine.plans.plan import Plan
 
 def declare_instances(checkables: Checkables, plan: Plan) -> None:
     """The resources' instances with conditions, as the plan expanded them: unknown until checked."""
+    if not checkables.any_resource:
+        return
     for r, expansion in plan.expansions.items():
         config = config_text(r)
         if checkables.has(config):

@@ -276,7 +276,7 @@ class Applier:
         """The conditions of the instances the walk did not apply (the plan leaves them unchanged,
         or it only refreshes), checked against their objects once the walk is over, as
         terraform's apply checks them again."""
-        if self.checkables is None or self.module is None:
+        if self.checkables is None or self.module is None or not self.checkables.any_resource:
             return
         walked = {c.addr for c in self.plan.changes if c.action != Action.NOOP}
         for r, expansion in self.plan.expansions.items():

@@ -76,6 +76,12 @@ class Checkables:
         """Has the configuration any condition outside check blocks?"""
         return bool(self._kinds)
 
+    @property
+    def any_resource(self) -> bool:
+        """Has any resource of the configuration a condition? (When none has, a walk over every
+        resource has nothing to look at: a large configuration's apply skips it.)"""
+        return any(kind == RESOURCE for kind, _counts in self._kinds.values())
+
     def has(self, config_addr: str) -> bool:
         """Does the configuration object at ``config_addr`` have conditions?"""
         return config_addr in self._kinds

@@ -78,7 +78,8 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
         return
-    if ctx.checkables.has(config := resource_config_addr(rc.addr)):  # as terraform's: targeted or not
+    if (rc.lifecycle.preconditions or rc.lifecycle.postconditions) \
+            and ctx.checkables.has(config := resource_config_addr(rc.addr)):  # as terraform's: targeted or not
         keys = (*(k for k, _s in expanded.instances), *untargeted)
         ctx.checkables.objects(config, [str(rc.addr.instance(k)) for k in keys])
     ctx.resolver.kind[rc.addr] = expanded.kind
