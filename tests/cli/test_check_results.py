@@ -320,8 +320,9 @@ def test_conditions_that_fail_at_apply_match_terraform(workdir: Workdir) -> None
 
 
 @requires_terraform
-@pytest.mark.parametrize("args", [("-destroy",), ("-refresh-only",), ("-target=terraform_data.a",)],
-                         ids=["destroy", "refresh-only", "target"])
+@pytest.mark.parametrize("args", [("-destroy",), ("-refresh-only",), ("-target=terraform_data.a",),
+                                  ("-target=terraform_data.plain",)],
+                         ids=["destroy", "refresh-only", "target", "target-elsewhere"])
 def test_plan_json_checks_of_other_plans_match_terraform(tmp_path: Path, args: tuple[str, ...]) -> None:
     strata, terraform = side_by_side(tmp_path, FILES["root"])
     apply_both(strata, terraform)
@@ -336,3 +337,10 @@ def test_state_check_results_of_other_applies_match_terraform(tmp_path: Path, ar
     apply_both(strata, terraform)
     apply_both(strata, terraform, *args)
     assert check_results(strata.state()) == check_results(terraform.state())
+
+
+@requires_terraform
+def test_plan_json_checks_of_a_targeted_module_match_terraform(tmp_path: Path) -> None:
+    strata, terraform = side_by_side(tmp_path, FILES["modules"])
+    args = ("-target=module.one",)
+    assert plan_checks(strata, "strata", *args) == plan_checks(terraform, "terraform", *args)
