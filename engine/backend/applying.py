@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.addrs import ROOT
 from engine.config.check_eval import check_all
 from engine.config.check_results import CheckResult
-from engine.config.checkables import not_checked
+from engine.config.checkables import check_module_values, not_checked
 from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -71,7 +71,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
-    from engine.apply.checked import check_module_values, declare_instances
+    from engine.apply.checked import declare_instances
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances

@@ -10,9 +10,10 @@ it did not reach unknown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 
-from engine.addrs import ResourceAddr, config_text
+from engine.addrs import ModulePath, ResourceAddr, config_text, resource_addr
+from engine.config import conditions
 from engine.config.check_results import (
     FAIL,
     OUTPUT,
@@ -23,7 +24,9 @@ from engine.config.check_results import (
     CheckResult,
     summarize,
 )
-from engine.config.model import Module
+from engine.config.model import Module, OutputConfig
+from engine.config.module_instances import ModuleInstances
+from engine.lang import expr as E
 
 PRECONDITION, POSTCONDITION, OUTPUT_PRECONDITION, VALIDATION = "precondition", "postcondition", "output", "validation"
 """The kinds of condition (as :func:`engine.config.conditions.check` names them)."""
@@ -134,6 +137,45 @@ def _object(addr: str, rules: dict[str, list[tuple[str, str]]]) -> CheckObject:
     return CheckObject(addr, summarize(statuses), tuple(messages))
 
 
+def check_module_values(checkables: Checkables, root: Module, instances: ModuleInstances,
+                        unfinished: Set[ResourceAddr]) -> None:
+    """The variables' validations and the outputs' preconditions of every module instance; an
+    output that refers to a resource the walk did not finish (``unfinished``) is not checked (as
+    terraform's walk does not reach it)."""
+    for m in root.tree():
+        wanted = [vc for vc in m.variables.values() if vc.validations], \
+                 [oc for oc in m.outputs.values() if oc.preconditions]
+        if not any(wanted):
+            continue
+        for mi in instances.of_config(m.path):
+            scope = mi.scope()
+            prefix = f"{mi.path}." if mi.path.steps else ""
+            for vc in wanted[0]:
+                addr = f"{prefix}var.{vc.name}"
+                checkables.objects(named_config_addr(m.path, "var", vc.name), [addr])
+                conditions.check(vc.validations, scope, "validation", report=checkables.reporter(addr, VALIDATION))
+            for oc in wanted[1]:
+                addr = f"{prefix}output.{oc.name}"
+                checkables.objects(named_config_addr(m.path, "output", oc.name), [addr])
+                if unfinished and _refers_to(oc, mi.path, unfinished):
+                    continue
+                conditions.check(oc.preconditions, scope, "output",
+                                 report=checkables.reporter(addr, OUTPUT_PRECONDITION))
+
+
+def _refers_to(oc: OutputConfig, path: ModulePath, resources: Set[ResourceAddr]) -> bool:
+    """Does output ``oc`` (in module instance ``path``) refer to one of ``resources``?"""
+    for e in (oc.expr, *(c.condition for c in oc.preconditions)):
+        for ref in E.references(e):
+            if ref.root == "data":
+                mode, type_, name = "data", ref.step_name(0), ref.step_name(1)
+            else:
+                mode, type_, name = "managed", ref.root, ref.step_name(0)
+            if type_ is not None and name is not None and resource_addr(type_, name, mode, path) in resources:
+                return True
+    return False
+
+
 def not_checked(root: Module, destroy: bool) -> tuple[CheckResult, ...]:
     """What terraform records when a plan or an apply does not check the conditions (a destroy,
     or an apply under -target): each unknown, without objects, but for a destroy's root outputs:
@@ -148,4 +190,5 @@ def not_checked(root: Module, destroy: bool) -> tuple[CheckResult, ...]:
 
 
 __all__ = ["OUTPUT_PRECONDITION", "POSTCONDITION", "PRECONDITION", "VALIDATION", "Checkables", "Report",
-           "named_config_addr", "not_checked", "resource_config_addr"]
+           "check_module_values", "named_config_addr", "not_checked",
+           "resource_config_addr"]

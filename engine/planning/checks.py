@@ -12,10 +12,9 @@ from engine.config import conditions
 from engine.config.check_eval import TypeOf, check_all
 from engine.config.check_results import FAIL, PASS, CheckResult
 from engine.config.checkables import (
-    OUTPUT_PRECONDITION,
     POSTCONDITION,
     PRECONDITION,
-    named_config_addr,
+    check_module_values,
     resource_config_addr,
 )
 from engine.config.checks import as_check_warnings, check_object, not_evaluated, read_failure
@@ -40,7 +39,8 @@ def plan_checks(ctx: PlanContext) -> None:
 
 def check_refreshed(ctx: PlanContext) -> None:
     """A refresh-only plan's results: each resource's conditions against its objects as refreshed
-    (an instance without an object stays unknown), and the root outputs' preconditions."""
+    (an instance without an object stays unknown), the variables' and outputs' of each module
+    instance."""
     for m in ctx.module.tree():
         for mi in ctx.instances.of_config(m.path):
             for rc in m.resources.values():
@@ -61,12 +61,7 @@ def check_refreshed(ctx: PlanContext) -> None:
                     conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}),
                                      "postcondition", self_of=(r.mode, r.type, r.name),
                                      report=ctx.checkables.reporter(str(addr), POSTCONDITION))
-    for oc in ctx.module.outputs.values():
-        if oc.preconditions:
-            name = named_config_addr((), "output", oc.name)
-            ctx.checkables.objects(name, [name])
-            conditions.check(oc.preconditions, ctx.scope(), "output",
-                             report=ctx.checkables.reporter(name, OUTPUT_PRECONDITION))
+    check_module_values(ctx.checkables, ctx.module, ctx.instances, frozenset())
 
 
 def _check_blocks(ctx: PlanContext) -> tuple[CheckResult, ...]:

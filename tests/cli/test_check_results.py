@@ -344,3 +344,13 @@ def test_plan_json_checks_of_a_targeted_module_match_terraform(tmp_path: Path) -
     strata, terraform = side_by_side(tmp_path, FILES["modules"])
     args = ("-target=module.one",)
     assert plan_checks(strata, "strata", *args) == plan_checks(terraform, "terraform", *args)
+
+
+@requires_terraform
+@pytest.mark.parametrize("args", [("-destroy",), ("-refresh-only",)], ids=["destroy", "refresh-only"])
+def test_plan_json_checks_of_other_plans_in_modules_match_terraform(tmp_path: Path, args: tuple[str, ...]) -> None:
+    strata, terraform = side_by_side(tmp_path, FILES["modules"])
+    apply_both(strata, terraform)
+    assert plan_checks(strata, "strata", *args) == plan_checks(terraform, "terraform", *args)
+    apply_both(strata, terraform, *args)
+    assert check_results(strata.state()) == check_results(terraform.state())
