@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.config import conditions
 from engine.config.check_results import (
     ERROR,
@@ -28,9 +30,15 @@ from engine.config.checkables import (
     not_checked,
 )
 from engine.config.module import load_module
+from engine.diagnostics import DiagnosticsError
 from engine.lang.evaluate import Scope
+from engine.planning.planner import Planner
+from engine.provider.mock import MockProvider
+from engine.provider.protocol import AttributeSchema
+from engine.provider.registry import Providers
 from engine.render.checks_json import plan_json
 from engine.state import checks as state_checks
+from engine.state.model import State
 from engine.values import UNKNOWN as UNKNOWN_VALUE
 
 CONFIG = '''
@@ -199,3 +207,56 @@ def test_state_encoding_keeps_every_kind() -> None:
     assert doc is not None and [r["object_kind"] for r in doc] == ["resource", "resource", "output", "var"]
     assert state_checks.decode(doc) == RESULTS
     assert state_checks.decode([*doc, {"object_kind": "future", "config_addr": "x", "status": "pass"}]) == RESULTS
+
+
+PLAN_FAILURES = '''
+resource "mock_thing" "a" {
+  count = 3
+  name  = "n${count.index}"
+  lifecycle {
+    precondition {
+      condition     = count.index < 2
+      error_message = "index ${count.index} too big"
+    }
+    postcondition {
+      condition     = self.name != "n1"
+      error_message = " one "
+    }
+  }
+}
+
+resource "mock_thing" "after" {
+  name = mock_thing.a[0].name
+  lifecycle {
+    precondition {
+      condition     = mock_thing.a[0].name != ""
+      error_message = "x"
+    }
+  }
+}
+
+output "out" {
+  value = mock_thing.a[0].name
+  precondition {
+    condition     = length(mock_thing.a) == 2
+    error_message = "two"
+  }
+}
+'''
+
+
+@pytest.mark.trio
+async def test_a_plan_that_fails_records_what_failed_and_what_it_never_reached(tmp_path: Path) -> None:
+    # as terraform 1.11 records it in its errored plan (show -json's checks)
+    (tmp_path / "main.tf").write_text(PLAN_FAILURES)
+    mock = MockProvider({"mock_thing": {"id": AttributeSchema("string", computed=True),
+                                        "name": AttributeSchema("string", required=True)}})
+    planner = Planner(load_module(str(tmp_path)), State(), Providers({"mock": mock}), {}, lambda e: None)
+    with pytest.raises(DiagnosticsError):
+        await planner.run()
+    got = _by_addr(planner.ctx.checkables.results())
+    assert got["mock_thing.a"] == CheckResult("mock_thing.a", FAIL, (
+        CheckObject("mock_thing.a[0]", PASS), CheckObject("mock_thing.a[1]", FAIL, ("one",)),
+        CheckObject("mock_thing.a[2]", FAIL, ("index 2 too big",))), RESOURCE)
+    assert got["mock_thing.after"] == CheckResult("mock_thing.after", UNKNOWN, None, RESOURCE)
+    assert got["output.out"] == CheckResult("output.out", UNKNOWN, None, OUTPUT)
