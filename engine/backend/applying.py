@@ -31,6 +31,7 @@ from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.plans.plan import Plan
 from engine.provider.registry import Providers
+from engine.state import checks as state_checks
 from engine.state.model import State
 from engine.state.store import StateStore
 from engine.values import equal, is_wholly_known
@@ -135,7 +136,8 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
                                      *p.module.with_context(applier.check_warnings),
                                      *(d for d in found if d.severity != "error")]
-        if checked is not None and checked != p.state.check_results:
+        # compared as written: no objects and objects not known are both null in the file
+        if checked is not None and state_checks.encode(checked) != state_checks.encode(p.state.check_results):
             # as terraform's: the walk's state is written, then the checks' results with it (a
             # serial each, the second only when the results changed)
             p.state.check_results = checked

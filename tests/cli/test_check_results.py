@@ -354,3 +354,35 @@ def test_plan_json_checks_of_other_plans_in_modules_match_terraform(tmp_path: Pa
     assert plan_checks(strata, "strata", *args) == plan_checks(terraform, "terraform", *args)
     apply_both(strata, terraform, *args)
     assert check_results(strata.state()) == check_results(terraform.state())
+
+
+ONE_CHECKABLE = """
+resource "terraform_data" "a" {
+  input = 1
+  lifecycle {
+    postcondition {
+      condition     = self.output == 1
+      error_message = "changed"
+    }
+  }
+}
+"""
+
+
+@requires_terraform
+def test_same_results_write_no_new_serial_as_terraform(tmp_path: Path) -> None:
+    # one checkable object: with more, terraform writes them in its maps' order, which differs from
+    # run to run, and each no-op apply then writes a new serial (strata's order is the configuration's)
+    strata, terraform = side_by_side(tmp_path, {"main.tf": ONE_CHECKABLE})
+    apply_both(strata, terraform)
+    before = strata.state()["serial"], terraform.state()["serial"]  # (terraform writes after each object)
+    apply_both(strata, terraform)
+    assert (strata.state()["serial"], terraform.state()["serial"]) == before
+
+
+def test_same_results_write_no_new_serial(workdir: Workdir) -> None:
+    workdir.write(CONDITIONS)  # a resource without instances among them: null objects in the file
+    workdir.strata("apply", "-auto-approve", check=True)
+    before = workdir.state()["serial"]
+    workdir.strata("apply", "-auto-approve", check=True)
+    assert workdir.state()["serial"] == before
