@@ -273,12 +273,14 @@ class Applier:
         return errors_of(failed)
 
     def check_unchanged(self) -> None:
-        """The conditions of the instances the walk did not apply (the plan leaves them unchanged,
-        or it only refreshes), checked against their objects once the walk is over, as
-        terraform's apply checks them again."""
+        """The conditions of the managed instances the walk did not apply (the plan leaves them
+        unchanged, or it only refreshes) and of the data sources it read, checked against their
+        objects once the walk is over, as terraform's apply checks them again (not a read that
+        failed, nor a data source read while planning: terraform's apply does not visit it)."""
         if self.checkables is None or self.module is None or not self.checkables.any_resource:
             return
-        walked = {c.addr for c in self.plan.changes if c.action != Action.NOOP}
+        walked = {c.addr for c in self.plan.changes if c.action not in (Action.NOOP, Action.READ)}
+        read = {c.addr for c in self.plan.changes if c.action == Action.READ and c.addr.resource not in self.unfinished}
         for r, expansion in self.plan.expansions.items():
             rc = self.module.resource_at(r)
             if rc is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
@@ -286,7 +288,7 @@ class Applier:
             for key in expansion.keys:
                 addr = r.instance(key)
                 obj = self.state.object(addr)
-                if addr in walked or obj is None:
+                if obj is None or addr in walked or (r.mode == "data" and addr not in read):
                     continue
                 scope = self._instance_scope(addr, rc)
                 conditions.check(rc.lifecycle.preconditions, scope, "precondition",
