@@ -24,7 +24,7 @@ from engine.config.check_results import (
     CheckResult,
     summarize,
 )
-from engine.config.model import Module, OutputConfig
+from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
 from engine.lang import expr as E
 
@@ -139,9 +139,10 @@ def _object(addr: str, rules: dict[str, list[tuple[str, str]]]) -> CheckObject:
 
 def check_module_values(checkables: Checkables, root: Module, instances: ModuleInstances,
                         unfinished: Set[ResourceAddr]) -> None:
-    """The variables' validations and the outputs' preconditions of every module instance; an
-    output that refers to a resource the walk did not finish (``unfinished``) is not checked (as
-    terraform's walk does not reach it)."""
+    """The variables' validations and the outputs' preconditions of every module instance; one
+    whose value comes from a resource the walk did not finish (``unfinished``: through variables
+    and module outputs too) is not checked, as terraform's walk does not reach it."""
+    blocked = _blocked(root, instances, unfinished) if unfinished else set()
     for m in root.tree():
         wanted = [vc for vc in m.variables.values() if vc.validations], \
                  [oc for oc in m.outputs.values() if oc.preconditions]
@@ -153,26 +154,58 @@ def check_module_values(checkables: Checkables, root: Module, instances: ModuleI
             for vc in wanted[0]:
                 addr = f"{prefix}var.{vc.name}"
                 checkables.objects(named_config_addr(m.path, "var", vc.name), [addr])
-                conditions.check(vc.validations, scope, "validation", report=checkables.reporter(addr, VALIDATION))
+                if ("var", mi.path, vc.name) not in blocked:
+                    conditions.check(vc.validations, scope, "validation",
+                                     report=checkables.reporter(addr, VALIDATION))
             for oc in wanted[1]:
                 addr = f"{prefix}output.{oc.name}"
                 checkables.objects(named_config_addr(m.path, "output", oc.name), [addr])
-                if unfinished and _refers_to(oc, mi.path, unfinished):
-                    continue
-                conditions.check(oc.preconditions, scope, "output",
-                                 report=checkables.reporter(addr, OUTPUT_PRECONDITION))
+                if ("output", mi.path, oc.name) not in blocked:
+                    conditions.check(oc.preconditions, scope, "output",
+                                     report=checkables.reporter(addr, OUTPUT_PRECONDITION))
 
 
-def _refers_to(oc: OutputConfig, path: ModulePath, resources: Set[ResourceAddr]) -> bool:
-    """Does output ``oc`` (in module instance ``path``) refer to one of ``resources``?"""
-    for e in (oc.expr, *(c.condition for c in oc.preconditions)):
+def _blocked(root: Module, instances: ModuleInstances, unfinished: Set[ResourceAddr]
+             ) -> set[tuple[str, ModulePath, str]]:
+    """The variables (``("var", module instance, name)``) and outputs (``("output", ...)``) whose
+    values come from ``unfinished`` resources: a variable through its call's argument (in the
+    parent), an output through its expression or preconditions (in its own module instance)."""
+    blocked: set[tuple[str, ModulePath, str]] = set()
+    tree = list(root.tree())
+    for m in tree:  # parents first: a variable may take a parent's variable
+        for mi in instances.of_config(m.path):
+            if mi.call is None:
+                continue
+            for name, arg in mi.call.arguments.items():
+                if _uses(blocked, [arg.expr], mi.path.parent, unfinished):
+                    blocked.add(("var", mi.path, name))
+    for m in reversed(tree):  # children first: an output may take a child's output
+        for mi in instances.of_config(m.path):
+            for oc in m.outputs.values():
+                if _uses(blocked, [oc.expr, *(c.condition for c in oc.preconditions)], mi.path, unfinished):
+                    blocked.add(("output", mi.path, oc.name))
+    return blocked
+
+
+def _uses(blocked: set[tuple[str, ModulePath, str]], exprs: list[E.Expr], path: ModulePath,
+          unfinished: Set[ResourceAddr]) -> bool:
+    """Does any of ``exprs`` (in module instance ``path``) refer to an unfinished resource or a
+    blocked variable or module output?"""
+    for e in exprs:
         for ref in E.references(e):
-            if ref.root == "data":
-                mode, type_, name = "data", ref.step_name(0), ref.step_name(1)
+            first, second = ref.step_name(0), ref.step_name(1)
+            if ref.root == "var":
+                if first is not None and ("var", path, first) in blocked:
+                    return True
+            elif ref.root == "module":
+                out = next((s for s in ref.steps[1:] if isinstance(s, str)), None)
+                if any(kind == "output" and name == out and p.steps[:-1] == path.steps and p.steps[-1][0] == first
+                       for kind, p, name in blocked if p.steps):
+                    return True
             else:
-                mode, type_, name = "managed", ref.root, ref.step_name(0)
-            if type_ is not None and name is not None and resource_addr(type_, name, mode, path) in resources:
-                return True
+                mode, type_, name = ("data", first, second) if ref.root == "data" else ("managed", ref.root, first)
+                if type_ is not None and name is not None and resource_addr(type_, name, mode, path) in unfinished:
+                    return True
     return False
 
 

@@ -386,3 +386,62 @@ def test_same_results_write_no_new_serial(workdir: Workdir) -> None:
     before = workdir.state()["serial"]
     workdir.strata("apply", "-auto-approve", check=True)
     assert workdir.state()["serial"] == before
+
+
+NOT_REACHED = """
+resource "terraform_data" "fails" {
+  input = "abc"
+  lifecycle {
+    postcondition {
+      condition     = self.output == "zzz"
+      error_message = "not zzz"
+    }
+  }
+}
+
+module "m" {
+  source = "./mod"
+  v      = terraform_data.fails.output
+}
+
+module "ok" {
+  source = "./mod"
+  v      = "fine"
+}
+"""
+
+PASS_THROUGH = """
+variable "v" {
+  validation {
+    condition     = var.v != ""
+    error_message = "empty"
+  }
+}
+
+output "o" {
+  value = var.v
+  precondition {
+    condition     = var.v != "q"
+    error_message = "q"
+  }
+}
+"""
+
+
+def test_values_from_a_failed_resource_are_not_checked(workdir: Workdir) -> None:
+    workdir.write(NOT_REACHED)
+    (workdir.path / "mod").mkdir()
+    workdir.write(PASS_THROUGH, "mod/main.tf")
+    assert workdir.strata("apply", "-auto-approve", "-no-color").returncode == 1
+    # as terraform 1.11 records them: module.m's variable and output are never reached
+    assert [(r["config_addr"], r["status"]) for r in check_results(workdir.state())] == [
+        ("module.m.output.o", "unknown"), ("module.ok.output.o", "pass"), ("terraform_data.fails", "fail"),
+        ("module.m.var.v", "unknown"), ("module.ok.var.v", "pass")]
+
+
+@requires_terraform
+def test_values_from_a_failed_resource_match_terraform(tmp_path: Path) -> None:
+    strata, terraform = side_by_side(tmp_path, {"main.tf": NOT_REACHED, "mod/main.tf": PASS_THROUGH})
+    assert strata.strata("apply", "-auto-approve", "-no-color").returncode == 1
+    assert terraform.terraform("apply", "-auto-approve", "-no-color").returncode == 1
+    assert check_results(strata.state()) == check_results(terraform.state())
