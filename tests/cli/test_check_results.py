@@ -321,8 +321,8 @@ def test_conditions_that_fail_at_apply_match_terraform(workdir: Workdir) -> None
 
 @requires_terraform
 @pytest.mark.parametrize("args", [("-destroy",), ("-refresh-only",), ("-target=terraform_data.a",),
-                                  ("-target=terraform_data.plain",)],
-                         ids=["destroy", "refresh-only", "target", "target-elsewhere"])
+                                  ("-target=terraform_data.plain",), ("-target=terraform_data.b[\"k1\"]",)],
+                         ids=["destroy", "refresh-only", "target", "target-elsewhere", "target-instance"])
 def test_plan_json_checks_of_other_plans_match_terraform(tmp_path: Path, args: tuple[str, ...]) -> None:
     strata, terraform = side_by_side(tmp_path, FILES["root"])
     apply_both(strata, terraform)
