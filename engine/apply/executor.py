@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr
+from engine.addrs import ROOT, InstanceAddr, InstanceKey, ProviderConfigAddr, ResourceAddr
 from engine.apply.detail import EventDetail
 from engine.apply.graph import ApplyNode, Barrier, Node, Work
 from engine.apply.interrupt import INTERRUPT, StopNow
@@ -34,6 +34,7 @@ from engine.apply.provisioners import Provisioners, provisioners_of, suppression
 from engine.apply.reads import read_data_source
 from engine.apply.resolver import ApplyResolver
 from engine.config import conditions
+from engine.config.checkables import Checkables
 from engine.config.instance import block_counts, evaluate_instance_config
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -96,6 +97,10 @@ class Applier:
         """Each check object's scoped data source, read again: (status, failure message)."""
         self.check_warnings: list[Diagnostic] = []
         """What the scoped data sources' providers said, as warnings."""
+        self.unfinished: set[ResourceAddr] = set()
+        """The resources of which an instance failed or was skipped in the walk."""
+        self.checkables = Checkables(module) if module is not None else None
+        """What the resources' conditions came to as the walk checked them (the state's results)."""
         self.plan = plan
         self.graph = graph
         self.work = work
@@ -145,6 +150,7 @@ class Applier:
 
     def _skipped(self, node: Node, cause: object) -> None:
         if isinstance(node, ApplyNode):
+            self.unfinished.add(node.addr.resource)
             self.result.skipped += 1
             if cause is INTERRUPT:
                 self.emit(ev.apply_skipped(node.addr, node.op, "", interrupted=True))
@@ -194,6 +200,7 @@ class Applier:
               in_config: Diagnostic | None = None) -> None:
         """``addr`` failed: say why (``in_config``: a mistake in its configuration, reported as it
         is, naming the block but no instance, as terraform does)."""
+        self.unfinished.add(addr.resource)
         if in_config is not None:
             d = in_config
         else:
@@ -256,13 +263,38 @@ class Applier:
         if not conds:
             return []
         scope = self._instance_scope(addr, rc)
+        report = self.checkables.reporter(str(addr), kind) if self.checkables is not None else None
         failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context,
                                      self_of=None if new is None else (addr.resource.mode, addr.resource.type,
-                                                                       addr.resource.name))
+                                                                       addr.resource.name), report=report)
         for w in [d for d in failed if d.severity != "error"]:  # an error message that is not shown
             self.result.diagnostics.append(w)
             self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
         return errors_of(failed)
+
+    def check_unchanged(self) -> None:
+        """The conditions of the managed instances the walk did not apply (the plan leaves them
+        unchanged, or it only refreshes) and of the data sources it read, checked against their
+        objects once the walk is over, as terraform's apply checks them again (not a read that
+        failed, nor a data source read while planning: terraform's apply does not visit it)."""
+        if self.checkables is None or self.module is None or not self.checkables.any_resource:
+            return
+        walked = {c.addr for c in self.plan.changes if c.action not in (Action.NOOP, Action.READ)}
+        read = {c.addr for c in self.plan.changes if c.action == Action.READ and c.addr.resource not in self.unfinished}
+        for r, expansion in self.plan.expansions.items():
+            rc = self.module.resource_at(r)
+            if rc is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
+                continue
+            for key in expansion.keys:
+                addr = r.instance(key)
+                obj = self.state.object(addr)
+                if obj is None or addr in walked or (r.mode == "data" and addr not in read):
+                    continue
+                scope = self._instance_scope(addr, rc)
+                conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                                 report=self.checkables.reporter(str(addr), "precondition"))
+                conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}), "postcondition",
+                                 self_of=(r.mode, r.type, r.name), report=self.checkables.reporter(str(addr), "postcondition"))
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.addrs import ROOT
 from engine.config.check_eval import check_all
 from engine.config.check_results import CheckResult
+from engine.config.checkables import check_module_values, not_checked
 from engine.config.checks import from_check_block, not_evaluated
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstances
@@ -30,6 +31,7 @@ from engine.lang.sensitivity import Sensitivity
 from engine.lang.sensitivity import of_module as sensitivity_of
 from engine.plans.plan import Plan
 from engine.provider.registry import Providers
+from engine.state import checks as state_checks
 from engine.state.model import State
 from engine.state.store import StateStore
 from engine.values import equal, is_wholly_known
@@ -70,6 +72,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
+    from engine.apply.checked import declare_instances
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances
@@ -93,6 +96,8 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
             async with p.store.writer(p.state) as writer:
                 applier = Applier(p.module, p.plan, graph, work, p.providers, writer, emit, dict(p.plan.variables),
                                   resolver, local_value, limits_of(p.module, limits or Limits()), instances)
+                if applier.checkables is not None:
+                    declare_instances(applier.checkables, p.plan)
                 applier.record_data_reads()
                 applier.record_unchanged()
                 if (p.plan.refresh_only and p.plan.drift) or p.plan.moves:
@@ -114,19 +119,25 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     writer.changed = True
                 p.state.outputs = outputs
                 p.state.output_types = output_types(p.module, outputs)
-                if not any(m.checks for m in p.module.tree()) or (p.plan.destroy and p.plan.targeted):
+                assert applier.checkables is not None
+                if not (applier.checkables.any or any(m.checks for m in p.module.tree())) \
+                        or (p.plan.destroy and p.plan.targeted):
                     pass  # a targeted destroy leaves the results as they were
                 elif p.plan.destroy or p.plan.targeted:  # as terraform's: the checks are not evaluated
-                    checked = not_evaluated(p.module)
+                    checked = (*not_evaluated(p.module), *not_checked(p.module, p.plan.destroy))
                 else:
-                    checked, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    blocks, found = check_all(p.module, instances, applier.check_data, planning=False)
+                    applier.check_unchanged()
+                    check_module_values(applier.checkables, p.module, instances, applier.unfinished)
+                    checked = (*blocks, *applier.checkables.results())
                     found = p.module.with_context(found)
                     result.diagnostics.extend(errors_of(found))
                     # as terraform's: what the checks said when planning is replaced by what they say now
                     p.warnings[:] = [*(d for d in p.warnings if not from_check_block(d)),
                                      *p.module.with_context(applier.check_warnings),
                                      *(d for d in found if d.severity != "error")]
-        if checked is not None and checked != p.state.check_results:
+        # compared as written: no objects and objects not known are both null in the file
+        if checked is not None and state_checks.encode(checked) != state_checks.encode(p.state.check_results):
             # as terraform's: the walk's state is written, then the checks' results with it (a
             # serial each, the second only when the results changed)
             p.state.check_results = checked

@@ -8,34 +8,75 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.addrs import resource_addr
+from engine.config import conditions
 from engine.config.check_eval import TypeOf, check_all
-from engine.config.check_results import FAIL, PASS
+from engine.config.check_results import FAIL, PASS, CheckResult
+from engine.config.checkables import (
+    POSTCONDITION,
+    PRECONDITION,
+    check_module_values,
+    resource_config_addr,
+)
 from engine.config.checks import as_check_warnings, check_object, not_evaluated, read_failure
 from engine.config.model import Module
 from engine.diagnostics import errors_of
 from engine.planning.context import PlanContext
+from engine.planning.expansion import Instances, expand
 from engine.planning.instance import InstanceToPlan
+from engine.planning.outputs import check_root_variables
 from engine.plans.plan import Action, DataRead, ResourceInstanceChange
 from engine.values import UNKNOWN as UNKNOWN_VALUE
 from engine.values import is_wholly_known
 
 
 def plan_checks(ctx: PlanContext) -> None:
-    """Every check block's result into the plan; its warnings (and its invalid conditions'
-    errors, found in the plan walk) into the diagnostics."""
+    """Every checkable object's result into the plan: the check blocks' (their warnings, and their
+    invalid conditions' errors, found in the plan walk, into the diagnostics) and what the
+    conditions of resources, outputs and variables came to in the walk."""
+    check_root_variables(ctx)
+    ctx.plan.checks = (*_check_blocks(ctx), *ctx.checkables.results())
+
+
+def check_refreshed(ctx: PlanContext) -> None:
+    """A refresh-only plan's results: each resource's conditions against its objects as refreshed
+    (an instance without an object stays unknown), the variables' and outputs' of each module
+    instance."""
+    for m in ctx.module.tree():
+        for mi in ctx.instances.of_config(m.path):
+            for rc in m.resources.values():
+                if not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
+                    continue
+                r = mi.at(rc.addr)
+                found = expand(rc, mi.scope)
+                if not isinstance(found, Instances):
+                    continue
+                ctx.checkables.objects(resource_config_addr(r), [str(r.instance(k)) for k, _s in found.instances])
+                for key, scope in found.instances:
+                    addr = r.instance(key)
+                    obj = ctx.state.object(addr)
+                    if obj is None:
+                        continue
+                    conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                                     report=ctx.checkables.reporter(str(addr), PRECONDITION))
+                    conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}),
+                                     "postcondition", self_of=(r.mode, r.type, r.name),
+                                     report=ctx.checkables.reporter(str(addr), POSTCONDITION))
+    check_module_values(ctx.checkables, ctx.module, ctx.instances, frozenset())
+
+
+def _check_blocks(ctx: PlanContext) -> tuple[CheckResult, ...]:
     if not any(m.checks for m in ctx.module.tree()):
-        return
+        return ()
     if ctx.targets is not None:  # as terraform's: -target leaves the check blocks out
-        ctx.plan.checks = not_evaluated(ctx.module)
-        return
+        return not_evaluated(ctx.module)
     results, diags = check_all(ctx.module, ctx.instances, ctx.plan.check_data, planning=True,
                                type_of=lambda m: _types_in(ctx, m))
-    ctx.plan.checks = results
     for d in diags:
         if d.severity == "error":
             ctx.walk_error(d)
         else:
             ctx.diags.append(d)
+    return results
 
 
 async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callable[[], Awaitable[Any]]) -> Any:
@@ -97,4 +138,4 @@ def _types_in(ctx: PlanContext, module: Module) -> TypeOf:
 CHECK_NESTED = "read_because_check_nested"
 """A scoped data source's read at apply: terraform's ``action_reason``."""
 
-__all__ = ["CHECK_NESTED", "plan_checks", "plan_scoped_read"]
+__all__ = ["CHECK_NESTED", "check_refreshed", "plan_checks", "plan_scoped_read"]

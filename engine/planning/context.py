@@ -19,6 +19,7 @@ from engine.addrs import (
     ResourceAddr,
     resource_addr,
 )
+from engine.config.checkables import Checkables
 from engine.config.locals import LocalValues
 from engine.config.model import LocalConfig, Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
@@ -78,6 +79,8 @@ class PlanContext:
         """For each resource with no instances, what it depends on (through other such resources
         too): recorded among its dependents' dependencies in its stead (:func:`.instance_deps`)."""
         self.failed_outputs: set[tuple[ModulePath, str]] = set()  # module outputs whose preconditions failed
+        self.checkables = Checkables(module)
+        """What the conditions of resources, outputs and variables came to (the plan's ``checks``)."""
         self.sensitive_outputs: set[str] = set()  # exporting a resource attribute marked by its configuration
         self.local_value = LocalValues(module, self.scope, self._local_failed)
         """``local.NAME``, evaluated once (with the resources planned so far); unknown after a

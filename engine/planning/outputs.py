@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from engine.addrs import ModulePath, module_contains
 from engine.config import conditions
+from engine.config.checkables import OUTPUT_PRECONDITION, VALIDATION, named_config_addr
 from engine.config.module_instances import ModuleInstance
+from engine.config.references import expressions_of
 from engine.diagnostics import SourceRange, decl_range, error, errors_of
 from engine.lang import expr as E
 from engine.lang.diagnostic_values import path_of, traversal_text
@@ -65,7 +68,10 @@ def plan_outputs(ctx: PlanContext) -> None:
         if (ctx.failed or ctx.failed_outputs) and ctx.uses_failed([oc.expr], set()):
             continue  # refers to what could not be planned: neither planned nor an error of its own
         if oc.preconditions:
-            failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output")
+            addr = named_config_addr((), "output", oc.name)
+            ctx.checkables.objects(addr, [addr])
+            failed, _ = conditions.check(oc.preconditions, ctx.scope(), "output",
+                                         report=ctx.checkables.reporter(addr, OUTPUT_PRECONDITION))
             if failed:  # as terraform's: the output is not planned
                 for d in failed:
                     ctx.walk_error(d)
@@ -97,9 +103,15 @@ def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:
     """A module instance's input variable: its value, and its validations."""
     value = mi.variable(name)
     vc = mi.config.variables[name]
-    if not vc.validations or value is UNKNOWN or mi.call is None:
+    if not vc.validations or mi.call is None:
         return
-    failed, _ = conditions.check(vc.validations, mi.scope(), "validation")
+    addr = f"{mi.path}.var.{name}"
+    if ctx.targets is None or _targets_within(ctx, mi.path):  # as terraform's targeted graph
+        ctx.checkables.objects(named_config_addr(mi.config.path, "var", name), [addr])
+    if value is UNKNOWN:
+        return
+    failed, _ = conditions.check(vc.validations, mi.scope(), "validation",
+                                 report=ctx.checkables.reporter(addr, VALIDATION))
     arg = mi.call.arguments.get(name)
     # as terraform's: at the argument that gave the value, before anything is planned with it
     where = arg.range if arg is not None else mi.call.range.header()
@@ -116,10 +128,61 @@ def check_module_output(ctx: PlanContext, mi: ModuleInstance, name: str) -> None
     """A module instance's output: its preconditions, and its value."""
     oc = mi.config.outputs[name]
     if oc.preconditions:
-        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output")
+        addr = f"{mi.path}.output.{name}"
+        if ctx.targets is None:  # under -target, terraform's graph leaves the module outputs out
+            ctx.checkables.objects(named_config_addr(mi.config.path, "output", name), [addr])
+        failed, _ = conditions.check(oc.preconditions, mi.scope(), "output",
+                                     report=ctx.checkables.reporter(addr, OUTPUT_PRECONDITION))
         for d in failed:
             if d not in ctx.diags:
                 ctx.walk_error(d)
         if errors_of(failed):  # as terraform's: not planned, nor is what refers to it
             ctx.failed_outputs.add((mi.path, name))
     mi.output(name, final=True)
+
+
+def check_root_variables(ctx: PlanContext) -> None:
+    """The root module's variables' validations, for the plan's results: their mistakes were
+    reported before planning (:func:`engine.config.conditions.validate_variables`)."""
+    wanted = _targeted_variables(ctx)
+    for vc in ctx.module.variables.values():
+        if vc.validations and (wanted is None or vc.name in wanted):
+            addr = named_config_addr((), "var", vc.name)
+            ctx.checkables.objects(addr, [addr])
+            conditions.check(vc.validations, ctx.scope(), "validation",
+                             report=ctx.checkables.reporter(addr, VALIDATION))
+
+
+def _targeted_variables(ctx: PlanContext) -> set[str] | None:
+    """Under -target, the root variables what is planned refers to (terraform's targeted graph has
+    no others); None when not targeting: all of them."""
+    if ctx.targets is None:
+        return None
+    exprs: list[E.Expr] = []
+    for rc in ctx.module.resources.values():
+        if ctx.targets.touches(rc.addr):
+            exprs.extend([*expressions_of(rc), *(m.expr for m in (rc.count, rc.for_each) if m is not None)])
+    exprs.extend(ctx.module.locals[n].expr for n in ctx.included_locals or () if n in ctx.module.locals)
+    for oc in ctx.module.outputs.values():
+        if _output_included(ctx, oc.expr):
+            exprs.extend([oc.expr, *(c.condition for c in oc.preconditions)])
+    for call in ctx.module.calls.values():
+        if any(m.steps and m.steps[0][0] == call.name for m in ctx.targets.modules) or any(
+                r.module.steps and r.module.steps[0][0] == call.name
+                for r in (*ctx.targets.resources, *ctx.targets.configs, *(i.resource for i in ctx.targets.instances))):
+            exprs.extend([a.expr for a in call.arguments.values()])
+            exprs.extend(m.expr for m in (call.count, call.for_each) if m is not None)
+    return {n for e in exprs for ref in E.references(e) if ref.root == "var" and (n := ref.step_name(0)) is not None}
+
+
+def _targets_within(ctx: PlanContext, path: ModulePath) -> bool:
+    """Is anything in the module instance ``path`` (or below it) targeted?"""
+    assert ctx.targets is not None
+    t = ctx.targets
+    n = len(path.steps)
+    if any(module_contains(m, path) or module_contains(path, m) for m in t.modules):
+        return True
+    if any(r.module.steps[:n] == path.steps for r in (*t.resources, *(i.resource for i in t.instances))):
+        return True
+    names = tuple(name for name, _k in path.steps)
+    return any(tuple(name for name, _k in r.module.steps[:n]) == names for r in t.configs)

@@ -21,6 +21,8 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.addrs import InstanceAddr
+from engine.config.checkables import not_checked
+from engine.config.checks import not_evaluated
 from engine.config.model import Module
 from engine.config.providers import check_resource_types, configure_providers
 from engine.config.validation import referred_attributes
@@ -29,7 +31,7 @@ from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
 from engine.lang.function_results import checking_function_results
-from engine.planning.checks import plan_checks
+from engine.planning.checks import check_refreshed, plan_checks
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import config_key, configured_forcing, force_create_before_destroy
 from engine.planning.drift import plan_refresh_only, record_refreshed
@@ -140,11 +142,13 @@ class Planner:
             order = config_order(graph if graph is not None else config_graph(self.module), ctx.diags)
             ctx.raise_if_errors()
             await plan_refresh_only(ctx, refresher.drift, order)
+            check_refreshed(ctx)
             plan_checks(ctx)
             if plan.moves:
                 moves_as_drift(ctx)
         elif graph is None:
             plan_destroy(ctx)
+            plan.checks = (*not_evaluated(self.module), *not_checked(self.module, destroy=True))
         else:
             order = config_order(graph, ctx.diags)
             ctx.raise_if_errors()

@@ -17,6 +17,7 @@ import anyio
 
 from engine.addrs import InstanceAddr, InstanceKey
 from engine.config import conditions
+from engine.config.checkables import POSTCONDITION, PRECONDITION, resource_config_addr
 from engine.config.instance import evaluate_instance_config
 from engine.config.model import ResourceConfig
 from engine.config.module_instances import ModuleInstance
@@ -77,6 +78,10 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
         ctx.failed.add(rc.addr)
         ctx.resolver.record_unplanned(rc.addr, kind_of(rc))
         return
+    if (rc.lifecycle.preconditions or rc.lifecycle.postconditions) \
+            and ctx.checkables.has(config := resource_config_addr(rc.addr)):  # as terraform's: targeted or not
+        keys = (*(k for k, _s in expanded.instances), *untargeted)
+        ctx.checkables.objects(config, [str(rc.addr.instance(k)) for k in keys])
     ctx.resolver.kind[rc.addr] = expanded.kind
     values: dict[InstanceKey, Any] = {}
     ctx.resolver.values[rc.addr] = values
@@ -204,7 +209,8 @@ async def _plan_one(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget
         if out.trigger_errors:
             return out
     if rc.lifecycle.preconditions:
-        out.unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition")
+        out.unmet, _ = conditions.check(rc.lifecycle.preconditions, scope, "precondition",
+                                        report=ctx.checkables.reporter(str(addr), PRECONDITION))
         if out.unmet:  # as terraform's: the instance is not planned
             return out
     deps = instance_deps(specs, whole, scope, ctx.resolver.expansion, ctx.through_empty)
@@ -264,7 +270,7 @@ def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: I
         return
     if rc.addr.mode == "data":
         values[key] = out.value
-        _postconditions(ctx, rc, scope, out.value)
+        _postconditions(ctx, rc, key, scope, out.value)
         return
     change = out.change
     assert change is not None
@@ -273,7 +279,7 @@ def _commit(ctx: PlanContext, rc: ResourceConfig, target: ResourceTarget, key: I
     values[key] = change.after if change.after is not None else UNKNOWN
     ctx.plan.changes.append(change)
     if change.after is not None:
-        _postconditions(ctx, rc, scope, change.after)
+        _postconditions(ctx, rc, key, scope, change.after)
     inst = out.prior
     if inst is not None:
         for dk, dobj in inst.deposed.items():
@@ -311,12 +317,13 @@ def _expansion_error(ctx: PlanContext, rc: ResourceConfig, d: Diagnostic) -> Non
         ctx.walk_errors.append(d)
 
 
-def _postconditions(ctx: PlanContext, rc: ResourceConfig, scope: Scope, value: Any) -> None:
+def _postconditions(ctx: PlanContext, rc: ResourceConfig, key: InstanceKey, scope: Scope, value: Any) -> None:
     """A resource's postconditions against its planned object (``self``); what is not known yet is
     checked after apply."""
     if rc.lifecycle.postconditions and value is not UNKNOWN:
         failed, _ = conditions.check(rc.lifecycle.postconditions, scope.child({"self": value}), "postcondition",
-                                     self_of=(rc.addr.mode, rc.addr.type, rc.addr.name))
+                                     self_of=(rc.addr.mode, rc.addr.type, rc.addr.name),
+                                     report=ctx.checkables.reporter(str(rc.addr.instance(key)), POSTCONDITION))
         for d in failed:
             ctx.walk_error(d)
 
