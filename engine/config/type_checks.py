@@ -40,11 +40,10 @@ def type_mistakes(module: Module, types: ExprTypes, evaluated: Collection[str] =
     diags = []
     for fn, e in _expressions(module, evaluated):
         try:
-            types.of(e)
-        except TypeMistake as exc:
-            diags.append(_diagnostic(exc, SourceRange(fn, exc.line)))
+            found = types.mistakes(e)
         except RecursionError:  # nesting too deep for a check: evaluation says what it must
             continue
+        diags += [_diagnostic(exc, SourceRange(fn, exc.line)) for exc in found]
     for rc in module.resources.values():
         if rc.count is not None:
             ty = _type(types, rc.count.expr)
@@ -67,8 +66,8 @@ def for_each_type(types: ExprTypes, e: E.Expr) -> str | None:
 
 def _type(types: ExprTypes, e: E.Expr) -> Any:
     try:
-        return types.of(e)
-    except (TypeMistake, RecursionError):  # reported as the expression's own mistake
+        return types.type_of(e)  # its mistakes are reported as the expression's own
+    except RecursionError:
         return DYNAMIC
 
 
@@ -84,12 +83,18 @@ def _expressions(module: Module, evaluated: Collection[str]) -> Iterator[tuple[s
             yield lc.range.filename, lc.expr
     for oc in module.outputs.values():
         yield oc.range.filename, oc.expr
+        for c in oc.preconditions:
+            yield oc.range.filename, c.condition
+            yield oc.range.filename, c.error_message
     for rc in module.resources.values():
         fn = rc.range.filename
         for a in rc.attributes.values():
             yield fn, a.expr
         for b in rc.blocks:
             yield from ((fn, e) for e in _block_expressions(b))
+        for c in (*rc.lifecycle.preconditions, *rc.lifecycle.postconditions):
+            yield fn, c.condition
+            yield fn, c.error_message
     for call in module.calls.values():
         for a in call.arguments.values():
             yield call.range.filename, a.expr

@@ -85,10 +85,27 @@ class ExprTypes:
         self._hidden = hidden
         self._locals: dict[str, Any] = {}
         self._stating = False
+        self._found: list[TypeMistake] = []
+
+    def mistakes(self, e: E.Expr) -> list[TypeMistake]:
+        """Every type mistake in ``e``, as hcl reports them: each failed part's, the parts around it
+        checked on (a tuple's other elements, an operator's other operand)."""
+        return self.check(e)[1]
+
+    def type_of(self, e: E.Expr) -> Any:
+        """The type of ``e``'s value, its mistakes (reported as its own) aside."""
+        return self.check(e)[0]
+
+    def check(self, e: E.Expr) -> tuple[Any, list[TypeMistake]]:
+        saved, self._found = self._found, []
+        try:
+            return self.of(e), self._found
+        finally:
+            self._found = saved
 
     def of(self, e: E.Expr, bound: dict[str, Any] | None = None, depth: int = 0) -> Any:
         """The type of ``e``'s value (``bound``: the types of names a ``for`` or a splat binds);
-        raises :class:`TypeMistake` on a type mistake."""
+        its mistakes are recorded for :meth:`check`."""
         if depth > _MAX_DEPTH:
             return DYNAMIC
         env = bound or {}
@@ -179,11 +196,8 @@ class ExprTypes:
         expr = self._local_expr(name)
         if expr is None:
             return DYNAMIC
-        try:
-            ty = self.of(expr)
-        except EvalError:
-            ty = DYNAMIC  # reported where the local is declared, not at each use
-        self._locals[name] = ty
+        ty, found = self.check(expr)
+        self._locals[name] = DYNAMIC if found else ty  # reported where the local is declared
         return ty
 
     def _get_attr(self, base: Any, e: E.GetAttr, env: dict[str, Any]) -> Any:
@@ -191,7 +205,7 @@ class ExprTypes:
         kind = _kind(base)
         if kind == "object":
             if e.name not in base[1]:
-                raise self._error("Unsupported attribute", f'This object does not have an attribute named "{e.name}".',
+                return self._fail("Unsupported attribute", f'This object does not have an attribute named "{e.name}".',
                                   e.line, e.obj, env)
             return base[1][e.name]
         if kind == "map":
@@ -208,7 +222,7 @@ class ExprTypes:
             detail = f"Can't access attributes on a primitive-typed value ({kind})."
         else:
             detail = "This value does not have any attributes."
-        raise self._error("Unsupported attribute", detail, e.line, e.obj, env)
+        return self._fail("Unsupported attribute", detail, e.line, e.obj, env)
 
     def _index(self, base: Any, key: Any, e: E.Index, env: dict[str, Any]) -> Any:
         """hcl's ``Index`` of an unknown of type ``base`` by a key of type ``key`` (a literal key
@@ -223,10 +237,10 @@ class ExprTypes:
                 try:
                     literal = convert(literal, want)
                 except ConversionError as exc:
-                    raise self._error("Invalid index", "The given key does not identify an element in this "
-                                      f"collection value: {exc.cty_text}", e.line, e, env) from None
+                    return self._fail("Invalid index", "The given key does not identify an element in this "
+                                      f"collection value: {exc.cty_text}", e.line, e, env)
             elif not convertible(key, want):
-                raise self._error("Invalid index", "The given key does not identify an element in this collection "
+                return self._fail("Invalid index", "The given key does not identify an element in this collection "
                                   f"value: {constraint_name(want)} required.", e.line, e, env)
             if kind != "tuple":
                 return base[1]
@@ -234,16 +248,16 @@ class ExprTypes:
                 if 0 <= literal < len(base[1]):
                     return base[1][literal]
                 if literal >= len(base[1]):
-                    raise self._error("Invalid index", "The given key does not identify an element in this "
+                    return self._fail("Invalid index", "The given key does not identify an element in this "
                                       "collection value.", e.line, e, env)
             return DYNAMIC
         if kind == "object":
             return DYNAMIC  # an unknown object's attribute by a key: hcl does not look
         if kind == "set":
-            raise self._error("Invalid index", "Elements of a set are identified only by their value and don't have "
+            return self._fail("Invalid index", "Elements of a set are identified only by their value and don't have "
                               "any separate index or key to select with, so it's only possible to perform operations "
                               "across all elements of the set.", e.line, e, env)
-        raise self._error("Invalid index", "This value does not have any indices.", e.line, e, env)
+        return self._fail("Invalid index", "This value does not have any indices.", e.line, e, env)
 
     # -- constructions
 
@@ -263,8 +277,8 @@ class ExprTypes:
     def _collection(self, coll: E.Expr, env: dict[str, Any], d: int) -> None:
         """The collection of a ``for``: a primitive cannot be iterated."""
         ty = self.of(coll, env, d)
-        if ty in _PRIMITIVE:
-            raise self._error("Iteration over non-iterable value", f"A value of type {ty} cannot be used as the "
+        if isinstance(ty, str) and ty in _PRIMITIVE:
+            self._fail("Iteration over non-iterable value", f"A value of type {ty} cannot be used as the "
                               "collection in a 'for' expression.", coll.line, coll, env)
 
     def _splat(self, e: E.Splat, env: dict[str, Any], d: int) -> Any:
@@ -289,7 +303,7 @@ class ExprTypes:
     def _operand(self, x: E.Expr, want: str, what: str, env: dict[str, Any], d: int) -> None:
         ty = self.of(x, env, d)
         if not convertible(ty, want):
-            raise self._error("Invalid operand", f"Unsuitable value for {what}: {want} required.", x.line, x, env)
+            self._fail("Invalid operand", f"Unsuitable value for {what}: {want} required.", x.line, x, env)
 
     def _conditional(self, e: E.Conditional, env: dict[str, Any], d: int) -> Any:
         """hcl's: the results unify to one type whatever the condition (not checked while unknown)."""
@@ -305,7 +319,7 @@ class ExprTypes:
             return DYNAMIC
         ty = unify_unsafe(sides)
         if ty is None:
-            raise self._error("Inconsistent conditional result types", "The true and false result expressions must "
+            return self._fail("Inconsistent conditional result types", "The true and false result expressions must "
                               f"have consistent types. {mismatch(sides[0], sides[1])}.", e.true.line, e, env)
         return ty
 
@@ -315,48 +329,57 @@ class ExprTypes:
         name = e.name[6:] if e.name.startswith("core::") else e.name
         if name in ("try", "can"):  # their arguments' mistakes are what they catch
             return DYNAMIC if name == "try" else "bool"
+        before = len(self._found)
         args = [self.of(a, env, d) for a in e.args]
         spec = TERRAFORM_FUNCTIONS.get(name)
-        if spec is None:
-            return DYNAMIC  # a provider's function, or an unknown one (reported elsewhere)
+        if spec is None or len(self._found) > before:  # hcl calls no function whose arguments failed
+            return DYNAMIC  # (or a provider's function, or an unknown one: reported elsewhere)
         params, variadic, result = spec
         if not e.expand_final:
             for i, ty in enumerate(args):
                 param = params[i] if i < len(params) else variadic
-                if param is None:
-                    break
-                self._argument(e, i, name, param, ty, env)
+                if param is None or self._refused(e, i, name, param[0], param[1], ty, env):
+                    break  # cty reports the first argument it refuses
         return DYNAMIC if has_dynamic(result) else result
 
-    def _argument(self, e: E.Call, i: int, name: str, param: tuple[str, Any, bool], ty: Any,
-                  env: dict[str, Any]) -> None:
-        """An argument of type ``ty`` for ``param``: one cty cannot convert, or one the function
-        refuses by its kind (``length(1)``), refused in terraform's words."""
-        pname, want, _ = param
+    def _refused(self, e: E.Call, i: int, name: str, pname: str, want: Any, ty: Any, env: dict[str, Any]) -> bool:
+        """Whether an argument of type ``ty`` for the parameter ``pname`` of type ``want`` is one
+        cty cannot convert, or one the function refuses by its kind (``length(1)``): then recorded
+        in terraform's words."""
         kind = _kind(ty)
+        if kind == DYNAMIC:
+            return False
         calling = (f"while calling {_signature(name)}",)
         special = _KIND_CHECKS.get(name)
-        if special is not None and kind in _PRIMITIVE and (i == 0) and not (name == "length" and kind == "string"):
-            summary, detail = special
-            raise self._error(summary, detail.format(pname=pname), e.line, e, env, calling)
-        if kind == DYNAMIC or want == DYNAMIC or convertible(ty, want):
-            return
+        if special is not None:
+            summary, detail, first_only, kinds = special
+            if kind in kinds and (i == 0 or not first_only):
+                detail = detail.format(pname=pname, ty=friendly_name(ty))
+                self._fail(summary, detail, e.line, e if summary == "Error in function call" else e.args[i], env, calling)
+                return True
+        if want == DYNAMIC or convertible(ty, want):
+            return False
         if kind in _PRIMITIVE or _kind(want) in _PRIMITIVE:  # cty's MismatchMessage: what was required
-            raise self._error("Invalid function argument", f'Invalid value for "{pname}" parameter: '
-                              f"{constraint_name(want)} required.", e.line, e.args[i], env, calling)
+            self._fail("Invalid function argument", f'Invalid value for "{pname}" parameter: '
+                       f"{constraint_name(want)} required.", e.line, e.args[i], env, calling)
+            return True
+        return False
 
     # -- diagnostics
 
-    def _error(self, summary: str, detail: str, line: int, blamed: E.Expr, env: dict[str, Any],
-               calling: tuple[str, ...] = ()) -> TypeMistake:
+    def _fail(self, summary: str, detail: str, line: int, blamed: E.Expr, env: dict[str, Any],
+              calling: tuple[str, ...] = ()) -> Any:
+        """Record a mistake (``blamed``: the expression whose references the statements describe);
+        what failed has no type known, so nothing that uses it fails again."""
         if self._stating:  # a prefix tried for a statement: only whether it fails matters
-            return TypeMistake(summary, detail, line, calling, ())
+            raise TypeMistake(summary, detail, line, calling, ())
         self._stating = True
         try:
             said = self.statements(blamed, env)
         finally:
             self._stating = False
-        return TypeMistake(summary, detail, line, calling, said)
+        self._found.append(TypeMistake(summary, detail, line, calling, said))
+        return DYNAMIC
 
     def statements(self, e: E.Expr, env: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         """terraform's statements under a failed expression's source line about the unknowns in it:
@@ -369,7 +392,7 @@ class ExprTypes:
                     break
                 try:
                     ty = self.of(node, env)
-                except EvalError:
+                except TypeMistake:
                     node = node.obj  # type: ignore[attr-defined]
                     continue
                 if ty != DYNAMIC:
@@ -384,14 +407,35 @@ def _signature(name: str) -> str:
     return signature(name)
 
 
-_KIND_CHECKS = {
-    "length": ("Error in function call", 'Call to function "length" failed: argument must be a string, a collection '
-               "type, or a structural type."),
-    "values": ("Error in function call", 'Call to function "values" failed: values() requires a map as the first '
-               "argument."),
-    "lookup": ("Invalid function argument", 'Invalid value for "{pname}" parameter: lookup() requires a map as the '
-               "first argument."),
-    "keys": ("Invalid function argument", 'Invalid value for "{pname}" parameter: must have map or object type.'),
+_STRUCTURAL = frozenset({"tuple", "object"})
+_ARGUMENT = "Invalid function argument"
+_CALL = "Error in function call"
+_KIND_CHECKS: dict[str, tuple[str, str, bool, frozenset[str]]] = {
+    "length": (_CALL, 'Call to function "length" failed: argument must be a string, a collection type, or a '
+               "structural type.", True, frozenset({"number", "bool"})),
+    "values": (_CALL, 'Call to function "values" failed: values() requires a map as the first argument.', True,
+               _PRIMITIVE),
+    "lookup": (_ARGUMENT, 'Invalid value for "{pname}" parameter: lookup() requires a map as the first argument.',
+               True, _PRIMITIVE),
+    "keys": (_ARGUMENT, 'Invalid value for "{pname}" parameter: must have map or object type.', True, _PRIMITIVE),
+    "tolist": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to list of any single type.',
+               True, _PRIMITIVE),
+    "toset": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to set of any single type.',
+              True, _PRIMITIVE),
+    "tomap": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to map of any single type.',
+              True, _PRIMITIVE),
+    "tostring": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to string.', True, _STRUCTURAL),
+    "tonumber": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to number.', True, _STRUCTURAL),
+    "tobool": (_ARGUMENT, 'Invalid value for "{pname}" parameter: cannot convert {ty} to bool.', True, _STRUCTURAL),
+    "concat": (_ARGUMENT, 'Invalid value for "{pname}" parameter: all arguments must be lists or tuples; got {ty}.',
+               False, _PRIMITIVE),
+    "merge": (_CALL, 'Call to function "merge" failed: arguments must be maps or objects, got "{ty}".', False,
+              _PRIMITIVE),
+    "element": (_CALL, 'Call to function "element" failed: cannot read elements from {ty}.', True, _PRIMITIVE),
+    "one": (_ARGUMENT, 'Invalid value for "{pname}" parameter: must be a list, set, or tuple value with either zero '
+            "or one elements.", True, _PRIMITIVE),
+    "reverse": (_ARGUMENT, 'Invalid value for "{pname}" parameter: can only reverse list or tuple values, not {ty}.',
+                True, _PRIMITIVE),
 }
-"""The functions whose first parameter takes any type, and what each says of a primitive (``length``
-takes a string)."""
+"""What a function whose parameter takes any type says of an argument of a kind it refuses (``length``
+takes a string): (summary, detail, only the first argument, the kinds refused)."""
