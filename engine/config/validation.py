@@ -9,6 +9,7 @@ configuration alone decides is checked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from typing import Any
@@ -312,28 +313,35 @@ def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
         failed: list[Diagnostic] = []
         failed_locals: set[str] = set()
         sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
-        local_value = _local_values(m, sensitivity, failed, failed_locals)
+        types = module_types(m, sensitivity.hidden)
+        local_value = _local_values(m, sensitivity, types, failed, failed_locals)
         for name, lc in m.locals.items():
             try:
                 local_value(name, lc.range.line)
             except EvalError:
                 pass  # a cycle, reported with the configuration's order
-        diags += [d for d in failed if d.summary not in _REFERENCE_ERRORS]
-        types = module_types(m, sensitivity.hidden)
+        found = [d for d in failed if d.summary not in _REFERENCE_ERRORS] + type_mistakes(m, types, failed_locals)
+        found.sort(key=lambda d: (d.subject.filename, d.subject.line) if d.subject else ("", 0))  # stable
+        diags += found
         if m is module:
             diags += for_each_values(module, local_value, types)
-        diags += type_mistakes(m, types, failed_locals)
     return diags
 
 
-def _local_values(module: Module, sensitivity: Any, failed: list[Diagnostic], failed_locals: set[str]
-                  ) -> LocalValues:
+def _local_values(module: Module, sensitivity: Any, types: ExprTypes, failed: list[Diagnostic],
+                  failed_locals: set[str]) -> LocalValues:
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
     resources = _Unvalidated(module)
 
     def fail(lc: Any, exc: EvalError) -> None:
         failed_locals.add(lc.name)
-        failed.append(exc.error(SourceRange(lc.range.filename, exc.line)))
+        d = exc.error(SourceRange(lc.range.filename, exc.line))
+        if exc.expr is not None:  # an unknown input variable is stated by its type, as terraform's
+            said = dict(types.statements(exc.expr, dict.fromkeys(exc.scope.for_vars) if exc.scope else {}))
+            if said:
+                said.update(d.expr_values)
+                d = dataclasses.replace(d, expr_values=tuple(sorted(said.items())))
+        failed.append(d)
 
     local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity), fail)
     return local_value

@@ -132,7 +132,8 @@ CASES: dict[str, tuple[str, list[Diag]]] = {
          "main.tf", 5, (("var.s", "is a string"),))]),
     "conversions_and_collections_of_a_string": (
         S + _var("n", "number") + 'locals {\n  a = tolist(var.s)\n  b = toset(var.n)\n  d = concat(["a"], var.s)\n'
-        '  e = merge(var.s)\n  i = element(var.s, 0)\n  l = sort(var.s)\n  m = reverse(var.s)\n}\n',
+        '  e = merge(var.s)\n  i = element(var.s, 0)\n  l = sort(var.s)\n  m = reverse(var.s)\n  n = tostring([var.s])\n'
+        '}\n',
         [("Error in function call", 'Call to function "element" failed: cannot read elements from string.',
           "main.tf", 12, (("var.s", "is a string"),)),
          ("Error in function call", 'Call to function "merge" failed: arguments must be maps or objects, got '
@@ -143,6 +144,8 @@ CASES: dict[str, tuple[str, list[Diag]]] = {
           13, (("var.s", "is a string"),)),
          ("Invalid function argument", 'Invalid value for "seqs" parameter: all arguments must be lists or tuples; '
           "got string.", "main.tf", 10, (("var.s", "is a string"),)),
+         ("Invalid function argument", 'Invalid value for "v" parameter: cannot convert tuple to string.', "main.tf",
+          15, (("var.s", "is a string"),)),
          ("Invalid function argument", 'Invalid value for "v" parameter: cannot convert number to set of any single '
           "type.", "main.tf", 9, (("var.n", "is a number"),)),
          ("Invalid function argument", 'Invalid value for "v" parameter: cannot convert string to list of any '
