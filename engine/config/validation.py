@@ -30,7 +30,7 @@ from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
 from engine.lang.provider_functions import functions_of, not_offered, split_name
 from engine.lang.sensitivity import of_module as sensitivity_of
-from engine.lang.typecheck import ExprTypes
+from engine.lang.typecheck import ExprTypes, traversal_mistake
 from engine.provider.protocol import BlockSchema, ResourceSchema
 from engine.provider.registry import Providers
 from engine.values import UNKNOWN, SetVal, value_type
@@ -220,7 +220,16 @@ def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSche
             if not rest or not isinstance(rest[0], str):
                 continue
             name = rest[0]
-            if name in schema.attributes or name in schema.blocks or (fn, ref.line, name) in seen:
+            if (fn, ref.line, name) in seen:
+                continue
+            a_s = schema.attributes.get(name)
+            if a_s is not None and len(rest) > 1 and a_s.type is not None:  # id.foo: into the attribute's type
+                wrong = traversal_mistake(a_s.type, tuple(rest[1:]))
+                if wrong is not None:
+                    seen.add((fn, ref.line, name))
+                    diags.append(error(wrong[0], wrong[1], SourceRange(fn, ref.line)))
+                continue
+            if a_s is not None or name in schema.blocks:
                 continue
             seen.add((fn, ref.line, name))
             detail = f'This object has no argument, nested block, or exported attribute named "{name}".'

@@ -201,63 +201,13 @@ class ExprTypes:
         return ty
 
     def _get_attr(self, base: Any, e: E.GetAttr, env: dict[str, Any]) -> Any:
-        """hcl's ``GetAttr`` of an unknown of type ``base``."""
-        kind = _kind(base)
-        if kind == "object":
-            if e.name not in base[1]:
-                return self._fail("Unsupported attribute", f'This object does not have an attribute named "{e.name}".',
-                                  e.line, e.obj, env)
-            return base[1][e.name]
-        if kind == "map":
-            return base[1]
-        if kind == DYNAMIC:
-            return DYNAMIC
-        if kind == "list" and _kind(base[1]) == "object":
-            detail = (f'Can\'t access attributes on a list of objects. Did you mean to access attribute "{e.name}" '
-                      "for a specific element of the list, or across all elements of the list?")
-        elif kind == "set" and _kind(base[1]) == "object":
-            detail = ("Can't access attributes on a set of objects. Did you mean to access an attribute across all "
-                      "elements of the set?")
-        elif kind in _PRIMITIVE:
-            detail = f"Can't access attributes on a primitive-typed value ({kind})."
-        else:
-            detail = "This value does not have any attributes."
-        return self._fail("Unsupported attribute", detail, e.line, e.obj, env)
+        ty, detail = attribute(base, e.name)
+        return ty if detail is None else self._fail("Unsupported attribute", detail, e.line, e.obj, env)
 
     def _index(self, base: Any, key: Any, e: E.Index, env: dict[str, Any]) -> Any:
-        """hcl's ``Index`` of an unknown of type ``base`` by a key of type ``key`` (a literal key
-        converted as its value is)."""
-        kind = _kind(base)
-        if kind == DYNAMIC or key == DYNAMIC:
-            return DYNAMIC
-        if kind in ("list", "tuple", "map"):
-            want = "string" if kind == "map" else "number"
-            literal = e.key.value if isinstance(e.key, E.Literal) else None
-            if literal is not None:
-                try:
-                    literal = convert(literal, want)
-                except ConversionError as exc:
-                    return self._fail("Invalid index", "The given key does not identify an element in this "
-                                      f"collection value: {exc.cty_text}", e.line, e, env)
-            elif not convertible(key, want):
-                return self._fail("Invalid index", "The given key does not identify an element in this collection "
-                                  f"value: {constraint_name(want)} required.", e.line, e, env)
-            if kind != "tuple":
-                return base[1]
-            if type(literal) is int:
-                if 0 <= literal < len(base[1]):
-                    return base[1][literal]
-                if literal >= len(base[1]):
-                    return self._fail("Invalid index", "The given key does not identify an element in this "
-                                      "collection value.", e.line, e, env)
-            return DYNAMIC
-        if kind == "object":
-            return DYNAMIC  # an unknown object's attribute by a key: hcl does not look
-        if kind == "set":
-            return self._fail("Invalid index", "Elements of a set are identified only by their value and don't have "
-                              "any separate index or key to select with, so it's only possible to perform operations "
-                              "across all elements of the set.", e.line, e, env)
-        return self._fail("Invalid index", "This value does not have any indices.", e.line, e, env)
+        literal = e.key.value if isinstance(e.key, E.Literal) else None
+        ty, detail = element(base, key, literal)
+        return ty if detail is None else self._fail("Invalid index", detail, e.line, e, env)
 
     # -- constructions
 
@@ -399,6 +349,83 @@ class ExprTypes:
                     seen.setdefault(traversal_text(node), f"is a {friendly_name(ty)}")
                 break
         return tuple(sorted(seen.items()))
+
+
+def attribute(base: Any, name: str) -> tuple[Any, str | None]:
+    """hcl's ``GetAttr`` of an unknown of type ``base``: (the attribute's type, None), or
+    (``"dynamic"``, the detail of its "Unsupported attribute")."""
+    kind = _kind(base)
+    if kind == "object":
+        if name not in base[1]:
+            return DYNAMIC, f'This object does not have an attribute named "{name}".'
+        return base[1][name], None
+    if kind == "map":
+        return base[1], None
+    if kind == DYNAMIC:
+        return DYNAMIC, None
+    if kind == "list" and _kind(base[1]) == "object":
+        return DYNAMIC, (f'Can\'t access attributes on a list of objects. Did you mean to access attribute "{name}" '
+                         "for a specific element of the list, or across all elements of the list?")
+    if kind == "set" and _kind(base[1]) == "object":
+        return DYNAMIC, ("Can't access attributes on a set of objects. Did you mean to access an attribute across all "
+                         "elements of the set?")
+    if kind in _PRIMITIVE:
+        return DYNAMIC, f"Can't access attributes on a primitive-typed value ({kind})."
+    return DYNAMIC, "This value does not have any attributes."
+
+
+def element(base: Any, key: Any, literal: Any = None) -> tuple[Any, str | None]:
+    """hcl's ``Index`` of an unknown of type ``base`` by a key of type ``key`` (``literal``: the
+    key's value when it is written as one, converted as a value is): (the element's type, None),
+    or (``"dynamic"``, the detail of its "Invalid index")."""
+    kind = _kind(base)
+    if kind == DYNAMIC or key == DYNAMIC:
+        return DYNAMIC, None
+    if kind in ("list", "tuple", "map"):
+        want = "string" if kind == "map" else "number"
+        if literal is not None:
+            try:
+                literal = convert(literal, want)
+            except ConversionError as exc:
+                return DYNAMIC, f"The given key does not identify an element in this collection value: {exc.cty_text}"
+        elif not convertible(key, want):
+            return DYNAMIC, ("The given key does not identify an element in this collection value: "
+                             f"{constraint_name(want)} required.")
+        if kind != "tuple":
+            return base[1], None
+        if type(literal) is int:
+            if 0 <= literal < len(base[1]):
+                return base[1][literal], None
+            if literal >= len(base[1]):
+                return DYNAMIC, "The given key does not identify an element in this collection value."
+        return DYNAMIC, None
+    if kind == "object":
+        return DYNAMIC, None  # an unknown object's attribute by a key: hcl does not look
+    if kind == "set":
+        return DYNAMIC, ("Elements of a set are identified only by their value and don't have any separate index or "
+                         "key to select with, so it's only possible to perform operations across all elements of the "
+                         "set.")
+    return DYNAMIC, "This value does not have any indices."
+
+
+def traversal_mistake(ty: Any, steps: tuple[Any, ...]) -> tuple[str, str] | None:
+    """The first mistake (summary, detail) of the static ``steps`` (attribute names, and index
+    expressions of which literal keys count) taken into an unknown of type ``ty``, as terraform
+    checks a reference into a resource's attribute against its schema; None when there is none."""
+    for step in steps:
+        if isinstance(step, str):
+            ty, detail = attribute(ty, step)
+            if detail is not None:
+                return "Unsupported attribute", detail
+        elif isinstance(step, E.Literal) and step.value is not None:
+            ty, detail = element(ty, value_type(step.value), step.value)
+            if detail is not None:
+                return "Invalid index", detail
+        else:
+            return None
+        if ty == DYNAMIC:
+            return None
+    return None
 
 
 def _signature(name: str) -> str:

@@ -175,6 +175,13 @@ CASES: dict[str, tuple[str, list[Diag]]] = {
         '      error_message = "x"\n    }\n  }\n}\n',
         [("Unsupported attribute", PRIMITIVE, "main.tf", 6, (("var.s", "is a string"),)),
          ("Unsupported attribute", PRIMITIVE, "main.tf", 11, (("var.s", "is a string"),))]),
+    "into_a_resource_attribute_by_its_schema": (
+        'resource "terraform_data" "a" {\n}\nresource "terraform_data" "c" {\n  count = 2\n}\nlocals {\n'
+        '  x = terraform_data.a.id.foo\n  y = terraform_data.a.id[0]\n  z = terraform_data.c[0].id.bar\n'
+        '  w = terraform_data.a.output.foo\n}\n',
+        [("Invalid index", "This value does not have any indices.", "main.tf", 8, ()),
+         ("Unsupported attribute", PRIMITIVE, "main.tf", 7, ()),
+         ("Unsupported attribute", PRIMITIVE, "main.tf", 9, ())]),
 }
 
 CHILD = {
