@@ -343,3 +343,15 @@ def test_a_type_mistake_reads_as_terraforms(workdir: Workdir) -> None:
     theirs = workdir.terraform("validate", "-no-color")
     assert ours.returncode == theirs.returncode == 1
     assert ours.stderr.strip() == theirs.stderr.strip()
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_an_operand_fails_its_conversion_beside_an_unknown_at_plan(workdir: Workdir, tool: str) -> None:
+    # hcl converts both operands before it looks at whether either is known
+    workdir.write('resource "terraform_data" "a" {\n  input = 1\n}\n'
+                  'output "o" {\n  value = terraform_data.a.output + "x"\n}\n')
+    res = workdir.terraform("plan", "-no-color") if tool == "terraform" else workdir.strata("plan", "-no-color")
+    assert res.returncode == 1
+    said = " ".join(res.stderr.replace("\u2502", "").split())
+    assert ('Error: Invalid operand on main.tf line 5, in output "o": 5: value = terraform_data.a.output + "x" '
+            "Unsuitable value for right operand: a number is required.") in said
