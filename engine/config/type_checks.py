@@ -18,6 +18,8 @@ from engine.lang.typecheck import DYNAMIC, ExprTypes, TypeMistake
 from engine.lang.unify import convertible
 from engine.values import friendly_name
 
+FOR_EACH = ('The given "for_each" argument value is unsuitable: the "for_each" argument must be a map, or set of '
+            "strings, and you have provided a value of type {}.")
 Hidden = Callable[[str, tuple[str, ...]], bool]
 
 
@@ -44,12 +46,18 @@ def type_mistakes(module: Module, types: ExprTypes, evaluated: Collection[str] =
         except RecursionError:  # nesting too deep for a check: evaluation says what it must
             continue
         diags += [_diagnostic(exc, SourceRange(fn, exc.line)) for exc in found]
-    for rc in module.resources.values():
-        if rc.count is not None:
-            ty = _type(types, rc.count.expr)
+    for count in [*(rc.count for rc in module.resources.values()), *(c.count for c in module.calls.values())]:
+        if count is not None:
+            ty = _type(types, count.expr)
             if ty != DYNAMIC and not convertible(ty, "number"):
                 diags.append(error("Incorrect value type", "Invalid expression value: number required.",
-                                   rc.count.range, expr_values=types.statements(rc.count.expr, {})))
+                                   count.range, expr_values=types.statements(count.expr, {})))
+    for call in module.calls.values():  # a resource's for_each is checked with its value, where it has one
+        if call.for_each is not None:
+            name = for_each_type(types, call.for_each.expr)
+            if name is not None:
+                diags.append(error("Invalid for_each argument", FOR_EACH.format(name), call.for_each.range,
+                                   expr_values=types.statements(call.for_each.expr, {})))
     diags.sort(key=lambda d: (d.subject.filename, d.subject.line) if d.subject else ("", 0))
     return diags
 
@@ -81,6 +89,10 @@ def _expressions(module: Module, evaluated: Collection[str]) -> Iterator[tuple[s
     for lc in module.locals.values():
         if lc.name not in evaluated:
             yield lc.range.filename, lc.expr
+    for vc in module.variables.values():
+        for c in vc.validations:
+            yield vc.range.filename, c.condition
+            yield vc.range.filename, c.error_message
     for oc in module.outputs.values():
         yield oc.range.filename, oc.expr
         for c in oc.preconditions:

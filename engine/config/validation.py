@@ -21,7 +21,7 @@ from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned
 from engine.config.references import provisioner_expressions
 from engine.config.suggestions import unsupported_argument, unsupported_block
-from engine.config.type_checks import for_each_type, module_types, type_mistakes
+from engine.config.type_checks import FOR_EACH, for_each_type, module_types, type_mistakes
 from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
 from engine.lang import expr as E
 from engine.lang.calls import PROVIDER, unknown_provider_function
@@ -407,7 +407,6 @@ def for_each_values(module: Module, local_value: Any, types: ExprTypes | None = 
         else:
             name = friendly_name(value_type(v))
         if name is not None:
-            diags.append(error("Invalid for_each argument", 'The given "for_each" argument value is unsuitable: the '
-                               '"for_each" argument must be a map, or set of strings, and you have provided a value '
-                               f"of type {name}.", rc.for_each.range, expr_values=said))
+            diags.append(error("Invalid for_each argument", FOR_EACH.format(name), rc.for_each.range,
+                               expr_values=said))
     return diags

@@ -182,12 +182,29 @@ CASES: dict[str, tuple[str, list[Diag]]] = {
         [("Invalid index", "This value does not have any indices.", "main.tf", 8, ()),
          ("Unsupported attribute", PRIMITIVE, "main.tf", 7, ()),
          ("Unsupported attribute", PRIMITIVE, "main.tf", 9, ())]),
+    "module_count_and_for_each": (
+        _var("l", "list(string)") + 'module "mm" {\n  source   = "./m"\n  for_each = var.l\n}\n'
+        'module "mc" {\n  source = "./m"\n  count  = var.l\n}\nmodule "mt" {\n  source   = "./m"\n'
+        '  for_each = ["a"]\n}\n',
+        [("Incorrect value type", "Invalid expression value: number required.", "main.tf", 10,
+          (("var.l", "is a list of string"),)),
+         ("Invalid for_each argument", FOR_EACH.format("list of string"), "main.tf", 6,
+          (("var.l", "is a list of string"),)),
+         ("Invalid for_each argument", FOR_EACH.format("tuple"), "main.tf", 14, ())]),
+    "variable_validation_and_count_index": (
+        'variable "m" {\n  type = map(string)\n  validation {\n    condition     = var.m.x.y == ""\n'
+        '    error_message = "x"\n  }\n}\nresource "terraform_data" "b" {\n  count = 2\n'
+        '  input = count.index.foo\n}\n',
+        [("Unsupported attribute", "Can't access attributes on a primitive-typed value (number).", "main.tf", 10,
+          (("count.index", "is a number"),)),
+         ("Unsupported attribute", PRIMITIVE, "main.tf", 4, (("var.m.x", "is a string"),))]),
 }
 
 CHILD = {
     "for_over_a_string_in_a_called_module": 'variable "s" {\n  type    = string\n  default = "x"\n}\n'
                                             'output "o" {\n  value = [for c in var.s : c]\n}\n',
     "module_argument_and_precondition": 'variable "x" {\n}\n',
+    "module_count_and_for_each": "",
 }
 
 
