@@ -9,6 +9,7 @@ configuration alone decides is checked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from typing import Any
@@ -20,6 +21,7 @@ from engine.config.model import Module, ResourceConfig
 from engine.config.providers import _Unplanned
 from engine.config.references import provisioner_expressions
 from engine.config.suggestions import unsupported_argument, unsupported_block
+from engine.config.type_checks import FOR_EACH, for_each_type, module_types, type_mistakes
 from engine.diagnostics import Diagnostic, SourceRange, error, name_suggestion
 from engine.lang import expr as E
 from engine.lang.calls import PROVIDER, unknown_provider_function
@@ -28,6 +30,7 @@ from engine.lang.evaluate import EvalError, Scope, evaluate
 from engine.lang.hcl import Block
 from engine.lang.provider_functions import functions_of, not_offered, split_name
 from engine.lang.sensitivity import of_module as sensitivity_of
+from engine.lang.typecheck import ExprTypes, traversal_mistake
 from engine.provider.protocol import BlockSchema, ResourceSchema
 from engine.provider.registry import Providers
 from engine.values import UNKNOWN, SetVal, value_type
@@ -217,7 +220,16 @@ def resource_attributes(module: Module, schemas: dict[ResourceAddr, ResourceSche
             if not rest or not isinstance(rest[0], str):
                 continue
             name = rest[0]
-            if name in schema.attributes or name in schema.blocks or (fn, ref.line, name) in seen:
+            if (fn, ref.line, name) in seen:
+                continue
+            a_s = schema.attributes.get(name)
+            if a_s is not None and len(rest) > 1 and a_s.type is not None:  # id.foo: into the attribute's type
+                wrong = traversal_mistake(a_s.type, tuple(rest[1:]))
+                if wrong is not None:
+                    seen.add((fn, ref.line, name))
+                    diags.append(error(wrong[0], wrong[1], SourceRange(fn, ref.line)))
+                continue
+            if a_s is not None or name in schema.blocks:
                 continue
             seen.add((fn, ref.line, name))
             detail = f'This object has no argument, nested block, or exported attribute named "{name}".'
@@ -303,28 +315,44 @@ def _block_body(b: Block, bs: BlockSchema, diags: list[Diagnostic]) -> None:
 def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
     """What terraform's validate walk finds by evaluating, with every input variable and resource
     unknown: a local value, of any module, whose expression fails (``tonumber("abc")``; one that
-    depends on a variable is unknown and passes), and a ``for_each`` known to be no map or set."""
+    depends on a variable is unknown and passes), a ``for_each`` known to be no map or set, and
+    the type mistakes the declared types of the input variables show (:mod:`engine.config.type_checks`)."""
     diags: list[Diagnostic] = []
     for m in module.tree():
         failed: list[Diagnostic] = []
-        local_value = _local_values(m, providers, failed)
+        failed_locals: set[str] = set()
+        sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
+        types = module_types(m, sensitivity.hidden)
+        local_value = _local_values(m, sensitivity, types, failed, failed_locals)
         for name, lc in m.locals.items():
             try:
                 local_value(name, lc.range.line)
             except EvalError:
                 pass  # a cycle, reported with the configuration's order
-        diags += [d for d in failed if d.summary not in _REFERENCE_ERRORS]
+        found = [d for d in failed if d.summary not in _REFERENCE_ERRORS] + type_mistakes(m, types, failed_locals)
+        found.sort(key=lambda d: (d.subject.filename, d.subject.line) if d.subject else ("", 0))  # stable
+        diags += found
         if m is module:
-            diags += for_each_values(module, local_value)
+            diags += for_each_values(module, local_value, types)
     return diags
 
 
-def _local_values(module: Module, providers: Providers, failed: list[Diagnostic]) -> LocalValues:
+def _local_values(module: Module, sensitivity: Any, types: ExprTypes, failed: list[Diagnostic],
+                  failed_locals: set[str]) -> LocalValues:
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
-    sensitivity = sensitivity_of(module, providers, getattr(module, "root_provider_key", None))
     resources = _Unvalidated(module)
-    local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity),
-                              lambda lc, exc: failed.append(exc.error(SourceRange(lc.range.filename, exc.line))))
+
+    def fail(lc: Any, exc: EvalError) -> None:
+        failed_locals.add(lc.name)
+        d = exc.error(SourceRange(lc.range.filename, exc.line))
+        if exc.expr is not None:  # an unknown input variable is stated by its type, as terraform's
+            said = dict(types.statements(exc.expr, dict.fromkeys(exc.scope.for_vars) if exc.scope else {}))
+            if said:
+                said.update(d.expr_values)
+                d = dataclasses.replace(d, expr_values=tuple(sorted(said.items())))
+        failed.append(d)
+
+    local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity), fail)
     return local_value
 
 
@@ -355,9 +383,11 @@ _REFERENCE_ERRORS = frozenset({"Reference to undeclared local value", "Reference
                                "Cycle in local values"})
 
 
-def for_each_values(module: Module, local_value: Any) -> list[Diagnostic]:
+def for_each_values(module: Module, local_value: Any, types: ExprTypes | None = None) -> list[Diagnostic]:
     """terraform's "Invalid for_each argument" for a ``for_each`` known to be no map or set (a
-    list of names, most often), found with every input variable and resource unknown."""
+    list of names, most often), found with every input variable and resource unknown; with
+    ``types``, also one whose value is unknown but whose type is no map or set (``var.names``, a
+    ``list(string)``)."""
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
     diags = []
     for rc in module.resources.values():
@@ -368,9 +398,15 @@ def for_each_values(module: Module, local_value: Any) -> list[Diagnostic]:
             v = evaluate(rc.for_each.expr, scope)
         except EvalError:
             continue  # plan reports it, with the values it then has
-        if v is UNKNOWN or v is None or isinstance(v, (dict, SetVal)):
+        said: tuple[tuple[str, str], ...] = ()
+        if v is UNKNOWN and types is not None:
+            name = for_each_type(types, rc.for_each.expr)
+            said = types.statements(rc.for_each.expr, {})
+        elif v is UNKNOWN or v is None or isinstance(v, (dict, SetVal)):
             continue
-        diags.append(error("Invalid for_each argument", 'The given "for_each" argument value is unsuitable: the '
-                           '"for_each" argument must be a map, or set of strings, and you have provided a value of '
-                           f"type {friendly_name(value_type(v))}.", rc.for_each.range))
+        else:
+            name = friendly_name(value_type(v))
+        if name is not None:
+            diags.append(error("Invalid for_each argument", FOR_EACH.format(name), rc.for_each.range,
+                               expr_values=said))
     return diags

@@ -71,14 +71,14 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
     if op in ("&&", "||"):
         right = value_of(e.right, scope)
         if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
+            return _unknown_result(_bool, left, right, e, scope)
         if not (left is True or left is False) or not (right is True or right is False):
             left = _operand(_bool, left, "left operand", e.line, e.left, scope)
             right = _operand(_bool, right, "right operand", e.line, e.right, scope)
         return (left and right) if op == "&&" else (left or right)
     right = value_of(e.right, scope)
     if left is UNKNOWN or right is UNKNOWN:
-        return UNKNOWN
+        return UNKNOWN if op == "==" or op == "!=" else _unknown_result(_num, left, right, e, scope)
     if op == "==" or op == "!=":
         tl = type(left)
         if tl is type(right) and tl in _SCALARS:
@@ -109,6 +109,16 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
 
 
 _ARITH = frozenset(("+", "-", "*", "/", "%"))
+
+
+def _unknown_result(check: Callable[..., Any], left: Any, right: Any, e: E.Binary, scope: Scope) -> Any:
+    """An operation with an unknown operand is unknown, once the known one converts (as hcl
+    converts both operands before it looks at either's value: ``var.n + "x"`` fails)."""
+    if left is not UNKNOWN:
+        _operand(check, left, "left operand", e.line, e.left, scope)
+    if right is not UNKNOWN:
+        _operand(check, right, "right operand", e.line, e.right, scope)
+    return UNKNOWN
 
 
 def _operand(check: Callable[..., Any], v: Any, what: str, line: int, e: E.Expr, scope: Scope) -> Any:

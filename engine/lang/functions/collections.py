@@ -41,7 +41,7 @@ def length(v: Any) -> Any:
         return len(v)
     if v is None:
         raise FunctionError("argument must not be null.")
-    raise FunctionError(f"a collection or string is required, not {type_name(v)}.")
+    raise FunctionError("argument must be a string, a collection type, or a structural type.")
 
 
 def concat(*seqs: Any) -> Any:
