@@ -33,7 +33,11 @@ from engine.lang.ephemerality import refusals
 from engine.lang.function_results import checking_function_results
 from engine.planning.checks import check_refreshed, plan_checks
 from engine.planning.context import Emit, PlanContext
-from engine.planning.create_before_destroy import config_key, configured_forcing, force_create_before_destroy
+from engine.planning.create_before_destroy import (
+    config_key,
+    configured_forcing,
+    force_create_before_destroy,
+)
 from engine.planning.drift import plan_refresh_only, record_refreshed
 from engine.planning.forget import check_removed, forget_warning, forgets
 from engine.planning.imports import check_import_targets, plan_imports
