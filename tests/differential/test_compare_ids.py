@@ -89,7 +89,7 @@ def test_dependency_lists_read_at_different_times_are_tolerated_under_target() -
 
 
 def test_a_dependency_neither_tool_ever_recorded_is_still_a_deviation() -> None:
-    y, z, w = "terraform_data.y", "terraform_data.z", "terraform_data.w"
+    y, w = "terraform_data.y", "terraform_data.w"
     tf1 = _deps_state(u=[y], y=[], z=[], w=[])
     st1 = _deps_state(u=[y], y=[], z=[], w=[])
     tf2 = _deps_state(u=[y], y=[], z=[], w=[])
