@@ -3,7 +3,8 @@ the argument its call gives it, in the calling instance), a module call's output
 module call's ``depends_on`` makes everything in it wait for.
 
 A resource that refers to ``module.m.ids`` waits for the resources behind that output in
-``module.m``'s instance, not for the whole module; one that refers to ``var.x`` in a module waits
+``module.m``'s instance, not for the whole module (a reference to the call itself,
+``module.m[*].ids``, waits for the whole module: :meth:`ModuleDeps.module_ref`); one that refers to ``var.x`` in a module waits
 for what the caller's argument for ``x`` refers to. Each answer is a set of whole resources (full
 addresses), worked out once per module instance and name.
 """
@@ -88,27 +89,34 @@ class ModuleDeps:
         exprs = [oc.expr, *(x for c in oc.preconditions for x in (c.condition, c.error_message))]
         return self._cached(key, exprs, mi, frozenset(more))
 
-    def module_ref(self, mi: ModuleInstance, ref: E.Reference) -> set[ResourceAddr]:
-        """``module.NAME...``: the outputs it names, of the instances it names (all when the key
-        is not a constant)."""
+    def module_ref(self, mi: ModuleInstance, ref: E.Reference) -> frozenset[ResourceAddr] | set[ResourceAddr]:
+        """``module.NAME...``: the output it names, of the instance it names; a reference that
+        names no output stands for the whole call (:meth:`whole_call`).
+
+        As terraform's: a reference names an output only as a static traversal,
+        ``module.m.x`` or ``module.m["k"].x``. ``module.m``, ``module.m[*].x``, ``{ for k, v in
+        module.m : … }``, ``module.m[0]`` and ``module.m[var.k].x`` are references to the call
+        itself, which terraform's graph resolves to the node closing the module: the referrer
+        depends on every resource in it, in modules under it too."""
         call = mi.config.calls.get(ref.step_name(0) or "")
         if call is None:
             return set()
+        rest = ref.steps[1:]
+        key: E.Literal | None = None
+        if rest and isinstance(rest[0], E.Literal):
+            key, rest = rest[0], rest[1:]
+        if not rest or not isinstance(rest[0], str):
+            return self.whole_call(mi, call.name)
         got = self.instances.call_instances(mi, call.name)
         if got is None:
             return set()
         _kind, paths = got
-        rest = ref.steps[1:]
-        if call.count is not None or call.for_each is not None:
-            if rest and isinstance(rest[0], E.Literal):
-                k = rest[0].value
-                if isinstance(k, float) and k.is_integer():
-                    k = int(k)
-                paths = tuple(p for p in paths if p.steps[-1][1] == k)
-                rest = rest[1:]
-            elif rest and not isinstance(rest[0], str):
-                rest = rest[1:]
-        names = [rest[0]] if rest and isinstance(rest[0], str) else list(call.module.outputs)
+        if key is not None and (call.count is not None or call.for_each is not None):
+            k = key.value
+            if isinstance(k, float) and k.is_integer():
+                k = int(k)
+            paths = tuple(p for p in paths if p.steps[-1][1] == k)
+        names = [rest[0]]
         out: set[ResourceAddr] = set()
         for p in paths:
             child = self.instances.by_path[p]
