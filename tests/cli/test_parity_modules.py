@@ -182,3 +182,38 @@ def test_reference_to_an_output_of_one_module_instance_waits_for_it_in_every_ins
     assert_before(res, ("update", "module.m[1].terraform_data.r5"), ("update", "terraform_data.a"))
     # only the resources behind the output: a reference to one output is not one to the call
     assert _dependencies(s, "terraform_data.a") == {"module.m.terraform_data.r5"}
+
+
+CALLS = """
+module "one" {
+  source = "./m"
+  x      = "x"
+}
+module "many" {
+  source   = "./m"
+  for_each = toset(["k"])
+  x        = "x"
+}
+resource "terraform_data" "a" {
+  for_each = toset(["k"])
+  input    = %s
+}
+"""
+
+
+@both_tools("a reference to a module call that names no output by a static traversal depended "
+            "only on the resources behind the outputs it reads")
+@pytest.mark.parametrize(("refers", "want"), [
+    ("length(keys(module.one))", {"module.one.terraform_data.r0", "module.one.terraform_data.r5"}),
+    ("module.one.r5_id", {"module.one.terraform_data.r5"}),
+    ("module.many[each.key].r5_id", {"module.many.terraform_data.r0", "module.many.terraform_data.r5"}),
+    ('module.many["k"].r5_id', {"module.many.terraform_data.r5"}),
+    ('length(keys(module.many["k"]))', {"module.many.terraform_data.r0", "module.many.terraform_data.r5"}),
+])
+def test_reference_to_a_module_call_itself_depends_on_every_resource_in_it(
+        workdir: Workdir, tool: str, refers: str, want: set[str]) -> None:
+    # terraform's graph resolves module.NAME, module.NAME[KEY] and a non-constant key to the
+    # node closing the module; module.NAME.OUT and module.NAME["k"].OUT to the output alone
+    s = _scenario(workdir, tool)
+    s.apply(CALLS % refers)
+    assert _dependencies(s, "terraform_data.a") == want
