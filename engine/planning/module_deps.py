@@ -11,7 +11,8 @@ addresses), worked out once per module instance and name.
 
 from __future__ import annotations
 
-from engine.addrs import ResourceAddr
+from engine.addrs import ModulePath, ResourceAddr, resource_addr
+from engine.config.model import Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
 from engine.lang import expr as E
 from engine.planning.order import ref_node
@@ -125,24 +126,37 @@ class ModuleDeps:
         return out
 
     def whole_call(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
-        """Every resource of every instance of the call ``name`` in ``mi``, modules under it too
-        (``depends_on = [module.NAME]``); once per call (each instance of a dependent asks)."""
+        """Every resource of every instance of the call ``name`` in ``mi``, modules under it too,
+        and what the arguments of those calls refer to (``depends_on = [module.NAME]``, a
+        reference to the call itself); once per call (each instance of a dependent asks).
+
+        As terraform's node closing a module, which waits for every node of it: its variables,
+        and the expansion of its count or for_each, too, so the arguments count even where no
+        resource of the module reads them, or the module has no instances."""
         key = (mi.path, "call", name)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
-        got = self.instances.call_instances(mi, name) if name in mi.config.calls else None
-        if got is None:
-            return frozenset()
+        self._memo[key] = frozenset()  # a cycle through calls is reported elsewhere
         out: set[ResourceAddr] = set()
-        stack = [self.instances.by_path[p] for p in got[1]]
+        stack: list[tuple[ModuleInstance, str]] = [(mi, name)] if name in mi.config.calls else []
         while stack:
-            child = stack.pop()
-            out |= {child.at(a) for a in child.config.resources}
-            for cn in child.config.calls:
-                sub = self.instances.call_instances(child, cn)
-                if sub is not None:
-                    stack.extend(self.instances.by_path[p] for p in sub[1])
+            parent, cn = stack.pop()
+            call = parent.config.calls[cn]
+            for e in (*(a.expr for a in call.arguments.values()),
+                      *(m.expr for m in (call.count, call.for_each) if m is not None)):
+                out |= self.of_expr(parent, e)
+            out |= {parent.at(a) for a, _k, _l in call.depends_on}
+            for dm in call.depends_on_modules:
+                out |= self.whole_call(parent, dm)
+            sub = self.instances.call_instances(parent, cn)
+            if not sub or not sub[1]:  # terraform's graph has the resources' nodes all the same
+                out |= _configured(call.module, parent.path.child(cn, None))
+                continue
+            for p in sub[1]:
+                child = self.instances.by_path[p]
+                out |= {child.at(a) for a in child.config.resources}
+                stack.extend((child, n) for n in child.config.calls)
         self._memo[key] = frozenset(out)
         return self._memo[key]
 
@@ -162,3 +176,16 @@ class ModuleDeps:
         got = frozenset(out)
         self._memo[key] = got
         return got
+
+
+def _configured(module: Module, path: ModulePath) -> set[ResourceAddr]:
+    """Every resource of ``module`` and the modules it calls, at the module path ``path`` without
+    instance keys: a module with no instances, whose resources the state names so
+    (``module.m.terraform_data.r1``)."""
+    out: set[ResourceAddr] = set()
+    stack = [(module, path)]
+    while stack:
+        mod, at = stack.pop()
+        out |= {resource_addr(a.type, a.name, a.mode, at) for a in mod.resources}
+        stack.extend((c.module, at.child(n, None)) for n, c in mod.calls.items())
+    return out

@@ -217,3 +217,45 @@ def test_reference_to_a_module_call_itself_depends_on_every_resource_in_it(
     s = _scenario(workdir, tool)
     s.apply(CALLS % refers)
     assert _dependencies(s, "terraform_data.a") == want
+
+
+UNREAD_MODULE = """
+variable "unread" {}
+resource "terraform_data" "r5" {
+  input = "y"
+}
+output "r5_id" {
+  value = terraform_data.r5.id
+}
+"""
+
+UNREAD = """
+resource "terraform_data" "b" {
+  input = "z"
+}
+module "m" {
+  source = "./m"
+  count  = %d
+  unread = terraform_data.b.id
+}
+resource "terraform_data" "a" {
+  input = module.m[*].r5_id
+}
+"""
+
+
+@both_tools("a reference to a module call depended only on the module's resources; terraform's "
+            "also on what the call's arguments refer to, read or not, with or without instances "
+            "(seed 120)")
+@pytest.mark.parametrize(("count", "want"), [
+    (0, {"module.m.terraform_data.r5", "terraform_data.b"}),  # the resource's node, without instances
+    (2, {"module.m.terraform_data.r5", "terraform_data.b"}),
+])
+def test_reference_to_a_module_call_depends_on_what_its_arguments_refer_to(
+        workdir: Workdir, tool: str, count: int, want: set[str]) -> None:
+    # terraform's node closing the module waits for its variables, whose values come from b
+    (workdir.path / "m").mkdir()
+    (workdir.path / "m" / "main.tf").write_text(UNREAD_MODULE)
+    s = Scenario(workdir, tool)
+    s.apply(UNREAD % count)
+    assert _dependencies(s, "terraform_data.a") == want
