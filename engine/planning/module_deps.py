@@ -11,6 +11,8 @@ addresses), worked out once per module instance and name.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from engine.addrs import ModulePath, ResourceAddr, resource_addr
 from engine.config.model import Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
@@ -19,9 +21,27 @@ from engine.planning.order import ref_node
 
 
 class ModuleDeps:
-    def __init__(self, instances: ModuleInstances) -> None:
+    """``prior``: the resources the state has (in modules, those the configuration no longer has
+    count for a reference to the whole call too)."""
+
+    def __init__(self, instances: ModuleInstances, prior: Iterable[ResourceAddr] = ()) -> None:
         self.instances = instances
         self._memo: dict[tuple[object, ...], frozenset[ResourceAddr]] = {}
+        self._prior = prior
+        self._prior_by_call: dict[tuple[ModulePath, str], list[ResourceAddr]] | None = None
+
+    def _in_state(self, parent: ModulePath, call: str) -> list[ResourceAddr]:
+        """The resources the state has under the call ``call`` of the module instance ``parent``,
+        in any of its instances and the modules under them (indexed once, by every call on the
+        way to each)."""
+        if self._prior_by_call is None:
+            index: dict[tuple[ModulePath, str], list[ResourceAddr]] = {}
+            for r in self._prior:
+                steps = r.module.steps
+                for i, (name, _key) in enumerate(steps):
+                    index.setdefault((ModulePath(steps[:i]), name), []).append(r)
+            self._prior_by_call = index
+        return self._prior_by_call.get((parent, call), [])
 
     def _cached(self, key: tuple[object, ...], work: list[E.Expr], mi: ModuleInstance,
                 more: frozenset[ResourceAddr] = frozenset()) -> frozenset[ResourceAddr]:
@@ -140,6 +160,9 @@ class ModuleDeps:
         self._memo[key] = frozenset()  # a cycle through calls is reported elsewhere
         out: set[ResourceAddr] = set()
         stack: list[tuple[ModuleInstance, str]] = [(mi, name)] if name in mi.config.calls else []
+        # terraform's plan graph has a node for each object the state has there and the
+        # configuration not (an orphan), which the close node waits for too
+        out.update(self._in_state(mi.path, name))
         while stack:
             parent, cn = stack.pop()
             call = parent.config.calls[cn]

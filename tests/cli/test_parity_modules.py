@@ -259,3 +259,49 @@ def test_reference_to_a_module_call_depends_on_what_its_arguments_refer_to(
     s = Scenario(workdir, tool)
     s.apply(UNREAD % count)
     assert _dependencies(s, "terraform_data.a") == want
+
+
+ORPHAN_MODULE_V1 = """
+variable "x" {}
+resource "terraform_data" "r2" {
+  input = var.x
+}
+"""
+
+ORPHAN_V1 = """
+resource "terraform_data" "r1" {
+  input = "a"
+}
+module "m" {
+  source = "./m"
+  x      = terraform_data.r1.output
+}
+"""
+
+ORPHAN_V2 = """
+resource "terraform_data" "r1" {
+  input            = "a"
+  triggers_replace = "t"
+  depends_on       = [module.m]
+}
+module "m" {
+  source = "./m"
+}
+"""
+
+
+@both_tools("a reference to a module call did not count the resources the module has only in the "
+            "state; terraform's node closing the module waits for their orphans' nodes too, so "
+            "here it finds a cycle (seed 160)")
+def test_reference_to_a_module_call_depends_on_the_resources_it_has_only_in_the_state(
+        workdir: Workdir, tool: str) -> None:
+    # r2, removed, was destroyed before r1, which it used; r1, replaced, now depends on the
+    # whole module, r2 included: its old object would be destroyed before r2's, and after
+    (workdir.path / "m").mkdir()
+    (workdir.path / "m" / "main.tf").write_text(ORPHAN_MODULE_V1)
+    s = Scenario(workdir, tool)
+    s.apply(ORPHAN_V1)
+    (workdir.path / "m" / "main.tf").write_text("")
+    res = s.apply(ORPHAN_V2, check=False)
+    assert res.returncode == 1
+    assert "Cycle: " in res.stderr or "Cycle: " in res.stdout
