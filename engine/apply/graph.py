@@ -22,6 +22,11 @@ Dependencies on a whole resource (``a[*]``, ``depends_on``, the resource-level
 and role instead of an edge per instance pair, so the graph stays linear in
 size: N instances depending on N instances cost 2N edges, not N². A resource
 with a single instance for a role needs no barrier: that instance stands for it.
+
+terraform's graph has one node per resource of a module, not per module instance: a resource in
+an expanded module (``count`` or ``for_each`` on the call) that depends on another as a whole
+waits for it *in every instance of the module* (E1 through one barrier per configuration
+resource, :meth:`_Builder.every_instance`), as does one that reads an output of one instance.
 """
 
 from __future__ import annotations
@@ -100,6 +105,8 @@ class _Builder:
         self.barriers: dict[tuple[ResourceAddr, str], Barrier] = {}
         self.own_d: dict[int, tuple[ApplyNode, bool]] = {}
         self.d_barriers: dict[tuple[ResourceAddr, bool], Node | None] = {}
+        self.every: dict[ResourceAddr, Node | None] = {}
+        self.by_config: defaultdict[ResourceAddr, list[ApplyNode]] | None = None
 
     def barrier(self, res: ResourceAddr, role: str, members: list[ApplyNode]) -> Node | None:
         """What waits for all ``members`` (``role`` of ``res``): the one member itself when there is
@@ -127,6 +134,24 @@ class _Builder:
             return self.d_barriers[key]
         members = [n for n, x in self.d_by_res.get(r, ()) if x == cbd]
         got = self.d_barriers[key] = self.barrier(r, "destroyed-cbd" if cbd else "destroyed", members)
+        return got
+
+    def every_instance(self, r: ResourceAddr) -> Node | None:
+        """What waits for the creates and updates of ``r`` in every instance of its module, when
+        that module is expanded (else of ``r`` alone, its "applied" barrier): terraform's graph
+        connects a reference to a resource in a module to the resource's one node, which its
+        instances in every instance of the module wait for. One barrier per configuration
+        resource, its members listed once."""
+        cr = config_resource(r)
+        if cr is r:
+            return self.barrier(r, "applied", self.cu_by_res[r]) if r in self.cu_by_res else None
+        if cr in self.every:
+            return self.every[cr]
+        if self.by_config is None:
+            self.by_config = defaultdict(list)
+            for res, ns in self.cu_by_res.items():
+                self.by_config[config_resource(res)].extend(ns)
+        got = self.every[cr] = self.barrier(cr, "applied in every module instance", self.by_config.get(cr, []))
         return got
 
     def collector(self, res: ResourceAddr, role: str) -> Barrier:
@@ -208,6 +233,11 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 dep_cu = b.cu.get(dep)
                 if dep_cu is not None:
                     g.add_edge(cu_node, dep_cu)
+                if dep.key is None and dep.resource.module.steps and dep.resource != c.addr.resource:
+                    # a single-instance resource of a module: in every instance of the module
+                    every = b.every_instance(dep.resource)
+                    if every is not None and every is not dep_cu:
+                        g.add_edge(cu_node, every)
                 for dn, cbd in b.d_by_addr.get(dep, ()):
                     if cbd:
                         g.add_edge(dn, cu_node)
@@ -216,7 +246,7 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
             for r in config_res:
                 if r == c.addr.resource:
                     continue
-                bar = cu_barrier.get(r)
+                bar = b.every_instance(r)  # in every instance of its module, if that is expanded
                 if bar is not None:
                     g.add_edge(cu_node, bar)
             for r in config_res | prior_res:
@@ -351,7 +381,7 @@ class _Reaches:
         if cu_node is not None and c.deposed is None:
             direct = _config_resources(c)
             for r in self.applied.beyond(direct) - {me}:
-                g.add_edge(cu_node, b.barrier(r, "applied", b.cu_by_res[r]))  # type: ignore[arg-type]
+                g.add_edge(cu_node, b.every_instance(r))  # type: ignore[arg-type]
             both = direct | prior_res
             for r in self.plain_destroyed.beyond(both) - {me}:
                 g.add_edge(cu_node, b.d_barrier(r, False))  # type: ignore[arg-type]

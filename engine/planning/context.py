@@ -91,7 +91,7 @@ class PlanContext:
                                          self._module_error, keep_all=True)
         """Every module instance, and the scope of each."""
         self.root = self.instances.by_path[ROOT]
-        self.module_deps = ModuleDeps(self.instances)
+        self.module_deps = ModuleDeps(self.instances, state.resources)
 
     # ------------------------------------------------------------------ diagnostics
 

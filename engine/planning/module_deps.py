@@ -3,23 +3,45 @@ the argument its call gives it, in the calling instance), a module call's output
 module call's ``depends_on`` makes everything in it wait for.
 
 A resource that refers to ``module.m.ids`` waits for the resources behind that output in
-``module.m``'s instance, not for the whole module; one that refers to ``var.x`` in a module waits
+``module.m``'s instance, not for the whole module (a reference to the call itself,
+``module.m[*].ids``, waits for the whole module: :meth:`ModuleDeps.module_ref`); one that refers to ``var.x`` in a module waits
 for what the caller's argument for ``x`` refers to. Each answer is a set of whole resources (full
 addresses), worked out once per module instance and name.
 """
 
 from __future__ import annotations
 
-from engine.addrs import ResourceAddr
+from collections.abc import Iterable
+
+from engine.addrs import ModulePath, ResourceAddr, resource_addr
+from engine.config.model import Module
 from engine.config.module_instances import ModuleInstance, ModuleInstances
 from engine.lang import expr as E
 from engine.planning.order import ref_node
 
 
 class ModuleDeps:
-    def __init__(self, instances: ModuleInstances) -> None:
+    """``prior``: the resources the state has (in modules, those the configuration no longer has
+    count for a reference to the whole call too)."""
+
+    def __init__(self, instances: ModuleInstances, prior: Iterable[ResourceAddr] = ()) -> None:
         self.instances = instances
         self._memo: dict[tuple[object, ...], frozenset[ResourceAddr]] = {}
+        self._prior = prior
+        self._prior_by_call: dict[tuple[ModulePath, str], list[ResourceAddr]] | None = None
+
+    def _in_state(self, parent: ModulePath, call: str) -> list[ResourceAddr]:
+        """The resources the state has under the call ``call`` of the module instance ``parent``,
+        in any of its instances and the modules under them (indexed once, by every call on the
+        way to each)."""
+        if self._prior_by_call is None:
+            index: dict[tuple[ModulePath, str], list[ResourceAddr]] = {}
+            for r in self._prior:
+                steps = r.module.steps
+                for i, (name, _key) in enumerate(steps):
+                    index.setdefault((ModulePath(steps[:i]), name), []).append(r)
+            self._prior_by_call = index
+        return self._prior_by_call.get((parent, call), [])
 
     def _cached(self, key: tuple[object, ...], work: list[E.Expr], mi: ModuleInstance,
                 more: frozenset[ResourceAddr] = frozenset()) -> frozenset[ResourceAddr]:
@@ -88,27 +110,34 @@ class ModuleDeps:
         exprs = [oc.expr, *(x for c in oc.preconditions for x in (c.condition, c.error_message))]
         return self._cached(key, exprs, mi, frozenset(more))
 
-    def module_ref(self, mi: ModuleInstance, ref: E.Reference) -> set[ResourceAddr]:
-        """``module.NAME...``: the outputs it names, of the instances it names (all when the key
-        is not a constant)."""
+    def module_ref(self, mi: ModuleInstance, ref: E.Reference) -> frozenset[ResourceAddr] | set[ResourceAddr]:
+        """``module.NAME...``: the output it names, of the instance it names; a reference that
+        names no output stands for the whole call (:meth:`whole_call`).
+
+        As terraform's: a reference names an output only as a static traversal,
+        ``module.m.x`` or ``module.m["k"].x``. ``module.m``, ``module.m[*].x``, ``{ for k, v in
+        module.m : … }``, ``module.m[0]`` and ``module.m[var.k].x`` are references to the call
+        itself, which terraform's graph resolves to the node closing the module: the referrer
+        depends on every resource in it, in modules under it too."""
         call = mi.config.calls.get(ref.step_name(0) or "")
         if call is None:
             return set()
+        rest = ref.steps[1:]
+        key: E.Literal | None = None
+        if rest and isinstance(rest[0], E.Literal):
+            key, rest = rest[0], rest[1:]
+        if not rest or not isinstance(rest[0], str):
+            return self.whole_call(mi, call.name)
         got = self.instances.call_instances(mi, call.name)
         if got is None:
             return set()
         _kind, paths = got
-        rest = ref.steps[1:]
-        if call.count is not None or call.for_each is not None:
-            if rest and isinstance(rest[0], E.Literal):
-                k = rest[0].value
-                if isinstance(k, float) and k.is_integer():
-                    k = int(k)
-                paths = tuple(p for p in paths if p.steps[-1][1] == k)
-                rest = rest[1:]
-            elif rest and not isinstance(rest[0], str):
-                rest = rest[1:]
-        names = [rest[0]] if rest and isinstance(rest[0], str) else list(call.module.outputs)
+        if key is not None and (call.count is not None or call.for_each is not None):
+            k = key.value
+            if isinstance(k, float) and k.is_integer():
+                k = int(k)
+            paths = tuple(p for p in paths if p.steps[-1][1] == k)
+        names = [rest[0]]
         out: set[ResourceAddr] = set()
         for p in paths:
             child = self.instances.by_path[p]
@@ -117,24 +146,40 @@ class ModuleDeps:
         return out
 
     def whole_call(self, mi: ModuleInstance, name: str) -> frozenset[ResourceAddr]:
-        """Every resource of every instance of the call ``name`` in ``mi``, modules under it too
-        (``depends_on = [module.NAME]``); once per call (each instance of a dependent asks)."""
+        """Every resource of every instance of the call ``name`` in ``mi``, modules under it too,
+        and what the arguments of those calls refer to (``depends_on = [module.NAME]``, a
+        reference to the call itself); once per call (each instance of a dependent asks).
+
+        As terraform's node closing a module, which waits for every node of it: its variables,
+        and the expansion of its count or for_each, too, so the arguments count even where no
+        resource of the module reads them, or the module has no instances."""
         key = (mi.path, "call", name)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
-        got = self.instances.call_instances(mi, name) if name in mi.config.calls else None
-        if got is None:
-            return frozenset()
+        self._memo[key] = frozenset()  # a cycle through calls is reported elsewhere
         out: set[ResourceAddr] = set()
-        stack = [self.instances.by_path[p] for p in got[1]]
+        stack: list[tuple[ModuleInstance, str]] = [(mi, name)] if name in mi.config.calls else []
+        # terraform's plan graph has a node for each object the state has there and the
+        # configuration not (an orphan), which the close node waits for too
+        out.update(self._in_state(mi.path, name))
         while stack:
-            child = stack.pop()
-            out |= {child.at(a) for a in child.config.resources}
-            for cn in child.config.calls:
-                sub = self.instances.call_instances(child, cn)
-                if sub is not None:
-                    stack.extend(self.instances.by_path[p] for p in sub[1])
+            parent, cn = stack.pop()
+            call = parent.config.calls[cn]
+            for e in (*(a.expr for a in call.arguments.values()),
+                      *(m.expr for m in (call.count, call.for_each) if m is not None)):
+                out |= self.of_expr(parent, e)
+            out |= {parent.at(a) for a, _k, _l in call.depends_on}
+            for dm in call.depends_on_modules:
+                out |= self.whole_call(parent, dm)
+            sub = self.instances.call_instances(parent, cn)
+            if not sub or not sub[1]:  # terraform's graph has the resources' nodes all the same
+                out |= _configured(call.module, parent.path.child(cn, None))
+                continue
+            for p in sub[1]:
+                child = self.instances.by_path[p]
+                out |= {child.at(a) for a in child.config.resources}
+                stack.extend((child, n) for n in child.config.calls)
         self._memo[key] = frozenset(out)
         return self._memo[key]
 
@@ -154,3 +199,16 @@ class ModuleDeps:
         got = frozenset(out)
         self._memo[key] = got
         return got
+
+
+def _configured(module: Module, path: ModulePath) -> set[ResourceAddr]:
+    """Every resource of ``module`` and the modules it calls, at the module path ``path`` without
+    instance keys: a module with no instances, whose resources the state names so
+    (``module.m.terraform_data.r1``)."""
+    out: set[ResourceAddr] = set()
+    stack = [(module, path)]
+    while stack:
+        mod, at = stack.pop()
+        out |= {resource_addr(a.type, a.name, a.mode, at) for a in mod.resources}
+        stack.extend((c.module, at.child(n, None)) for n, c in mod.calls.items())
+    return out

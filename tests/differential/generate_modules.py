@@ -209,9 +209,9 @@ class _Renderer:
         # replace_triggered_by names a managed resource of its own module: kept where the layout
         # keeps the two together and the one it names is a terraform_data (whose attributes it
         # reads); not inside an expanded module, where terraform orders every instance after every
-        # instance of what it names, across the module's instances, and strata does not yet (a
-        # known deviation without a reproducer of its own: "waits for its dependency in every
-        # instance of an expanded module")
+        # instance of what it names, across the module's instances: strata does so for a whole
+        # resource now (tests/cli/test_parity_modules.py), not for one instance named by
+        # count.index or each.key (per instance, as in the root); kept out so seeds stay as they were
         if t is not None and (t[0] in self.lay.inside) == inside and self.lay.type_of(t[0]) == "terraform_data" \
                 and (not inside or self.call.mode == "single"):
             life.append(f"    replace_triggered_by = [{_trigger_expr(r)}]")

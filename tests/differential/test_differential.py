@@ -40,11 +40,6 @@ KNOWN: dict[str, str] = {
     # test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan)
     "state: dependencies [-target]":
         "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
-    # modules: a reference to an expanded module call stands for every resource in it
-    "order: a reference to an expanded module waits for every resource in it":
-        "test_parity_modules.py::test_reference_to_an_expanded_module_waits_for_every_resource_in_it",
-    "state: dependencies on every resource of an expanded module":
-        "test_parity_modules.py::test_reference_to_an_expanded_module_depends_on_every_resource_in_it",
 }
 
 

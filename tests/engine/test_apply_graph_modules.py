@@ -1,0 +1,77 @@
+"""The apply graph in an expanded module: terraform's graph has one node per resource of a
+module, so a dependency on a whole resource is waited for in every instance of the module; strata
+waits through one barrier per configuration resource, so the graph stays linear in size."""
+
+from __future__ import annotations
+
+from engine.addrs import InstanceAddr, ModulePath, ResourceAddr, parse_provider_config_addr
+from engine.apply.graph import ApplyNode, build_apply_graph
+from engine.graph.dag import Graph
+from engine.plans.plan import Action, Plan, ResourceInstanceChange
+
+PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
+
+
+def res(name: str, module: int | None = None) -> ResourceAddr:
+    path = ModulePath() if module is None else ModulePath((("m", module),))
+    return ResourceAddr("terraform_data", name, "managed", path)
+
+
+def create(addr: InstanceAddr, *, instances: tuple[InstanceAddr, ...] = (),
+           whole: tuple[ResourceAddr, ...] = ()) -> ResourceInstanceChange:
+    return ResourceInstanceChange(addr, Action.CREATE, PROVIDER, None, {"id": "y"},
+                                  depends_on=frozenset(instances), depends_on_resources=frozenset(whole))
+
+
+def waits(g: Graph, a: object, b: object) -> bool:
+    """Whether ``a`` waits (transitively) for ``b``."""
+    seen, todo = set(), [a]
+    while todo:
+        for d in g.deps[todo.pop()]:
+            if d == b:
+                return True
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return False
+
+
+def expanded(modules: int, per: int) -> list[ResourceInstanceChange]:
+    """``module.m[0..modules)`` each with ``a`` and ``b`` (count ``per``), ``b`` referring to
+    ``a[*]``, and ``c`` referring to ``s`` (both single) of its own instance."""
+    out: list[ResourceInstanceChange] = []
+    for m in range(modules):
+        a, b, s, c = res("a", m), res("b", m), res("s", m), res("c", m)
+        out += [create(a.instance(i)) for i in range(per)]
+        out += [create(b.instance(i), whole=(a,)) for i in range(per)]
+        out += [create(InstanceAddr(s)), create(InstanceAddr(c), instances=(InstanceAddr(s),))]
+    return out
+
+
+def test_a_whole_resource_dependency_in_an_expanded_module_is_waited_for_in_every_instance() -> None:
+    g, _ = build_apply_graph(Plan(changes=expanded(3, 2)))
+    assert waits(g, ApplyNode(res("b", 0).instance(0), Action.CREATE), ApplyNode(res("a", 2).instance(1), Action.CREATE))
+    assert waits(g, ApplyNode(res("b", 2).instance(1), Action.CREATE), ApplyNode(res("a", 0).instance(0), Action.CREATE))
+
+
+def test_a_single_instance_dependency_in_an_expanded_module_is_waited_for_in_every_instance() -> None:
+    g, _ = build_apply_graph(Plan(changes=expanded(3, 2)))
+    assert waits(g, ApplyNode(InstanceAddr(res("c", 0)), Action.CREATE), ApplyNode(InstanceAddr(res("s", 2)), Action.CREATE))
+    assert not waits(g, ApplyNode(InstanceAddr(res("s", 0)), Action.CREATE), ApplyNode(InstanceAddr(res("c", 2)), Action.CREATE))
+
+
+def test_the_graph_of_an_expanded_module_stays_linear_in_its_instances() -> None:
+    # every b waits for every a across 200 module instances: 40,000 pairs, through one barrier
+    small, _ = build_apply_graph(Plan(changes=expanded(20, 10)))
+    large, _ = build_apply_graph(Plan(changes=expanded(200, 10)))
+    assert large.edge_count() <= 11 * small.edge_count()
+    assert large.edge_count() < 4 * len(large)
+
+
+def test_a_root_resource_is_not_waited_for_through_a_module_barrier() -> None:
+    # the root has one instance of everything: a dependency there is the resource's own barrier
+    changes = [create(res("a").instance(0)), create(res("a").instance(1)),
+               create(InstanceAddr(res("b")), whole=(res("a"),))]
+    g, _ = build_apply_graph(Plan(changes=changes))
+    assert {str(n) for n in g.nodes()} == {"terraform_data.a[0] (create)", "terraform_data.a[1] (create)",
+                                          "terraform_data.b (create)", "terraform_data.a [applied]"}
