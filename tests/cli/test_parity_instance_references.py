@@ -5,7 +5,7 @@ apply graph is finer than strata's. Found by the differential harness once it ge
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, both_tools
+from tests.differential.scenario import Scenario, assert_before, both_tools, tools
 
 ONE_INSTANCE = """
 resource "terraform_data" "a" {
@@ -81,3 +81,70 @@ def test_an_object_without_a_change_records_the_flag_its_whole_resource_is_force
     s.apply(ONE_INSTANCE.replace('input = terraform_data.a["c"].input',
                                  'input = "${terraform_data.a["c"].input}-2"'))
     assert (_recorded_cbd(s, "a"), _recorded_cbd(s, "c")) == (True, True)
+
+
+THROUGH_COUNT_INDEX = """
+resource "terraform_data" "a" {
+  count = 3
+  input = "x"
+}
+resource "terraform_data" "b" {
+  count = 2
+  input = terraform_data.a[count.index].input
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+
+@tools("strata forces create_before_destroy per instance through a[count.index]; terraform's apply "
+       "graph reads a key known only per instance as a reference to the whole resource (seed 1168)")
+def test_a_reference_by_count_index_forces_create_before_destroy_on_the_whole_resource(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(THROUGH_COUNT_INDEX)
+    flags = [inst.get("create_before_destroy", False) for r in s.state()["resources"] if r["name"] == "a"
+             for inst in sorted(r["instances"], key=lambda i: i["index_key"])]
+    assert flags == [True, True, True]
+
+
+
+SHRINKING_V1 = """
+resource "terraform_data" "a" {
+  count = 2
+  input = "v0-${count.index}"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "b" {
+  input            = "x"
+  triggers_replace = "t0"
+}
+"""
+SHRINKING_V2 = """
+resource "terraform_data" "a" {
+  count            = 1
+  input            = "v0-${count.index}"
+  triggers_replace = "t3"
+}
+resource "terraform_data" "b" {
+  input            = "x"
+  triggers_replace = "t0"
+  lifecycle {
+    replace_triggered_by = [terraform_data.a[0]]
+  }
+}
+"""
+
+
+@tools("strata destroys an instance gone from count, recorded create_before_destroy, without waiting "
+       "for the create of what names another instance of its resource; terraform waits for it "
+       "(seed 1079, shrunk)")
+def test_a_create_before_destroy_orphan_is_destroyed_after_what_refers_to_its_resource(
+        workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(SHRINKING_V1)
+    res = s.apply(SHRINKING_V2)
+    assert_before(res, ("create", "terraform_data.b"), ("delete", "terraform_data.a[1]"))
