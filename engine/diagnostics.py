@@ -31,7 +31,8 @@ module each lives in::
     │                                    diagnostic by the framework
     └── internal signals, each caught and turned into a diagnostic where it is raised:
         FunctionError (FunctionArityError; ArgumentError and Re2Error in lang/functions),
-        ConversionError (lang/convert), EvalError (lang/scope), InvalidField (state/codec),
+        ConversionError (lang/convert), EvalError (lang/scope; TypeMistake in lang/typecheck:
+        validate's type check), InvalidField (state/codec),
         _SyntaxFail (lang/hcl), _Bad (state/journal), _Refused (lang/functions/regex),
         _Unexpected (lang/functions/go_json: a JSON document that ends inside a value),
         _CallFailed (plugin/client: a failed gRPC call, answered as the call's diagnostic),
