@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_resource
+from engine.addrs import InstanceAddr, ResourceAddr
 from engine.config.model import Module
 from engine.graph.dag import Graph
 from engine.planning.order import CfgNode
@@ -76,20 +76,39 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     change."""
     by_addr: dict[InstanceAddr, list[int]] = {}
     by_res: dict[ResourceAddr, list[int]] = {}
-    by_config: dict[ResourceAddr, list[int]] = {}  # the state's dependencies name a module's resource without keys
     for i, c in enumerate(changes):
         if c.deposed is None:
             by_addr.setdefault(c.addr, []).append(i)
             by_res.setdefault(c.addr.resource, []).append(i)
-            by_config.setdefault(config_resource(c.addr.resource), []).append(i)
     # forced through configuration only, as terraform's ForcedCBDTransformer runs on the
     # reference edges: the dependencies recorded in state force nothing, and where they would
     # order a create-first destroy after a dependency's delete-first replacement, terraform's
     # apply graph has a cycle, which strata reports as it does
-    reached = _reached(changes, by_addr, by_res) if unplanned_forcing is not None and not targeted else None
     stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
     seen = set(stack)
     forced: set[int] = set()
+
+    def walk() -> None:
+        while stack:
+            c = changes[stack.pop()]
+            targets: list[int] = []
+            for d in c.depends_on:
+                targets.extend(by_addr.get(d, ()))
+            for r in c.depends_on_resources:
+                targets.extend(by_res.get(r, ()))
+            for t in targets:
+                if t not in seen and changes[t].addr.resource != c.addr.resource:
+                    seen.add(t)
+                    # an instance destroyed (gone from count or for_each) keeps the flag in state,
+                    # as terraform's destroy node does
+                    if not changes[t].create_before_destroy and changes[t].action != Action.DELETE:
+                        forced.add(t)
+                    stack.append(t)
+
+    # first instance by instance from the create_before_destroy changes (terraform's apply graph:
+    # what records the flag), then from what the configuration forces as a whole
+    walk()
+    reached = set(seen) if unplanned_forcing is not None and not targeted else None
     seeding = targeted_forcing if targeted else configured
     if seeding:
         for i, c in enumerate(changes):
@@ -98,21 +117,7 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
                 seen.add(i)
                 forced.add(i)
                 stack.append(i)
-    while stack:
-        c = changes[stack.pop()]
-        targets: list[int] = []
-        for d in c.depends_on:
-            targets.extend(by_addr.get(d, ()))
-        for r in c.depends_on_resources:
-            targets.extend(by_res.get(r, ()))
-        for t in targets:
-            if t not in seen and changes[t].addr.resource != c.addr.resource:
-                seen.add(t)
-                # an instance destroyed (gone from count or for_each) keeps the flag in state, as
-                # terraform's destroy node does
-                if not changes[t].create_before_destroy and changes[t].action != Action.DELETE:
-                    forced.add(t)
-                stack.append(t)
+        walk()
     out = list(changes)
     for i, c in enumerate(changes):
         # the flag recorded once applied: terraform's apply graph forces it from the whole
@@ -130,18 +135,3 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
             out[i] = dataclasses.replace(c, create_before_destroy=True)
     return out
 
-
-def _reached(changes: list[ResourceInstanceChange], by_addr: dict[InstanceAddr, list[int]],
-             by_res: dict[ResourceAddr, list[int]]) -> set[int]:
-    """The changes a create_before_destroy change refers to, transitively, instance by instance
-    (terraform's apply graph): those whose applied object records the flag."""
-    stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
-    seen = set(stack)
-    while stack:
-        c = changes[stack.pop()]
-        for t in [t for d in c.depends_on for t in by_addr.get(d, ())] + \
-                 [t for r in c.depends_on_resources for t in by_res.get(r, ())]:
-            if t not in seen and changes[t].addr.resource != c.addr.resource:
-                seen.add(t)
-                stack.append(t)
-    return seen

@@ -34,6 +34,7 @@ from engine.lang.function_results import checking_function_results
 from engine.planning.checks import check_refreshed, plan_checks
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import (
+    ConfigKey,
     config_key,
     configured_forcing,
     force_create_before_destroy,
@@ -185,12 +186,15 @@ class Planner:
         configured = configured_forcing(self.module, graph) if graph is not None else set()
         in_targets = (configured_forcing(self.module, graph, self._targeted)
                       if graph is not None and ctx.targets is not None else set())
-        # a resource whose instances are all going forces as one without instances does
-        planned = {config_key(c.addr.resource) for c in plan.changes
-                   if c.deposed is None and c.action != Action.DELETE}
-        unplanned = (configured_forcing(self.module, graph, lambda n: (n.path, n.name.type, n.name.name,
-                                                                       n.name.mode) not in planned)
-                     if graph is not None else set())
+        # what create_before_destroy resources without a planned change force (a subset of
+        # ``configured``: nothing to work out without it); a resource whose instances are all
+        # going forces as one without instances does
+        unplanned: set[ConfigKey] = set()
+        if configured and graph is not None:
+            planned = {config_key(c.addr.resource) for c in plan.changes
+                       if c.deposed is None and c.action != Action.DELETE}
+            unplanned = configured_forcing(self.module, graph, lambda n: (n.path, n.name.type, n.name.name,
+                                                                          n.name.mode) not in planned)
         plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None, in_targets,
                                                    unplanned)
         if given is not None and not destroy:
