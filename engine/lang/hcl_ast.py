@@ -13,7 +13,6 @@ one), so the grouping never depends on the grammar's conflict resolution.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.hcl_errors import check_attribute, check_block, check_body, check_object_separators
 from engine.lang.hcl_template import TemplateBuilder
+from engine.lang.hcl_text_expr import text_expression
 from engine.lang.hcl_tree import Source, SyntaxFail
 from engine.lang.number import parse_number
 from engine.lang.quote import go_quote
@@ -82,27 +82,8 @@ _UNARY_PREC = 7
 _SOUP = frozenset({"expression", "operation", "binary_operation", "unary_operation", "conditional"})
 _SKIP = frozenset({"comment", ",", ")", ":"})
 
-# Expressions read from their text (Converter.simple): a whole number short enough for an int, a
-# quoted string with no escape, interpolation or directive, a keyword, or a traversal by names
-# (ASCII, no dashes: a dash may be part of a name or a minus, which the tree decides), literal
-# indexes and plain string keys. Anything else, or longer, goes through the tree.
 _SIMPLE_MAX = 160
-_PLAIN = rb'"[^"\\$%\r\n]*"'
-_SIMPLE = re.compile(rb"(?P<int>[0-9]{1,18})|(?P<str>" + _PLAIN + rb")|(?P<root>[A-Za-z_][A-Za-z0-9_]*)"
-                     rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*")
-_STEP = re.compile(rb'\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]{1,18})\]|\["([^"]*)"\]')
-_KEYWORDS = {"true": True, "false": False, "null": None}
-# A one-line tuple or object of such expressions (``[80, 443]``, ``{ team = "core", tier = var.t }``),
-# keys bare names or plain strings, separated by commas as one line needs them: the element
-# expressions are read as above, with the collection's line.
-_SCALAR = (rb"(?:[0-9]{1,18}|" + _PLAIN + rb"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|"
-           rb"\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*)")
-_KEY = rb"(?:[A-Za-z_][A-Za-z0-9_]*|" + _PLAIN + rb")"
-_COLLECTION = re.compile(
-    rb"\[[ \t]*(?:" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\]"
-    rb"|\{[ \t]*(?:" + _KEY + rb"[ \t]*=[ \t]*" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _KEY + rb"[ \t]*=[ \t]*"
-    + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\}")
-_ELEMENT = re.compile(rb"(" + _KEY + rb")[ \t]*=[ \t]*(" + _SCALAR + rb")|(" + _SCALAR + rb")")
+"""The longest expression read from its text (:mod:`engine.lang.hcl_text_expr`), in bytes."""
 
 
 class Converter:
@@ -442,13 +423,7 @@ class Converter:
         ``null``, a traversal like ``a.b[0]["k"]``, or a one-line tuple or object of them, built
         from its text: the same expression the tree gives, without a Python object for each of
         its nodes (hot path: most values in real configurations are such; None for anything else)."""
-        raw = self.src.data[n.start_byte:n.end_byte]
-        m = _SIMPLE.fullmatch(raw)
-        if m is None:
-            if raw[:1] in (b"[", b"{") and _COLLECTION.fullmatch(raw):
-                return _collection(raw, n.start_point[0] + self.line_base)
-            return None
-        return _scalar(raw, m, n.start_point[0] + self.line_base)
+        return text_expression(self.src.data[n.start_byte:n.end_byte], n.start_point[0] + self.line_base)
 
     def index_step(self, c: Node, children: list[Any]) -> tuple[Any, ...]:
         if c.type == "index":
@@ -470,58 +445,6 @@ class Converter:
             elif s.type == "index":
                 steps.append(self.index_step(s, children))
         return ("splat", inner.type == "attr_splat", tuple(steps), self.line(c))
-
-
-def _scalar(raw: bytes, m: re.Match[bytes], line: int) -> E.Expr | None:
-    """The expression of ``raw``, which ``_SIMPLE`` matched as ``m`` (None: a keyword with steps,
-    left to the tree)."""
-    kind = m.lastgroup
-    if kind == "int":
-        return E.Literal(line, int(raw))
-    if kind == "str":
-        return E.Literal(line, raw[1:-1].decode("utf-8", "replace"))
-    root = m.group("root").decode()
-    if root in _KEYWORDS:
-        return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
-    ex: E.Expr = E.Var(line, root)
-    for step in _STEP.finditer(raw, len(root)):
-        name, index, key = step.groups()
-        if name is not None:
-            ex = E.GetAttr(line, ex, name.decode())
-        elif index is not None:
-            ex = E.Index(line, ex, E.Literal(line, int(index)))
-        else:
-            ex = E.Index(line, ex, E.Literal(line, key.decode("utf-8", "replace")))
-    return ex
-
-
-def _element(raw: bytes, line: int) -> E.Expr | None:
-    m = _SIMPLE.fullmatch(raw)
-    return None if m is None else _scalar(raw, m, line)
-
-
-def _collection(raw: bytes, line: int) -> E.Expr | None:
-    """The tuple or object ``raw``, which ``_COLLECTION`` matched (None: an element is left to
-    the tree). A key is the string it names, a bare keyword included, as :meth:`Converter.object_key`
-    reads it."""
-    elements = _ELEMENT.finditer(raw, 1, len(raw) - 1)
-    if raw[:1] == b"[":
-        items: list[E.Expr] = []
-        for el in elements:
-            v = _element(el.group(3), line)
-            if v is None:
-                return None
-            items.append(v)
-        return E.TupleExpr(line, tuple(items))
-    pairs: list[tuple[E.Expr, E.Expr]] = []
-    for el in elements:
-        key, value = el.group(1), el.group(2)
-        v = _element(value, line)
-        if v is None:
-            return None
-        name = key[1:-1] if key[:1] == b'"' else key
-        pairs.append((E.Literal(line, name.decode("utf-8", "replace")), v))
-    return E.ObjectExpr(line, tuple(pairs))
 
 
 def number_literal(text: str) -> Any:

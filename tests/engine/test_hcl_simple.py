@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.lang.hcl_ast as hcl_ast
+import engine.lang.hcl_text_expr as hcl_text_expr
 from engine.lang import expr as E
 from engine.lang.hcl import parse_hcl
 
@@ -54,25 +55,25 @@ def test_simple_expressions_are_what_the_tree_gives(src: str, monkeypatch: pytes
 
 @pytest.mark.parametrize("src", SIMPLE)
 def test_simple_expressions_are_read_from_their_text(src: str) -> None:
-    assert hcl_ast._SIMPLE.fullmatch(src.encode()) is not None
+    assert hcl_text_expr.SIMPLE.fullmatch(src.encode()) is not None
 
 
 @pytest.mark.parametrize("src", NOT_SIMPLE)
 def test_other_expressions_go_through_the_tree(src: str) -> None:
-    assert hcl_ast._SIMPLE.fullmatch(src.encode()) is None
-    assert hcl_ast._COLLECTION.fullmatch(src.encode()) is None
+    assert hcl_text_expr.SIMPLE.fullmatch(src.encode()) is None
+    assert hcl_text_expr.COLLECTION.fullmatch(src.encode()) is None
 
 
 @pytest.mark.parametrize("src", COLLECTIONS)
 def test_one_line_collections_are_read_from_their_text(src: str) -> None:
     raw = src.encode()
-    assert hcl_ast._COLLECTION.fullmatch(raw) is not None and hcl_ast._collection(raw, 1) is not None
+    assert hcl_text_expr.COLLECTION.fullmatch(raw) is not None and hcl_text_expr.collection(raw, 1) is not None
 
 
 @pytest.mark.parametrize("src", NOT_COLLECTIONS + INVALID)
 def test_other_collections_go_through_the_tree(src: str) -> None:
     raw = src.encode()
-    assert hcl_ast._COLLECTION.fullmatch(raw) is None or hcl_ast._collection(raw, 1) is None
+    assert hcl_text_expr.COLLECTION.fullmatch(raw) is None or hcl_text_expr.collection(raw, 1) is None
 
 
 _name = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
