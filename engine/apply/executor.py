@@ -227,7 +227,7 @@ class Applier:
 
         self.writer.put(addr, provider, obj, deposed, on_durable=durable)
 
-    def _instance_scope(self, addr: InstanceAddr, rc: Any, each_value: bool = True) -> Scope:
+    def instance_scope(self, addr: InstanceAddr, rc: Any, each_value: bool = True) -> Scope:
         """What an instance's expressions are evaluated in: count.index, each.key and (unless not
         ``each_value``: a destroy-time provisioner's) each.value, in its module instance."""
         if addr.resource.module.steps and self.instances is not None:
@@ -262,7 +262,7 @@ class Applier:
         conds = rc.lifecycle.preconditions if kind == "precondition" else rc.lifecycle.postconditions
         if not conds:
             return []
-        scope = self._instance_scope(addr, rc)
+        scope = self.instance_scope(addr, rc)
         report = self.checkables.reporter(str(addr), kind) if self.checkables is not None else None
         failed, _ = conditions.check(conds, scope if new is None else scope.child({"self": new}), kind, rc.context,
                                      self_of=None if new is None else (addr.resource.mode, addr.resource.type,
@@ -271,30 +271,6 @@ class Applier:
             self.result.diagnostics.append(w)
             self.emit(ev.diagnostic(w, source_line(w.subject.filename, w.subject.line) if w.subject else None))
         return errors_of(failed)
-
-    def check_unchanged(self) -> None:
-        """The conditions of the managed instances the walk did not apply (the plan leaves them
-        unchanged, or it only refreshes) and of the data sources it read, checked against their
-        objects once the walk is over, as terraform's apply checks them again (not a read that
-        failed, nor a data source read while planning: terraform's apply does not visit it)."""
-        if self.checkables is None or self.module is None or not self.checkables.any_resource:
-            return
-        walked = {c.addr for c in self.plan.changes if c.action not in (Action.NOOP, Action.READ)}
-        read = {c.addr for c in self.plan.changes if c.action == Action.READ and c.addr.resource not in self.unfinished}
-        for r, expansion in self.plan.expansions.items():
-            rc = self.module.resource_at(r)
-            if rc is None or not (rc.lifecycle.preconditions or rc.lifecycle.postconditions):
-                continue
-            for key in expansion.keys:
-                addr = r.instance(key)
-                obj = self.state.object(addr)
-                if obj is None or addr in walked or (r.mode == "data" and addr not in read):
-                    continue
-                scope = self._instance_scope(addr, rc)
-                conditions.check(rc.lifecycle.preconditions, scope, "precondition",
-                                 report=self.checkables.reporter(str(addr), "precondition"))
-                conditions.check(rc.lifecycle.postconditions, scope.child({"self": obj.attributes}), "postcondition",
-                                 self_of=(r.mode, r.type, r.name), report=self.checkables.reporter(str(addr), "postcondition"))
 
     def _scope(self, key: InstanceKey) -> Scope:
         count_index = key if isinstance(key, int) else None
@@ -441,7 +417,7 @@ class Applier:
         if rc is None or schema is None:
             self._fail(addr, "Resource configuration missing", "The configuration changed during apply.")
             return None
-        scope = self._instance_scope(addr, rc)
+        scope = self.instance_scope(addr, rc)
         config, diags = evaluate_instance_config(rc, schema, scope)
         errs = errors_of(diags)
         if errs:
@@ -536,7 +512,7 @@ class Applier:
         succeeded (their errors kept for :meth:`_provision_failed`; local-exec has no warnings)."""
         provs, rc = provisioners_of(self.module, addr.resource, when)
         scope = (self._scope(addr.key) if rc is None else
-                 self._instance_scope(addr, rc, each_value=when == "create")).child({"self": obj})
+                 self.instance_scope(addr, rc, each_value=when == "create")).child({"self": obj})
         diags = await self.provisioners.run(addr, provs, scope, suppression(scope, addr.resource, self.module),
                                             rc.context if rc is not None else None)
         self._provision_errors[addr] = errors_of(diags)

@@ -72,7 +72,7 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                      ) -> ApplyResult:
     """Apply ``p.plan``; the state is written as objects complete. The lock is its holder's
     (:func:`engine.backend.operations.open_state`), released when that block ends."""
-    from engine.apply.checked import declare_instances
+    from engine.apply.checked import check_unchanged, declare_instances
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances
@@ -127,7 +127,8 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
                     checked = (*not_evaluated(p.module), *not_checked(p.module, p.plan.destroy))
                 else:
                     blocks, found = check_all(p.module, instances, applier.check_data, planning=False)
-                    applier.check_unchanged()
+                    check_unchanged(applier.checkables, p.module, p.plan, applier.state, applier.unfinished,
+                                    applier.instance_scope)
                     check_module_values(applier.checkables, p.module, instances, applier.unfinished)
                     checked = (*blocks, *applier.checkables.results())
                     found = p.module.with_context(found)
