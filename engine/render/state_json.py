@@ -23,11 +23,34 @@ def resource_item(addr: InstanceAddr, prov: ProviderConfigAddr) -> dict[str, Any
     return item
 
 
+def sensitive_json(value: dict[str, Any] | None, names: frozenset[str]) -> Any:
+    """``before_sensitive``/``after_sensitive`` (and ``sensitive_values``): false for no object;
+    else each sensitive attribute true, and for the others terraform's skeleton of a known value
+    (a list keeps a ``false`` per element, an object or map only what is not false)."""
+    if value is None:
+        return False
+    out: dict[str, Any] = {}
+    for n in sorted(value):
+        if n in names:
+            out[n] = True
+        elif (m := _skeleton(value[n])) is not False:
+            out[n] = m
+    return out
+
+
+def _skeleton(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: m for k in sorted(v) if (m := _skeleton(v[k])) is not False}
+    if isinstance(v, tuple):
+        return [_skeleton(x) for x in v]
+    return False
+
+
 def state_resource(addr: InstanceAddr, obj: ObjectState, prov: ProviderConfigAddr, sensitive: frozenset[str]) -> dict[str, Any]:
     item = resource_item(addr, prov)
     item["schema_version"] = obj.schema_version
     item["values"] = encode_attributes(obj.attributes, {})
-    item["sensitive_values"] = {n: True for n in sorted(sensitive)}
+    item["sensitive_values"] = sensitive_json(obj.attributes, sensitive)
     if obj.dependencies:
         item["depends_on"] = [str(r) for r in obj.dependencies]
     if obj.tainted:

@@ -67,8 +67,10 @@ def _without_empty(v: object) -> object:
     """A sensitivity skeleton without its empty parts: terraform writes ``{}`` or ``[]`` for an
     unknown value whose type is an object or a list, and strata does not know the type of a value
     the provider has not decided yet."""
-    if isinstance(v, dict):
-        return {k: _without_empty(x) for k, x in v.items() if x not in ({}, [])}
+    if isinstance(v, dict):  # inner parts first: what they leave empty goes too
+        return {k: y for k, x in v.items() if (y := _without_empty(x)) not in ({}, [])}
+    if isinstance(v, list):  # an element's place is kept: false there
+        return [False if (y := _without_empty(x)) in ({}, []) else y for x in v]
     return v
 
 
@@ -133,4 +135,65 @@ def test_show_json_of_a_saved_plan_matches_terraform(workdir: Workdir, tmp_path_
     theirs = _normalise(_saved_plan_json(tf, "terraform"))
     for key in ("format_version", "variables", "planned_values", "resource_changes", "output_changes",
                 "prior_state", "configuration", "relevant_attributes", "applyable", "complete", "errored"):
+        assert ours.get(key) == theirs.get(key), key
+
+
+MODULES_MAIN = """
+variable "names" {
+  type    = list(string)
+  default = ["a", "b"]
+}
+locals {
+  first = terraform_data.base.output
+  tags  = { env = "x", n = 1 + 1 }
+}
+resource "terraform_data" "base" {
+  input = local.tags
+}
+resource "terraform_data" "unused" {
+  input = "stays"
+}
+module "m" {
+  source   = "./m"
+  for_each = toset(var.names)
+  seed     = local.first
+}
+module "empty" {
+  source = "./empty"
+}
+resource "terraform_data" "after" {
+  input      = [for k, v in module.m : v.out]
+  depends_on = [module.empty]
+}
+output "from_module" { value = module.m["a"].out }
+output "constant" { value = { a = [1, 2] } }
+"""
+
+MODULES_CHILD = """
+variable "seed" {}
+resource "terraform_data" "inner" {
+  input = { s = var.seed, k = "${var.seed}-k" }
+}
+output "out" { value = terraform_data.inner.output.s }
+"""
+
+
+@requires_terraform
+def test_configuration_and_relevant_attributes_with_modules_match_terraform(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # what contributed to each change, through locals, module arguments and outputs, and the
+    # configuration of every module called (an empty one too), as terraform 1.11 writes them
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        (wd.path / "empty").mkdir()
+        wd.write(MODULES_MAIN)
+        wd.write(MODULES_CHILD, "m/main.tf")
+        wd.write("", "empty/main.tf")
+    assert tf.terraform("init", "-input=false").returncode == 0
+    workdir.strata("init", "-input=false", check=True)
+    ours = _normalise(_saved_plan_json(workdir, "strata"))
+    theirs = _normalise(_saved_plan_json(tf, "terraform"))
+    assert theirs["relevant_attributes"]  # the case has some: the comparison below is not vacuous
+    for key in ("configuration", "relevant_attributes", "planned_values", "output_changes"):
         assert ours.get(key) == theirs.get(key), key

@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from tests.differential.check import check_seed, report
-from tests.differential.compare import Mismatch, deviations
+from tests.differential.findings import Mismatch, deviations
 
 
 def main(argv: list[str] | None = None) -> int:

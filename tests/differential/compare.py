@@ -13,6 +13,7 @@ the differing items. What is compared, for the v1 apply and the v2 apply alike:
 - the state after the apply: objects by address, their attributes, status, deposed
   objects, ``create_before_destroy`` and dependencies (terraform records transitive
   dependencies, strata direct ones: strata's are closed over its own state first);
+- ``show -json`` of the plan each apply applied (:mod:`tests.differential.plan_json`);
 - after v2, ``output -json``.
 
 Object ids are random in both tools, so every id is replaced by the address and the
@@ -25,13 +26,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from tests.differential.findings import (
+    TOLERATED_DEPENDENCIES,
+    Mismatch,
+    normalize,
+)
 from tests.differential.generate import Case
+from tests.differential.plan_json import compare_plan_json
 from tests.differential.run import Run, Step
 
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w.-])\d{12,20}(?![\w.-])")
-"""An object id: ``terraform_data``'s (a UUID) or ``null_resource``'s (a random decimal integer)."""
 OP_NODE = re.compile(r'^((?:module\.[\w-]+(?:\[[^\]]+\])?\.)*(?:terraform_data|null_resource)\.\S+?)'
                      r'(?: \((destroy)(?: deposed \w+)?\))?$')
 """An operation's node in ``terraform graph -type=apply``: a ``terraform_data`` or ``null_resource``
@@ -39,35 +43,6 @@ instance, in a module instance or not, and whether it is its destroy."""
 KEY = re.compile(r'\[(?:"(?:[^"\\]|\\.)*"|\d+)\]')
 """An instance key in an address (``[0]``, ``["a"]``)."""
 PHASES = ("v1", "v2")
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch:
-    """One deviation: ``cls`` groups it with its kind, ``detail`` names the items."""
-
-    cls: str
-    detail: str
-
-    def __str__(self) -> str:
-        return f"[{self.cls}] {self.detail}"
-
-    @property
-    def tolerated(self) -> bool:
-        """A difference the harness explains by a documented representation, not a deviation
-        (:data:`TOLERATED_DEPENDENCIES`)."""
-        return self.cls.startswith("tolerated: ")
-
-
-TOLERATED_DEPENDENCIES = "tolerated: direct dependency lists under -target"
-"""strata records the resources an object refers to directly and closes them over the other
-objects' lists; terraform records the closure as it was when it wrote the list. Under -target
-an object that is not rewritten keeps its list while what it depends on changes, so the two
-differ. Tolerated only when each tool's list lies within what the other's lists said over
-both applies (:func:`_same_over_time`)."""
-
-
-def deviations(found: list[Mismatch]) -> list[Mismatch]:
-    return [m for m in found if not m.tolerated]
 
 
 # --------------------------------------------------------------------------- state
@@ -162,17 +137,6 @@ def id_names(run: Run) -> list[Names]:
         before = now
         out.append(Names(own, {k: tuple(v) for k, v in by_id.items()}))
     return out
-
-
-def normalize(value: Any, names: dict[str, str]) -> Any:
-    """``value`` with every id replaced by its name (unknown ids by ``<id?>``)."""
-    if isinstance(value, str):
-        return UUID.sub(lambda m: names.get(m.group(0), "<id?>"), value)
-    if isinstance(value, list):
-        return [normalize(v, names) for v in value]
-    if isinstance(value, dict):
-        return {k: normalize(v, names) for k, v in value.items()}
-    return value
 
 
 def _closure(direct: dict[str, set[str]]) -> dict[str, frozenset[str]]:
@@ -539,6 +503,18 @@ def _cbd_instances(state: dict) -> set[str]:
     return {addr for _, addr, inst in _objects(state) if inst.get("create_before_destroy")}
 
 
+def _plan_documents(phase: str, n: int, ts: Step, ss: Step, tf_names: list[Names],
+                    st_names: list[Names]) -> list[Mismatch]:
+    """``show -json`` of both plans, ids named as the state before the plan names them."""
+    if ts.plan_json is None:
+        return []
+    if ss.plan_json is None:
+        return [Mismatch("plan json: strata's show -json failed", f"{phase}")]
+    before_tf = tf_names[n - 1].flat() if n > 0 else {}
+    before_st = st_names[n - 1].flat() if n > 0 else {}
+    return compare_plan_json(phase, ts.plan_json, ss.plan_json, before_tf, before_st)
+
+
 def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
     """Every deviation of strata from terraform in one case (empty when they agree).
 
@@ -587,6 +563,7 @@ def compare(case: Case, tf: Run, st: Run) -> list[Mismatch]:
             here += order_violations(phase, "strata", ss, ts.edges, cbd, config_edges(*case_texts(case)),
                                      reordered)
             here += overlaps(phase, ss)
+            here += _plan_documents(phase, n, ts, ss, tf_names, st_names)
             if n < len(tf.states) and n < len(st.states):
                 touched = {a for a, _ in to} | {a for a, _ in so}
                 untouched = {addr for _, addr, _ in _objects(tf_state)} - touched

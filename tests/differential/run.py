@@ -4,7 +4,8 @@ Only the ``strata`` and ``terraform`` commands are used (never engine internals)
 harness keeps working while the engine changes. Each tool gets its own temporary
 directory; both apply v1 then v2 at ``-parallelism=1`` with ``-json``. terraform applies
 saved plans, so that ``terraform graph -type=apply -plan=FILE`` describes exactly the
-apply that ran; strata applies the configuration directly.
+apply that ran; strata too (``plan -out``, then ``apply FILE``), and ``show -json`` of each
+plan is recorded for both.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Step:
     stderr: str
     edges: list[tuple[str, str]] = field(default_factory=list)
     plan_events: list[dict] = field(default_factory=list)
+    plan_json: dict | None = None  # ``show -json`` of the plan this apply applied
 
 
 @dataclass
@@ -59,6 +61,17 @@ def _events(stdout: str) -> list[dict]:
             except orjson.JSONDecodeError:
                 pass
     return out
+
+
+def _json(shown: subprocess.CompletedProcess[str]) -> dict | None:
+    """The document ``show -json`` printed, or None when it failed or printed something else."""
+    if shown.returncode != 0:
+        return None
+    try:
+        doc = orjson.loads(shown.stdout)
+    except orjson.JSONDecodeError:
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def _read_state(path: Path) -> dict:
@@ -131,9 +144,10 @@ def run_terraform(case: Case, path: Path) -> Run:
             run.states.append(_read_state(path))
             break
         graph = tf("graph", "-type=apply", "-plan=step.tfplan")
+        shown = tf("show", "-json", "step.tfplan")
         apply = tf("apply", "-input=false", "-json", "-parallelism=1", "step.tfplan")
         step = Step(apply.returncode, _events(apply.stdout), apply.stderr, parse_graph(graph.stdout),
-                    _events(plan.stdout))
+                    _events(plan.stdout), _json(shown))
         run.steps.append(step)
         run.states.append(_read_state(path))
     out = tf("output", "-json")
@@ -164,8 +178,15 @@ def run_strata(case: Case, path: Path) -> Run:
             return run
     for version, opts in ((1, ()), (2, case.options)):
         _write(path, case, version)
-        apply = strata("apply", "-auto-approve", "-input=false", "-json", "-parallelism=1", *opts)
-        run.steps.append(Step(apply.returncode, _events(apply.stdout), apply.stderr))
+        plan = strata("plan", "-input=false", "-json", "-parallelism=1", "-out=step.tfplan", *opts)
+        if plan.returncode != 0:
+            run.steps.append(Step(plan.returncode, _events(plan.stdout), plan.stderr))
+            run.states.append(_read_state(path))
+            break
+        shown = strata("show", "-json", "step.tfplan")
+        apply = strata("apply", "-input=false", "-json", "-parallelism=1", "step.tfplan")
+        run.steps.append(Step(apply.returncode, _events(apply.stdout), apply.stderr,
+                              plan_events=_events(plan.stdout), plan_json=_json(shown)))
         run.states.append(_read_state(path))
     out = strata("output", "-json")
     try:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from tests.differential.compare import Names, compare_states, deviations, id_names
+from tests.differential.compare import Names, compare_states, id_names
+from tests.differential.findings import deviations
 from tests.differential.run import Run, Step
 
 ONE, TWO = "100000000001", "100000000002"

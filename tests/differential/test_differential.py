@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import requires_terraform
 from tests.differential.check import check_seed, report
-from tests.differential.compare import deviations
+from tests.differential.findings import deviations
 from tests.differential.generate_modules import generate
 from tests.plugins.fetch import cache_dir, null_path
 
