@@ -50,8 +50,9 @@ system-deps:
 	  echo "note: could not install $$pkg; the tests that need it will skip"; \
 	done
 
+# on every core (pytest-xdist), each test file whole on one worker: its module fixtures run once
 test: lint plugins system-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
