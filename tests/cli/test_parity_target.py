@@ -405,3 +405,30 @@ def test_target_destroys_a_dependent_through_an_untargeted_object_before_updatin
     s.apply(THROUGH_V1)
     res = s.apply(THROUGH_V2, "-target=terraform_data.d")
     assert_before(res, ("delete", "terraform_data.c"), ("update", "terraform_data.a"))
+
+
+ONE_V1 = """
+resource "terraform_data" "a" {
+  count = 1
+  input = "${count.index}-1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[0].output
+}
+"""
+
+
+@both_tools("under -target strata applied every planned change of a target's dependency; terraform "
+            "plans the dependency whole but applies only the changes its apply graph reaches from the "
+            "targets, where a reference to one instance with a change reaches that instance alone (seed 712)")
+def test_target_applies_only_the_instance_a_target_refers_to(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(ONE_V1)
+    res = s.apply(ONE_V1.replace("count = 1", "count = 2").replace("-1", "-2"), "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("update", "terraform_data.a[0]"), ("update", "terraform_data.b")], started
+    planned = sorted((e["change"]["action"], e["change"]["resource"]["addr"])
+                     for e in res.events if e["type"] == "planned_change")
+    assert planned == [("create", "terraform_data.a[1]"), ("update", "terraform_data.a[0]"),
+                       ("update", "terraform_data.b")], planned
+    assert [i["index_key"] for r in s.state()["resources"] for i in r["instances"] if r["name"] == "a"] == [0]
