@@ -133,7 +133,7 @@ class Planner:
             if graph is None:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
             else:
-                ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph)
+                ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph, self.state.resources)
         covers: Callable[[InstanceAddr], bool] | None = ctx.targets.covers if ctx.targets is not None else None
         if ctx.forgotten and not destroy:  # a forgotten object is not read again
             covers = _not_forgotten(ctx, covers)

@@ -47,6 +47,17 @@ class Targets:
             return True
         return any(module_contains(m, r.module) for m in self.modules)
 
+    def touches_config(self, r: ResourceAddr) -> bool:
+        """Is the configuration resource of ``r`` (every instance of its module) named by a
+        target, or taken as a dependency? As terraform's graph of the plan has one node per
+        configuration resource, which a target in any module instance selects."""
+        cr = config_resource(r)
+        if cr in self.configs or any(config_resource(x) == cr for x in self.resources) \
+                or any(config_resource(i.resource) == cr for i in self.instances):
+            return True
+        names = tuple(n for n, _k in r.module.steps)
+        return any(names[:len(m.steps)] == tuple(n for n, _k in m.steps) for m in self.modules)
+
     def with_resources(self, more: set[ResourceAddr] | frozenset[ResourceAddr],
                        configs: frozenset[ResourceAddr] = frozenset()) -> Targets:
         whole = self.resources | more

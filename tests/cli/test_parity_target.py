@@ -315,8 +315,8 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("under -target strata left in the state a module's resource the configuration no longer "
-       "has, although a target refers to the module call, which waits for it (seed 632)")
+@both_tools("under -target strata left in the state a module's resource the configuration no longer "
+            "has, although a target refers to the module call, which waits for it (seed 632)")
 def test_target_deletes_a_removed_resource_of_a_module_a_target_refers_to(
         workdir: Workdir, tool: str) -> None:
     _module(workdir, GONE_V1)
@@ -354,8 +354,8 @@ output "o" {
 """
 
 
-@tools("under -target of a resource in one instance of a module, strata left the module "
-       "instances the configuration no longer has; terraform deletes their objects (seed 903)")
+@both_tools("under -target of a resource in one instance of a module, strata left the module "
+            "instances the configuration no longer has; terraform deletes their objects (seed 903)")
 def test_target_in_a_module_instance_deletes_the_module_instances_no_longer_configured(
         workdir: Workdir, tool: str) -> None:
     _module(workdir, EACH)
@@ -432,3 +432,20 @@ def test_target_applies_only_the_instance_a_target_refers_to(workdir: Workdir, t
     assert planned == [("create", "terraform_data.a[1]"), ("update", "terraform_data.a[0]"),
                        ("update", "terraform_data.b")], planned
     assert [i["index_key"] for r in s.state()["resources"] for i in r["instances"] if r["name"] == "a"] == [0]
+
+
+@both_tools("under -target strata neither planned nor applied the delete of a module's resource the "
+            "configuration no longer has; terraform plans it with the call a target refers to, and "
+            "applies it only when something the targets keep waits for it")
+def test_target_plans_a_removed_resource_of_a_module_but_applies_it_only_when_waited_for(
+        workdir: Workdir, tool: str) -> None:
+    _module(workdir, GONE_V1.replace("terraform_data.a.output", '"1"'))
+    s = Scenario(workdir, tool)
+    s.apply(CALLER)
+    _module(workdir, GONE_V2.replace('"2"', '"1"'))
+    res = s.apply(CALLER, "-target=terraform_data.b")
+    planned = [(e["change"]["action"], e["change"]["resource"]["addr"])
+               for e in res.events if e["type"] == "planned_change"]
+    assert planned == [("delete", "module.m[0].terraform_data.gone")], planned
+    assert steps(res) == [], steps(res)
+    assert "gone" in [r["name"] for r in s.state()["resources"]]
