@@ -449,3 +449,14 @@ def test_target_plans_a_removed_resource_of_a_module_but_applies_it_only_when_wa
     assert planned == [("delete", "module.m[0].terraform_data.gone")], planned
     assert steps(res) == [], steps(res)
     assert "gone" in [r["name"] for r in s.state()["resources"]]
+
+
+@both_tools("under -target of a resource in one instance of a module, strata kept the value of an "
+            "output over the module call; terraform's targeted graph has one node per configuration "
+            "resource, which the target selects, so the output is planned (seed 903)")
+def test_target_in_a_module_instance_updates_an_output_over_the_call(workdir: Workdir, tool: str) -> None:
+    _module(workdir, EACH)
+    s = Scenario(workdir, tool)
+    s.apply(EACH_CALLER % ("1", '["x", "y"]'))
+    s.apply(EACH_CALLER % ("2", '["y"]'), '-target=module.m["y"].terraform_data.r')
+    assert s.state()["outputs"]["o"]["value"] == {"y": "2"}
