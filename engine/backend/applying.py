@@ -8,6 +8,7 @@ module and ``engine/apply/`` to importing nothing of ``engine.planning``.)
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,7 +77,11 @@ async def apply_plan(p: Planned, emit: Callable[[ev.Event], None], *, parallelis
     from engine.apply.executor import Applier, ApplyResolver
     from engine.apply.graph import build_apply_graph
     from engine.apply.resolver import left_out_instances
+    from engine.apply.targeted import applied_part
 
+    applied = applied_part(p.plan, p.module)  # under -target, what terraform's pruned apply graph keeps
+    if applied is not p.plan:
+        p = dataclasses.replace(p, plan=applied, apply_graph=None)
     graph, work = p.apply_graph or build_apply_graph(p.plan)
     # configuration, plan and graph live until the end: move them out of the collector's
     # sight so its passes during the walk only scan what the walk creates. (No collection

@@ -8,6 +8,7 @@ dependencies): nothing here calls a provider or evaluates a value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from engine.addrs import ModulePath, ResourceAddr, config_resource, resource_addr
@@ -185,10 +186,13 @@ def _config_objects(module: Module) -> list[tuple[str, Any, list[E.Expr]]]:
     return out
 
 
-def with_dependencies(targets: Targets, g: Graph[CfgNode]) -> tuple[Targets, set[str]]:
+def with_dependencies(targets: Targets, g: Graph[CfgNode],
+                      prior: Iterable[ResourceAddr] = ()) -> tuple[Targets, set[str]]:
     """The targets and everything they depend on (whole resources: in a module, in every
     instance of it, as terraform's graph of the configuration has it), and the root's locals on
-    the way."""
+    the way. A reference to a module call itself waits for everything in the module, as
+    terraform's node closing it does: of the resources of ``prior`` (the state's), those under
+    such a call that the configuration no longer has too."""
     seen: set[CfgNode] = set()
     rs = [*targets.resources, *(i.resource for i in targets.instances)]
     todo = [CfgNode("resource", _within(r), tuple(n for n, _k in r.module.steps)) for r in rs]
@@ -197,17 +201,26 @@ def with_dependencies(targets: Targets, g: Graph[CfgNode]) -> tuple[Targets, set
         todo += [n for n in g.deps if n.kind == "resource" and n.path[:len(prefix)] == prefix]
     todo = [n for n in todo if n in g]
     targeted = set(todo)  # their instances are chosen by the targets; a dependency is taken whole
+    closed: set[tuple[str, ...]] = set()  # the calls referred to as such, not only expanded
     while todo:
-        for dep in g.deps[todo.pop()]:
+        node = todo.pop()
+        for dep in g.deps[node]:
+            if dep.kind == "call" and node.path[:len(dep.path) + 1] != (*dep.path, dep.name):
+                closed.add((*dep.path, dep.name))
             if dep not in seen:
                 seen.add(dep)
                 todo.append(dep)
     seen -= targeted
     included_locals = {n.name for n in seen if n.kind == "local" and not n.path}
     root = {n.name for n in seen if n.kind == "resource" and not n.path}
-    inside = frozenset(resource_addr(n.name.type, n.name.name, n.name.mode, ModulePath(tuple((p, None) for p in n.path)))
-                       for n in seen if n.kind == "resource" and n.path)
-    return targets.with_resources(root, inside), included_locals
+    inside = {resource_addr(n.name.type, n.name.name, n.name.mode, ModulePath(tuple((p, None) for p in n.path)))
+              for n in seen if n.kind == "resource" and n.path}
+    if closed:
+        for r in prior:
+            path = tuple(name for name, _k in r.module.steps)
+            if any(path[:len(c)] == c for c in closed) and CfgNode("resource", _within(r), path) not in g:
+                inside.add(config_resource(r))
+    return targets.with_resources(root, frozenset(inside)), included_locals
 
 
 def _within(r: ResourceAddr) -> ResourceAddr:

@@ -94,9 +94,12 @@ def plan_outputs(ctx: PlanContext) -> None:
 
 def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
     """Under -target, as terraform decides: an output is planned when it refers to a targeted
-    resource (through locals too) and to nothing that was left out."""
+    resource (through locals too) and to nothing that was left out. terraform's graph of the plan
+    has one node per configuration resource: a target in one instance of a module selects it in
+    every instance."""
     refs = ctx.module_deps.of_expr(ctx.root, expr)
-    return bool(refs) and ctx.targets is not None and all(ctx.targets.touches(r) for r in refs)
+    t = ctx.targets
+    return bool(refs) and t is not None and all(t.touches(r) or (r.module.steps and t.touches_config(r)) for r in refs)
 
 
 def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:

@@ -59,7 +59,8 @@ from engine.planning.outputs import (
 from engine.planning.refresh import Refresher
 from engine.planning.removals import check_prevent_destroy, plan_destroy, plan_orphans
 from engine.planning.resources import plan_resource
-from engine.planning.targeting import Targets
+from engine.planning.targeting import Targets, mark_targeted
+from engine.plans.kept import through_left_out
 from engine.plans.plan import Action, Expansion, Plan
 from engine.provider.registry import Providers
 from engine.state.model import State
@@ -132,7 +133,7 @@ class Planner:
             if graph is None:
                 ctx.targets = destroy_targets(self.state, ctx.targets)
             else:
-                ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph)
+                ctx.targets, ctx.included_locals = with_dependencies(ctx.targets, graph, self.state.resources)
         covers: Callable[[InstanceAddr], bool] | None = ctx.targets.covers if ctx.targets is not None else None
         if ctx.forgotten and not destroy:  # a forgotten object is not read again
             covers = _not_forgotten(ctx, covers)
@@ -202,6 +203,9 @@ class Planner:
                             and (c.action == Action.CREATE_THEN_DELETE
                                  or (c.action == Action.DELETE and c.create_before_destroy)) else c
                             for c in plan.changes]
+        if given is not None and not destroy:
+            plan.changes = mark_targeted(plan.changes, given)  # what apply applies, with what it waits for
+            plan.changes = through_left_out(plan.changes, self.state)  # what the destroys wait for
         self._record_for_apply()
         for c in plan.changes:
             if c.action != Action.NOOP or c.previous is not None or c.importing is not None:

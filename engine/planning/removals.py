@@ -15,9 +15,13 @@ def plan_orphans(ctx: PlanContext) -> None:
     """A deletion for each (targeted) object whose instance is not in configuration any more; a
     data source's is forgotten instead. An instance of a resource whose planning failed is left."""
     for addr, deposed, obj, prov in list(ctx.state.objects()):
-        if ctx.targets is not None and not ctx.targets.covers(addr):
-            continue  # not targeted: left as it is (data sources too)
         rc = ctx.module.resource_at(addr.resource)
+        if ctx.targets is not None and not ctx.targets.covers(addr) and not (
+                # terraform plans a resource's objects in the module instances no longer configured
+                # with the resource, whichever of its instances the targets name
+                rc is not None and addr.resource.module.steps and ctx.instances.get(addr.resource.module) is None
+                and ctx.targets.touches_config(addr.resource)):
+            continue  # not targeted: left as it is (data sources too)
         # its module is configured but not this instance of it: "because module.m[1] is not in configuration"
         no_module = rc is not None and bool(addr.resource.module.steps) and \
             ctx.instances.get(addr.resource.module) is None

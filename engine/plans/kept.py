@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from engine.addrs import InstanceAddr, ProviderConfigAddr, ResourceAddr, config_resource
-from engine.plans.plan import Action, Plan
+from engine.plans.plan import Action, Plan, ResourceInstanceChange
 from engine.state.model import ObjectState, State
 
 Deps = Mapping[ResourceAddr, set[ResourceAddr]]
@@ -60,6 +60,34 @@ def kept_dependencies(plan: Plan, state: State) -> list[tuple[InstanceAddr, Prov
         if lost:
             grown = tuple(sorted({*obj.dependencies, *lost}, key=str))  # the state's order
             out.append((addr, provider, dataclasses.replace(obj, dependencies=grown)))
+    return out
+
+
+def through_left_out(changes: list[ResourceInstanceChange], state: State) -> list[ResourceInstanceChange]:
+    """``changes`` of a targeted plan, each prior object's dependencies grown by what they reach
+    through the resources the plan has no change for, as the state records them.
+
+    terraform's recorded lists are transitive, and its apply graph orders a destroy by them: an
+    object that depended on ``a`` through ``b`` is destroyed before ``a`` is updated even where
+    ``-target`` leaves ``b`` out of the plan. strata's direct lists reach ``a`` only through
+    ``b``'s change, which the plan does not have."""
+    planned = {config_resource(c.addr.resource) for c in changes}
+    left: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
+    for addr, _deposed, obj, _provider in state.objects():
+        r = config_resource(addr.resource)
+        if r not in planned:
+            left[r] |= {config_resource(d) for d in obj.dependencies}
+    if not any(left.values()):
+        return changes
+    out = []
+    for c in changes:
+        direct = {config_resource(d) for d in c.prior_dependencies}
+        through = [d for d in direct if left.get(d)]
+        if through:
+            more = _closure(left, through) - direct - {config_resource(c.addr.resource)}
+            if more:
+                c = dataclasses.replace(c, prior_dependencies=tuple(sorted({*c.prior_dependencies, *more}, key=str)))
+        out.append(c)
     return out
 
 

@@ -107,6 +107,11 @@ class ResourceInstanceChange:
     one, whose destroy waits for its dependents (create_before_destroy): terraform's apply
     graph, pruned to the targets and their dependencies, leaves it out. A create-then-delete
     replacement leaves its old object deposed; a deletion leaves the object as it is."""
+    targeted: bool = False
+    """Under ``-target``: the instance is a target, or what a target's configuration refers to
+    (by its key where it has a change, else as a whole resource, as terraform's references
+    resolve in its apply graph). Apply applies these and what they wait for, and nothing else of
+    the plan (:func:`engine.apply.targeted.applied_part`)."""
 
     @property
     def is_replace(self) -> bool:

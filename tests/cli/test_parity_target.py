@@ -4,7 +4,7 @@ harness (tests/differential), issue 20."""
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, both_tools, steps, tools
+from tests.differential.scenario import Scenario, assert_before, both_tools, steps, tools
 
 CBD = """
 resource "terraform_data" "a" {
@@ -278,3 +278,185 @@ def test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent(workdir
         for r in list(deps):
             deps |= set(s.instance(r).get("dependencies", []))
     assert deps == {"terraform_data.a", "terraform_data.m"}, deps
+
+
+def _module(workdir: Workdir, text: str) -> None:
+    (workdir.path / "m").mkdir(exist_ok=True)
+    (workdir.path / "m" / "main.tf").write_text(text)
+
+
+GONE_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "gone" {
+  input = terraform_data.a.output
+}
+output "x" {
+  value = terraform_data.a.output
+}
+"""
+GONE_V2 = """
+resource "terraform_data" "a" {
+  input = "2"
+}
+output "x" {
+  value = terraform_data.a.output
+}
+"""
+CALLER = """
+module "m" {
+  source = "./m"
+  count  = 1
+}
+resource "terraform_data" "b" {
+  input = module.m[*].x
+}
+"""
+
+
+@both_tools("under -target strata left in the state a module's resource the configuration no longer "
+            "has, although a target refers to the module call, which waits for it (seed 632)")
+def test_target_deletes_a_removed_resource_of_a_module_a_target_refers_to(
+        workdir: Workdir, tool: str) -> None:
+    _module(workdir, GONE_V1)
+    s = Scenario(workdir, tool)
+    s.apply(CALLER)
+    _module(workdir, GONE_V2)
+    # gone, only in the state, is planned with the call b refers to; a's update waits for it
+    res = s.apply(CALLER, "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("delete", "module.m[0].terraform_data.gone"), ("update", "module.m[0].terraform_data.a"),
+                       ("update", "terraform_data.b")], started
+
+
+EACH = """
+variable "x" {}
+resource "terraform_data" "r" {
+  input = var.x
+}
+output "x" {
+  value = terraform_data.r.output
+}
+"""
+EACH_CALLER = """
+resource "terraform_data" "a" {
+  input = "%s"
+}
+module "m" {
+  source   = "./m"
+  for_each = toset(%s)
+  x        = terraform_data.a.output
+}
+output "o" {
+  value = { for k, v in module.m : k => v.x }
+}
+"""
+
+
+@both_tools("under -target of a resource in one instance of a module, strata left the module "
+            "instances the configuration no longer has; terraform deletes their objects (seed 903)")
+def test_target_in_a_module_instance_deletes_the_module_instances_no_longer_configured(
+        workdir: Workdir, tool: str) -> None:
+    _module(workdir, EACH)
+    s = Scenario(workdir, tool)
+    s.apply(EACH_CALLER % ("1", '["x", "y"]'))
+    # the delete of module.m["x"]'s object, planned with the targeted resource, comes before the
+    # update of a (its dependency), which the target waits for
+    res = s.apply(EACH_CALLER % ("2", '["y"]'), '-target=module.m["y"].terraform_data.r')
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("delete", 'module.m["x"].terraform_data.r'), ("update", "terraform_data.a"),
+                       ("update", 'module.m["y"].terraform_data.r')], started
+
+
+THROUGH_V1 = """
+resource "terraform_data" "a" {
+  input = "1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+}
+resource "terraform_data" "c" {
+  input = terraform_data.b.output
+  triggers_replace = "1"
+}
+"""
+THROUGH_V2 = """
+resource "terraform_data" "a" {
+  input = "2"
+}
+resource "terraform_data" "c" {
+  input = "x"
+  triggers_replace = "2"
+}
+resource "terraform_data" "d" {
+  input = [terraform_data.a.output, terraform_data.c.output]
+}
+"""
+
+
+@both_tools("under -target strata updated a dependency before destroying an object that depended on "
+            "it through an untargeted object the apply leaves alone (seed 783)")
+def test_target_destroys_a_dependent_through_an_untargeted_object_before_updating_its_dependency(
+        workdir: Workdir, tool: str) -> None:
+    # c depended on a through b, which is no longer configured and, untargeted, stays: c's
+    # delete-first replacement still destroys it before a is updated
+    s = Scenario(workdir, tool)
+    s.apply(THROUGH_V1)
+    res = s.apply(THROUGH_V2, "-target=terraform_data.d")
+    assert_before(res, ("delete", "terraform_data.c"), ("update", "terraform_data.a"))
+
+
+ONE_V1 = """
+resource "terraform_data" "a" {
+  count = 1
+  input = "${count.index}-1"
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a[0].output
+}
+"""
+
+
+@both_tools("under -target strata applied every planned change of a target's dependency; terraform "
+            "plans the dependency whole but applies only the changes its apply graph reaches from the "
+            "targets, where a reference to one instance with a change reaches that instance alone (seed 712)")
+def test_target_applies_only_the_instance_a_target_refers_to(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(ONE_V1)
+    res = s.apply(ONE_V1.replace("count = 1", "count = 2").replace("-1", "-2"), "-target=terraform_data.b")
+    started = [(action, addr) for kind, action, addr in steps(res) if kind == "start"]
+    assert started == [("update", "terraform_data.a[0]"), ("update", "terraform_data.b")], started
+    planned = sorted((e["change"]["action"], e["change"]["resource"]["addr"])
+                     for e in res.events if e["type"] == "planned_change")
+    assert planned == [("create", "terraform_data.a[1]"), ("update", "terraform_data.a[0]"),
+                       ("update", "terraform_data.b")], planned
+    assert [i["index_key"] for r in s.state()["resources"] for i in r["instances"] if r["name"] == "a"] == [0]
+
+
+@both_tools("under -target strata neither planned nor applied the delete of a module's resource the "
+            "configuration no longer has; terraform plans it with the call a target refers to, and "
+            "applies it only when something the targets keep waits for it")
+def test_target_plans_a_removed_resource_of_a_module_but_applies_it_only_when_waited_for(
+        workdir: Workdir, tool: str) -> None:
+    _module(workdir, GONE_V1.replace("terraform_data.a.output", '"1"'))
+    s = Scenario(workdir, tool)
+    s.apply(CALLER)
+    _module(workdir, GONE_V2.replace('"2"', '"1"'))
+    res = s.apply(CALLER, "-target=terraform_data.b")
+    planned = [(e["change"]["action"], e["change"]["resource"]["addr"])
+               for e in res.events if e["type"] == "planned_change"]
+    assert planned == [("delete", "module.m[0].terraform_data.gone")], planned
+    assert steps(res) == [], steps(res)
+    assert "gone" in [r["name"] for r in s.state()["resources"]]
+
+
+@both_tools("under -target of a resource in one instance of a module, strata kept the value of an "
+            "output over the module call; terraform's targeted graph has one node per configuration "
+            "resource, which the target selects, so the output is planned (seed 903)")
+def test_target_in_a_module_instance_updates_an_output_over_the_call(workdir: Workdir, tool: str) -> None:
+    _module(workdir, EACH)
+    s = Scenario(workdir, tool)
+    s.apply(EACH_CALLER % ("1", '["x", "y"]'))
+    s.apply(EACH_CALLER % ("2", '["y"]'), '-target=module.m["y"].terraform_data.r')
+    assert s.state()["outputs"]["o"]["value"] == {"y": "2"}
