@@ -27,6 +27,9 @@ terraform's graph has one node per resource of a module, not per module instance
 an expanded module (``count`` or ``for_each`` on the call) that depends on another as a whole
 waits for it *in every instance of the module* (E1 through one barrier per configuration
 resource, :meth:`_Builder.every_instance`), as does one that reads an output of one instance.
+The dependencies recorded in state (E2, E4, E5), named without instance keys, stand for the
+resource in every instance of a module too, but, as terraform's destroy edges, never for one in
+another instance of the dependent's own module.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import field
 
-from engine.addrs import InstanceAddr, ResourceAddr, config_resource
+from engine.addrs import InstanceAddr, ModulePath, ResourceAddr, config_resource
 from engine.apply.reach import Reach
 from engine.diagnostics import CycleError
 from engine.frozen import frozen
@@ -204,17 +207,20 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
     cu_barrier = {r: b.barrier(r, "applied", ns) for r, ns in b.cu_by_res.items()}
 
     # the state records a dependency in a module without its instance keys: it stands for the
-    # resource in every instance of the module
+    # resource in every instance of the module, except, for an object in the same module, in the
+    # instances other than its own (terraform's DestroyEdgeTransformer skips those edges:
+    # graphNodesAreResourceInstancesInDifferentInstancesOfSameModule)
     by_config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
     for c in plan.changes:
         by_config[config_resource(c.addr.resource)].add(c.addr.resource)
 
     def prior_of(c: ResourceInstanceChange) -> set[ResourceAddr]:
         out: set[ResourceAddr] = set()
+        mine = c.addr.resource.module
         for r in c.prior_dependencies:
             found = by_config.get(r)
             if found:
-                out |= found
+                out.update(f for f in found if not _other_instance_of_same_module(f.module, mine))
             else:
                 out.add(r)
         return out
@@ -321,6 +327,11 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
 
 _CHECKS_START = ResourceAddr("check", "blocks", "data")
 """What the barrier before the check blocks' data sources is named by (never a resource's)."""
+
+
+def _other_instance_of_same_module(a: ModulePath, b: ModulePath) -> bool:
+    """``a`` and ``b`` are different instances of one module of the configuration."""
+    return a != b and len(a.steps) == len(b.steps) and all(x[0] == y[0] for x, y in zip(a.steps, b.steps, strict=True))
 
 
 def _config_resources(c: ResourceInstanceChange) -> set[ResourceAddr]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.addrs import ModulePath, module_contains
+from engine.addrs import ModulePath, ResourceAddr, config_resource, module_contains, resource_addr
 from engine.config import conditions
 from engine.config.checkables import OUTPUT_PRECONDITION, VALIDATION, named_config_addr
+from engine.config.model import Module
 from engine.config.module_instances import ModuleInstance
 from engine.config.references import expressions_of
 from engine.diagnostics import SourceRange, decl_range, error, errors_of
@@ -94,12 +95,39 @@ def plan_outputs(ctx: PlanContext) -> None:
 
 def _output_included(ctx: PlanContext, expr: E.Expr) -> bool:
     """Under -target, as terraform decides: an output is planned when it refers to a targeted
-    resource (through locals too) and to nothing that was left out. terraform's graph of the plan
-    has one node per configuration resource: a target in one instance of a module selects it in
-    every instance."""
+    resource (through locals too) and to nothing that was left out (terraform's
+    TargetsTransformer: every resource node among the output's ancestors is targeted)."""
     refs = ctx.module_deps.of_expr(ctx.root, expr)
     t = ctx.targets
-    return bool(refs) and t is not None and all(t.touches(r) or (r.module.steps and t.touches_config(r)) for r in refs)
+    if not refs or t is None:
+        return False
+    # terraform's targeted plan graph has one node per resource of a module, not per module
+    # instance: a target in one instance of an expanded module (and what it depends on) takes
+    # the resource's node in every instance, so an output over the other instances is planned
+    # too; what the state has that the configuration does not are nodes of their own instances
+    configs = {config_resource(r) for r in (*t.resources, *(i.resource for i in t.instances))} | t.configs
+    modules = [ModulePath(tuple((n, None) for n, _k in m.steps)) for m in t.modules]
+
+    def targeted(r: ResourceAddr) -> bool:
+        if t.touches(r) or (r.module.steps and t.touches_config(r)):
+            return True
+        if r.module.is_root or not _configured(ctx.module, r):
+            return False
+        cr = config_resource(r)
+        return cr in configs or any(module_contains(m, cr.module) for m in modules)
+
+    return all(targeted(r) for r in refs)
+
+
+def _configured(root: Module, r: ResourceAddr) -> bool:
+    """Does the configuration have the resource ``r`` (in its module, whatever its instance)?"""
+    m = root
+    for name, _key in r.module.steps:
+        call = m.calls.get(name)
+        if call is None:
+            return False
+        m = call.module
+    return resource_addr(r.type, r.name, r.mode) in m.resources
 
 
 def check_variable(ctx: PlanContext, mi: ModuleInstance, name: str) -> None:

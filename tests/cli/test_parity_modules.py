@@ -305,3 +305,57 @@ def test_reference_to_a_module_call_depends_on_the_resources_it_has_only_in_the_
     res = s.apply(ORPHAN_V2, check=False)
     assert res.returncode == 1
     assert "Cycle: " in res.stderr or "Cycle: " in res.stdout
+
+
+INSTANCE_MODULE_V1 = """
+resource "terraform_data" "a" {
+}
+resource "terraform_data" "b" {
+  depends_on = [terraform_data.a]
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+INSTANCE_MODULE_V2 = """
+resource "terraform_data" "a" {
+}
+resource "terraform_data" "b" {
+  depends_on = [terraform_data.a]
+}
+"""
+
+INSTANCE_V1 = """
+module "m" {
+  source   = "./m"
+  for_each = toset(["x", "y"])
+}
+"""
+
+INSTANCE_V2 = """
+module "m" {
+  source   = "./m"
+  for_each = toset(["y"])
+}
+"""
+
+
+@both_tools("the dependency recorded in the state by a resource in an expanded module stood for the "
+            "resource in every instance of the module, so the create_before_destroy destroy of "
+            "m['x'].b waited for the delete-first replacement of m['y'].a and found a cycle; "
+            "terraform's destroy edges skip other instances of the same module (seed 1684)")
+def test_recorded_dependency_in_an_expanded_module_orders_nothing_in_its_other_instances(
+        workdir: Workdir, tool: str) -> None:
+    # m["x"] is removed: its b, create_before_destroy in the state, is destroyed after what it
+    # depends on is created; m["y"].a is replaced delete-first. Were m["x"].b's recorded
+    # dependency on module.m.terraform_data.a m["y"]'s too, its destroy would wait for m["y"].a's
+    # create, which waits for m["y"].a's destroy, which waits for its dependents' destroys
+    (workdir.path / "m").mkdir()
+    (workdir.path / "m" / "main.tf").write_text(INSTANCE_MODULE_V1)
+    s = Scenario(workdir, tool)
+    s.apply(INSTANCE_V1)
+    (workdir.path / "m" / "main.tf").write_text(INSTANCE_MODULE_V2)
+    res = s.apply(INSTANCE_V2, '-replace=module.m["y"].terraform_data.a')
+    assert_before(res, ("delete", 'module.m["x"].terraform_data.b'), ("delete", 'module.m["x"].terraform_data.a'))
+    assert_before(res, ("delete", 'module.m["y"].terraform_data.a'), ("create", 'module.m["y"].terraform_data.a'))

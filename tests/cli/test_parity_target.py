@@ -3,6 +3,8 @@ harness (tests/differential), issue 20."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import Workdir
 from tests.differential.scenario import Scenario, assert_before, both_tools, steps, tools
 
@@ -394,6 +396,31 @@ resource "terraform_data" "d" {
 }
 """
 
+TARGET_MODULE = """
+resource "terraform_data" "a" {
+  input = "a1"
+}
+output "a" {
+  value = terraform_data.a.output
+}
+"""
+
+TARGET_MODULE_CALL = """
+module "m" {
+  source   = "./m"
+  for_each = toset(["x", "y"])
+}
+resource "terraform_data" "b" {
+  input = "b1"
+}
+output "a" {
+  value = { for k, v in module.m : k => v.a }
+}
+output "b" {
+  value = { for k, v in module.m : k => [v.a, terraform_data.b.output] }
+}
+"""
+
 
 @both_tools("under -target strata updated a dependency before destroying an object that depended on "
             "it through an untargeted object the apply leaves alone (seed 783)")
@@ -460,3 +487,22 @@ def test_target_in_a_module_instance_updates_an_output_over_the_call(workdir: Wo
     s.apply(EACH_CALLER % ("1", '["x", "y"]'))
     s.apply(EACH_CALLER % ("2", '["y"]'), '-target=module.m["y"].terraform_data.r')
     assert s.state()["outputs"]["o"]["value"] == {"y": "2"}
+
+
+@both_tools("under -target of a resource in one instance of an expanded module strata kept an "
+            "output over the module's instances; terraform's targeted graph has one node per "
+            "resource of a module, which the target takes in every instance, and plans it (seed 1468)")
+@pytest.mark.parametrize("target", ['module.m["x"].terraform_data.a', 'module.m["x"]'])
+def test_target_in_one_module_instance_plans_an_output_over_every_instance(
+        workdir: Workdir, tool: str, target: str) -> None:
+    (workdir.path / "m").mkdir()
+    (workdir.path / "m" / "main.tf").write_text(TARGET_MODULE)
+    s = Scenario(workdir, tool)
+    s.apply(TARGET_MODULE_CALL)
+    (workdir.path / "m" / "main.tf").write_text(TARGET_MODULE.replace('"a1"', '"a2"'))
+    s.apply(TARGET_MODULE_CALL.replace('"b1"', '"b2"'), f"-target={target}")
+    outputs = s.state()["outputs"]
+    # a is planned: m["x"].a updated, m["y"].a as the state has it; b also refers to what was
+    # left out, and keeps its value
+    assert outputs["a"]["value"] == {"x": "a2", "y": "a1"}, outputs
+    assert outputs["b"]["value"] == {"x": ["a1", "b1"], "y": ["a1", "b1"]}, outputs

@@ -75,3 +75,22 @@ def test_a_root_resource_is_not_waited_for_through_a_module_barrier() -> None:
     g, _ = build_apply_graph(Plan(changes=changes))
     assert {str(n) for n in g.nodes()} == {"terraform_data.a[0] (create)", "terraform_data.a[1] (create)",
                                           "terraform_data.b (create)", "terraform_data.a [applied]"}
+
+
+def test_a_recorded_dependency_orders_nothing_in_another_instance_of_the_same_module() -> None:
+    # module.m[0] is gone: its b, create_before_destroy in the state, is destroyed after what it
+    # depends on is created, and m[1].a is replaced delete-first. The dependency b recorded,
+    # module.m.terraform_data.a, stands for a in m[0] alone (terraform's DestroyEdgeTransformer
+    # skips other instances of the same module): in every instance it would be a cycle
+    config_a = ResourceAddr("terraform_data", "a", "managed", ModulePath((("m", None),)))
+    gone_a, gone_b, kept_a = InstanceAddr(res("a", 0)), InstanceAddr(res("b", 0)), InstanceAddr(res("a", 1))
+    changes = [
+        ResourceInstanceChange(gone_a, Action.DELETE, PROVIDER, {"id": "a0"}, None),
+        ResourceInstanceChange(gone_b, Action.DELETE, PROVIDER, {"id": "b0"}, None, create_before_destroy=True,
+                               prior_dependencies=(config_a,)),
+        ResourceInstanceChange(kept_a, Action.DELETE_THEN_CREATE, PROVIDER, {"id": "a1"}, {"id": "y"}),
+    ]
+    g, _ = build_apply_graph(Plan(changes=changes))
+    assert waits(g, ApplyNode(gone_a, Action.DELETE), ApplyNode(gone_b, Action.DELETE))
+    assert not waits(g, ApplyNode(gone_b, Action.DELETE), ApplyNode(kept_a, Action.CREATE))
+    assert not waits(g, ApplyNode(kept_a, Action.DELETE), ApplyNode(gone_b, Action.DELETE))
