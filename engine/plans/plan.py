@@ -107,6 +107,12 @@ class ResourceInstanceChange:
     one, whose destroy waits for its dependents (create_before_destroy): terraform's apply
     graph, pruned to the targets and their dependencies, leaves it out. A create-then-delete
     replacement leaves its old object deposed; a deletion leaves the object as it is."""
+    depends_on_whole: frozenset[ResourceAddr] = frozenset()
+    """The resources of ``depends_on`` named by a key that is not a constant (``a[count.index]``,
+    ``a[each.key]``): terraform's graph reads such a reference as one to the whole resource, so a
+    create_before_destroy change forces create_before_destroy on every instance of it, where a
+    constant key (``a["c"]``, ``a[0]``) forces the instance named alone
+    (:mod:`engine.planning.create_before_destroy`)."""
 
     @property
     def is_replace(self) -> bool:
