@@ -5,7 +5,7 @@ apply graph is finer than strata's. Found by the differential harness once it ge
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, assert_before, both_tools, tools
+from tests.differential.scenario import Scenario, assert_before, both_tools
 
 ONE_INSTANCE = """
 resource "terraform_data" "a" {
@@ -191,9 +191,9 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata destroys an instance gone from count, recorded create_before_destroy, without waiting "
-       "for the create of what names another instance of its resource; terraform waits for it "
-       "(seed 1079, shrunk)")
+@both_tools("strata destroyed an instance gone from count, recorded create_before_destroy, without "
+            "waiting for the create of what names another instance of its resource; terraform waits "
+            "for it (seed 1079, shrunk)")
 def test_a_create_before_destroy_orphan_is_destroyed_after_what_refers_to_its_resource(
         workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)

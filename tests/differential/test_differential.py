@@ -40,10 +40,6 @@ KNOWN: dict[str, str] = {
     # test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan)
     "state: dependencies [-target]":
         "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
-    # an orphan recorded create_before_destroy waits for what refers to any instance of its
-    # resource (seed 1079)
-    "order: delete before the create it waits for":
-        "test_parity_instance_references.py::test_a_create_before_destroy_orphan_is_destroyed_after_what_refers_to_its_resource",
 }
 
 
