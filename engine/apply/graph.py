@@ -255,7 +255,10 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 bar = b.every_instance(r)  # in every instance of its module, if that is expanded
                 if bar is not None:
                     g.add_edge(cu_node, bar)
-            for r in config_res | prior_res:
+            # the destroys of every instance of what it refers to, by instance too: terraform
+            # orders by the resources it depends on (those of its configuration merged into those
+            # recorded in state), so a create_before_destroy orphan of one waits for it as well
+            for r in _config_resources(c) | prior_res:
                 if r == c.addr.resource:
                     continue
                 nb = b.d_barrier(r, False)

@@ -106,7 +106,8 @@ async def plan_scoped_read(ctx: PlanContext, inst: InstanceToPlan, read: Callabl
     ctx.plan.scoped_reads.add(addr)
     ctx.plan.changes.append(ResourceInstanceChange(
         addr, Action.READ, inst.resource.provider_addr, None, value, CHECK_NESTED, None, (), False,
-        deps.instances, deps.resources, deps.recorded, (), config, ctx.sensitive_of(addr)))
+        deps.instances, deps.resources, deps.recorded, (), config, ctx.sensitive_of(addr),
+        depends_on_whole=deps.keyed))
     return value
 
 

@@ -54,11 +54,24 @@ def configured_forcing(module: Module, graph: Graph[CfgNode],
     return out
 
 
+_NO_NODE = frozenset({Action.NOOP, Action.DELETE, Action.FORGET})
+"""The actions of an object that has no node in terraform's apply graph to refer to (one without
+a change keeps one when its resource has conditions to check)."""
+
+
+def conditioned_resources(module: Module) -> set[ConfigKey]:
+    """The resources of the configuration with preconditions or postconditions: their instances
+    without a change keep a node in terraform's apply graph (the conditions are checked again)."""
+    return {(m.path, addr.type, addr.name, addr.mode) for m in module.tree() for addr, rc in m.resources.items()
+            if rc.lifecycle.preconditions or rc.lifecycle.postconditions}
+
+
 def force_create_before_destroy(changes: list[ResourceInstanceChange],
                                 configured: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
                                 targeted: bool = False,
                                 targeted_forcing: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
                                 unplanned_forcing: set[ConfigKey] | frozenset[ConfigKey] | None = None,
+                                conditioned: set[ConfigKey] | frozenset[ConfigKey] = frozenset(),
                                 ) -> list[ResourceInstanceChange]:
     """``changes`` with every (transitive) dependency of a create_before_destroy change made
     create_before_destroy: a delete-then-create becomes create-then-delete. Order is kept.
@@ -69,8 +82,14 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
 
     The flag an applied object records is its instance's own, as terraform's apply graph forces
     it: from the create_before_destroy changes that refer to that instance (``a["c"]`` forces
-    ``a["c"]`` alone), or from what ``unplanned_forcing`` names (the resources forced by
+    ``a["c"]`` alone; a key that is not a constant, ``a[count.index]``, every instance of ``a``,
+    as terraform's graph reads it as a reference to the whole resource), or from what
+    ``unplanned_forcing`` names (the resources forced by
     create_before_destroy resources without a planned change; None: every forced resource).
+    A constant key naming an instance without a node in terraform's apply graph (one deleted,
+    forgotten or without a change: no change and no conditions, ``conditioned`` naming the
+    resources with some) is a reference to the whole resource there, as terraform's reference
+    map falls back to the resource when it has no node for the instance.
     The order stays the configuration's (terraform plans per resource: every instance of ``a``
     is replaced create-then-delete), and so does the flag rewritten on an object without a
     change."""
@@ -84,6 +103,9 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
     # reference edges: the dependencies recorded in state force nothing, and where they would
     # order a create-first destroy after a dependency's delete-first replacement, terraform's
     # apply graph has a cycle, which strata reports as it does
+    noded = [c.action not in _NO_NODE or (c.action == Action.NOOP and bool(conditioned)
+                                           and config_key(c.addr.resource) in conditioned)
+             for c in changes]
     stack = [i for i, c in enumerate(changes) if c.create_before_destroy]
     seen = set(stack)
     forced: set[int] = set()
@@ -93,8 +115,12 @@ def force_create_before_destroy(changes: list[ResourceInstanceChange],
             c = changes[stack.pop()]
             targets: list[int] = []
             for d in c.depends_on:
-                targets.extend(by_addr.get(d, ()))
-            for r in c.depends_on_resources:
+                named = by_addr.get(d, ())
+                if any(noded[t] for t in named):
+                    targets.extend(named)
+                else:  # terraform's reference map: the whole resource, wanting the instance
+                    targets.extend(by_res.get(d.resource, ()))
+            for r in c.depends_on_resources | c.depends_on_whole:
                 targets.extend(by_res.get(r, ()))
             for t in targets:
                 if t not in seen and changes[t].addr.resource != c.addr.resource:

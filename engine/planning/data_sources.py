@@ -58,5 +58,5 @@ async def plan_data(ctx: PlanContext, inst: InstanceToPlan) -> Any:
     reason = Reason.READ_DEPENDENCY_PENDING if is_wholly_known(config) else Reason.READ_CONFIG_UNKNOWN
     ctx.plan.changes.append(ResourceInstanceChange(
         addr, Action.READ, prov_addr, None, planned, reason, None, (), False, deps.instances, deps.resources,
-        deps.recorded, (), config, ctx.sensitive_of(addr)))
+        deps.recorded, (), config, ctx.sensitive_of(addr), depends_on_whole=deps.keyed))
     return planned

@@ -32,11 +32,15 @@ class RefSpec:
 class InstanceDeps:
     """What an instance depends on: single instances, whole resources (a reference with no key, or
     a key only known later, or through a local value), and both as the state records them
-    (configuration resources, sorted by their text)."""
+    (configuration resources, sorted by their text). ``keyed``: the resources of ``instances``
+    named by a key that is not a constant (``a[count.index]``, ``a[each.key]``; never ``a["c"]``
+    or ``a[0]``), which terraform's graph reads as references to the whole resource (what
+    create_before_destroy forces: :attr:`~engine.plans.plan.ResourceInstanceChange.depends_on_whole`)."""
 
     instances: frozenset[InstanceAddr]
     resources: frozenset[ResourceAddr]
     recorded: tuple[ResourceAddr, ...]
+    keyed: frozenset[ResourceAddr] = frozenset()
 
 
 def ref_specs(rc: ResourceConfig, mi: ModuleInstance, mdeps: ModuleDeps) -> tuple[list[RefSpec], set[ResourceAddr]]:
@@ -103,6 +107,7 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
     size on deep graphs."""
     insts: set[InstanceAddr] = set()
     res: set[ResourceAddr] = set(whole)
+    keyed: set[ResourceAddr] = set()
     for s in specs:
         if s.target in res:
             continue
@@ -127,11 +132,13 @@ def instance_deps(specs: list[RefSpec], whole: set[ResourceAddr], scope: Scope,
             k = int(k)
         if isinstance(k, (int, str)) and not isinstance(k, bool):
             insts.add(InstanceAddr(s.target, k))
+            if not isinstance(s.key, E.Literal):
+                keyed.add(s.target)
         else:
             res.add(s.target)
     if through:  # waited for whole, as terraform's graph waits through the empty resource's node
         for r in [r for r in res if r in through]:
             res |= through[r]
     recorded = tuple(sorted({config_resource(d.resource) for d in insts} | {config_resource(r) for r in res}, key=str))
-    return InstanceDeps(frozenset(insts), frozenset(res), recorded)
+    return InstanceDeps(frozenset(insts), frozenset(res), recorded, frozenset(keyed - res))
 

@@ -87,7 +87,8 @@ async def plan_instance(ctx: PlanContext, inst: InstanceToPlan,
     return ResourceInstanceChange(
         addr, action, inst.resource.provider_addr, prior, planned, reason, None, requires_replace, cbd,
         deps.instances, deps.resources, deps.recorded, prior_obj.dependencies if prior_obj is not None else (),
-        config, ctx.sensitive_of(addr) | recorded_names(prior_obj), marks=ctx.sensitive_of(addr), private=private)
+        config, ctx.sensitive_of(addr) | recorded_names(prior_obj), marks=ctx.sensitive_of(addr), private=private,
+        depends_on_whole=deps.keyed)
 
 
 async def _call_plan(ctx: PlanContext, inst: InstanceToPlan, prior: dict[str, Any] | None, config: dict[str, Any],

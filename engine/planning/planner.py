@@ -35,6 +35,7 @@ from engine.planning.checks import check_refreshed, plan_checks
 from engine.planning.context import Emit, PlanContext
 from engine.planning.create_before_destroy import (
     ConfigKey,
+    conditioned_resources,
     config_key,
     configured_forcing,
     force_create_before_destroy,
@@ -197,7 +198,7 @@ class Planner:
             unplanned = configured_forcing(self.module, graph, lambda n: (n.path, n.name.type, n.name.name,
                                                                           n.name.mode) not in planned)
         plan.changes = force_create_before_destroy(plan.changes, configured, ctx.targets is not None, in_targets,
-                                                   unplanned)
+                                                   unplanned, conditioned_resources(self.module))
         if given is not None and not destroy:
             plan.changes = [replace(c, destroy_left_out=True) if c.deposed is None and not given.covers(c.addr)
                             and (c.action == Action.CREATE_THEN_DELETE

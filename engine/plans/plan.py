@@ -112,6 +112,12 @@ class ResourceInstanceChange:
     (by its key where it has a change, else as a whole resource, as terraform's references
     resolve in its apply graph). Apply applies these and what they wait for, and nothing else of
     the plan (:func:`engine.apply.targeted.applied_part`)."""
+    depends_on_whole: frozenset[ResourceAddr] = frozenset()
+    """The resources of ``depends_on`` named by a key that is not a constant (``a[count.index]``,
+    ``a[each.key]``): terraform's graph reads such a reference as one to the whole resource, so a
+    create_before_destroy change forces create_before_destroy on every instance of it, where a
+    constant key (``a["c"]``, ``a[0]``) forces the instance named alone
+    (:mod:`engine.planning.create_before_destroy`)."""
 
     @property
     def is_replace(self) -> bool:

@@ -252,6 +252,7 @@ def _change(c: ResourceInstanceChange) -> dict[str, Any]:
         "marks": None if c.marks is None else sorted(c.marks),
         "previous": None if c.previous is None else _instance(c.previous), "importing": c.importing,
         "destroy_left_out": c.destroy_left_out, "targeted": c.targeted,
+        "depends_on_whole": sorted(_resource(r) for r in c.depends_on_whole),
     }
 
 
@@ -270,7 +271,8 @@ def _change_back(j: dict[str, Any]) -> ResourceInstanceChange:
         marks=None if j["marks"] is None else frozenset(_strings(j["marks"])),
         previous=None if j.get("previous") is None else _instance_back(j["previous"]),
         importing=_opt_str(j.get("importing")), destroy_left_out=_bool(j.get("destroy_left_out", False)),
-        targeted=_bool(j.get("targeted", False)))
+        targeted=_bool(j.get("targeted", False)),
+        depends_on_whole=frozenset(_resource_back(r) for r in _list(j.get("depends_on_whole", []))))
 
 
 def _outputs(outputs: Mapping[str, tuple[Any, bool]]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ apply graph is finer than strata's. Found by the differential harness once it ge
 from __future__ import annotations
 
 from tests.conftest import Workdir
-from tests.differential.scenario import Scenario, assert_before, both_tools, tools
+from tests.differential.scenario import Scenario, assert_before, both_tools
 
 ONE_INSTANCE = """
 resource "terraform_data" "a" {
@@ -98,8 +98,9 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata forces create_before_destroy per instance through a[count.index]; terraform's apply "
-       "graph reads a key known only per instance as a reference to the whole resource (seed 1168)")
+@both_tools("strata forced create_before_destroy per instance through a[count.index]; terraform's "
+            "apply graph reads a key known only per instance as a reference to the whole resource "
+            "(seed 1168)")
 def test_a_reference_by_count_index_forces_create_before_destroy_on_the_whole_resource(
         workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)
@@ -107,6 +108,57 @@ def test_a_reference_by_count_index_forces_create_before_destroy_on_the_whole_re
     flags = [inst.get("create_before_destroy", False) for r in s.state()["resources"] if r["name"] == "a"
              for inst in sorted(r["instances"], key=lambda i: i["index_key"])]
     assert flags == [True, True, True]
+
+
+UNCHANGED_NAMED = """
+resource "terraform_data" "a" {
+  count            = 2
+  input            = "x"
+  triggers_replace = count.index == 0 ? "t1" : "t0"
+  CONDITIONS
+}
+resource "terraform_data" "b" {
+  input = "${terraform_data.a[1].input}-v1"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"""
+
+POSTCONDITION = """lifecycle {
+    postcondition {
+      condition     = self.input == "x"
+      error_message = "x"
+    }
+  }"""
+
+
+def _cbd_flags(s: Scenario) -> list[bool]:
+    return [bool(inst.get("create_before_destroy")) for r in s.state()["resources"] if r["name"] == "a"
+            for inst in sorted(r["instances"], key=lambda i: i["index_key"])]
+
+
+@both_tools("strata forced create_before_destroy on the instance a constant key names alone, even "
+            "where terraform's apply graph has no node for it and refers to the whole resource "
+            "instead (seed 1204)")
+def test_a_constant_key_naming_an_instance_without_a_change_forces_the_whole_resource(
+        workdir: Workdir, tool: str) -> None:
+    # b changes and names a[1], which does not: a[0]'s replacement records the flag too
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED_NAMED.replace("CONDITIONS", ""))
+    s.apply(UNCHANGED_NAMED.replace("CONDITIONS", "").replace('"t1"', '"t2"').replace("-v1", "-v2"))
+    assert _cbd_flags(s) == [True, True]
+
+
+@both_tools("as above")
+def test_an_instance_without_a_change_whose_conditions_are_checked_is_forced_alone(
+        workdir: Workdir, tool: str) -> None:
+    # a postcondition keeps a node for the unchanged a[1] in terraform's apply graph: b's
+    # reference names it alone, and a[0]'s replacement records no flag
+    s = Scenario(workdir, tool)
+    s.apply(UNCHANGED_NAMED.replace("CONDITIONS", POSTCONDITION))
+    s.apply(UNCHANGED_NAMED.replace("CONDITIONS", POSTCONDITION).replace('"t1"', '"t2"').replace("-v1", "-v2"))
+    assert _cbd_flags(s) == [False, True]
 
 
 
@@ -139,9 +191,9 @@ resource "terraform_data" "b" {
 """
 
 
-@tools("strata destroys an instance gone from count, recorded create_before_destroy, without waiting "
-       "for the create of what names another instance of its resource; terraform waits for it "
-       "(seed 1079, shrunk)")
+@both_tools("strata destroyed an instance gone from count, recorded create_before_destroy, without "
+            "waiting for the create of what names another instance of its resource; terraform waits "
+            "for it (seed 1079, shrunk)")
 def test_a_create_before_destroy_orphan_is_destroyed_after_what_refers_to_its_resource(
         workdir: Workdir, tool: str) -> None:
     s = Scenario(workdir, tool)

@@ -40,14 +40,6 @@ KNOWN: dict[str, str] = {
     # test_parity_deposed.py::test_deposed_object_records_the_dependencies_of_its_last_plan)
     "state: dependencies [-target]":
         "test_parity_target.py::test_target_does_not_add_a_new_dependency_to_an_untargeted_dependent",
-    # a reference by a key known only per instance (a[count.index]) forces create_before_destroy
-    # on the whole resource in terraform's apply graph (seeds 1168, 1204)
-    "state: create_before_destroy":
-        "test_parity_instance_references.py::test_a_reference_by_count_index_forces_create_before_destroy_on_the_whole_resource",
-    # an orphan recorded create_before_destroy waits for what refers to any instance of its
-    # resource (seed 1079)
-    "order: delete before the create it waits for":
-        "test_parity_instance_references.py::test_a_create_before_destroy_orphan_is_destroyed_after_what_refers_to_its_resource",
 }
 
 

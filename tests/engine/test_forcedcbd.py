@@ -96,3 +96,45 @@ def test_an_instance_gone_from_count_keeps_its_flag_in_state() -> None:
     out = by_name(force_create_before_destroy(changes))
     assert out["terraform_data.a[0]"] == (Action.NOOP, True)
     assert out["terraform_data.a[1]"] == (Action.DELETE, False)
+
+
+def _names(key: int, whole: bool = False, cbd: bool = True) -> ResourceInstanceChange:
+    """b[key], create_before_destroy, naming a[key]: by a key known per instance when ``whole``
+    (``a[count.index]``), else by a constant one (``a[0]``)."""
+    a = addr("a").resource
+    return ResourceInstanceChange(addr("b", key), Action.CREATE, PROVIDER, None, None, create_before_destroy=cbd,
+                                  depends_on=frozenset({addr("a", key)}),
+                                  depends_on_whole=frozenset({a}) if whole else frozenset())
+
+
+def test_a_key_known_per_instance_forces_every_instance_of_the_resource() -> None:
+    changes = [change("a", Action.CREATE, key=k) for k in range(3)] + [_names(0, whole=True), _names(1, whole=True)]
+    out = by_name(force_create_before_destroy(changes))
+    assert [out[f"terraform_data.a[{k}]"][1] for k in range(3)] == [True, True, True]
+
+
+def test_a_constant_key_forces_the_instance_it_names_alone() -> None:
+    changes = [change("a", Action.CREATE, key=k) for k in range(3)] + [_names(0), _names(1)]
+    out = by_name(force_create_before_destroy(changes))
+    assert [out[f"terraform_data.a[{k}]"][1] for k in range(3)] == [True, True, False]
+
+
+def test_a_constant_key_naming_an_instance_without_a_change_forces_the_whole_resource() -> None:
+    # terraform's apply graph has no node for a[1]: the reference falls back to the resource
+    changes = [change("a", Action.DELETE_THEN_CREATE, key=0), change("a", Action.NOOP, key=1), _names(1)]
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.a[0]"] == (Action.CREATE_THEN_DELETE, True)
+
+
+def test_a_constant_key_naming_a_deleted_instance_forces_the_whole_resource() -> None:
+    changes = [change("a", Action.DELETE_THEN_CREATE, key=0), change("a", Action.DELETE, key=1), _names(1)]
+    out = by_name(force_create_before_destroy(changes))
+    assert out["terraform_data.a[0]"] == (Action.CREATE_THEN_DELETE, True)
+    assert out["terraform_data.a[1]"] == (Action.DELETE, False)
+
+
+def test_an_instance_without_a_change_whose_resource_has_conditions_is_named_alone() -> None:
+    # its conditions are checked again at apply: terraform's graph keeps a node for it
+    changes = [change("a", Action.DELETE_THEN_CREATE, key=0), change("a", Action.NOOP, key=1), _names(1)]
+    out = by_name(force_create_before_destroy(changes, conditioned={((), "terraform_data", "a", "managed")}))
+    assert out["terraform_data.a[0]"] == (Action.DELETE_THEN_CREATE, False)
