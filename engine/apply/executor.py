@@ -395,11 +395,13 @@ class Applier:
     def _skip_no_op(self, addr: InstanceAddr, c: ResourceInstanceChange, prior_obj: ObjectState,
                     done: Done) -> None:
         """Record an update whose final plan is a no-op without applying it: the object as it
-        was, with the dependencies and create_before_destroy flag the configuration gives it now
-        (terraform rewrites the flag when planning, the dependencies on every apply of the
-        instance), then its postconditions, evaluated on that object."""
-        obj = dataclasses.replace(prior_obj, dependencies=c.state_dependencies,
-                                  create_before_destroy=c.create_before_destroy)
+        was, with the create_before_destroy flag the configuration gives it now (terraform
+        rewrites the flag when planning) and its prior dependencies merged with those the
+        configuration gives it now (terraform's refresh merges them into the plan's prior state,
+        which the skipped change leaves as it is), then its postconditions, evaluated on that
+        object."""
+        deps = tuple(sorted({*prior_obj.dependencies, *c.state_dependencies}, key=str))
+        obj = dataclasses.replace(prior_obj, dependencies=deps, create_before_destroy=c.create_before_destroy)
         unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
 
         def durable() -> None:

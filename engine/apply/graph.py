@@ -239,6 +239,12 @@ def build_apply_graph(plan: Plan) -> tuple[Graph[Node], dict[ApplyNode, Work]]:
                 dep_cu = b.cu.get(dep)
                 if dep_cu is not None:
                     g.add_edge(cu_node, dep_cu)
+                elif dep.key is not None and dep.resource != c.addr.resource:
+                    # an instance without a create or update: terraform's reference falls back to
+                    # its resource, so this waits for the instances of it that have one
+                    whole = cu_barrier.get(dep.resource)
+                    if whole is not None:
+                        g.add_edge(cu_node, whole)
                 if dep.key is None and dep.resource.module.steps and dep.resource != c.addr.resource:
                     # a single-instance resource of a module: in every instance of the module
                     every = b.every_instance(dep.resource)

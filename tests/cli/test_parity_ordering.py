@@ -257,3 +257,46 @@ def test_update_waits_for_the_destroy_of_a_replaced_object_that_now_depends_on_i
     s.apply(NEW_DEPENDENCY_V1)
     res = s.apply(NEW_DEPENDENCY_V2)
     assert_before(res, ("delete", "terraform_data.c"), ("update", "terraform_data.a"))
+
+
+
+TRIGGERED_V1 = """
+resource "terraform_data" "r" {
+  for_each = toset(["c"])
+  input    = each.key
+}
+resource "terraform_data" "b" {
+  lifecycle {
+    replace_triggered_by = [terraform_data.r["c"].output]
+  }
+}
+resource "terraform_data" "a" {
+  input = "1"
+}
+"""
+TRIGGERED_V2 = """
+resource "terraform_data" "r" {
+  for_each = toset(["a", "c"])
+  input    = each.key
+}
+resource "terraform_data" "a" {
+  input = "2"
+  lifecycle {
+    replace_triggered_by = [terraform_data.r["c"].output]
+  }
+}
+"""
+
+
+@both_tools("strata does not order a change after the whole resource an instance in its "
+       "replace_triggered_by belongs to")
+def test_update_waits_for_every_instance_of_a_resource_in_replace_triggered_by(
+    workdir: Workdir, tool: str
+) -> None:
+    # a names r["c"] in replace_triggered_by (new in v2); r gains the instance "a" and a is
+    # updated. terraform's graph has a depend on the whole resource r, so r["a"]'s create
+    # comes first.
+    s = Scenario(workdir, tool)
+    s.apply(TRIGGERED_V1)
+    res = s.apply(TRIGGERED_V2)
+    assert_before(res, ("create", 'terraform_data.r["a"]'), ("update", "terraform_data.a"))

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tests.differential.findings import (
+    TOLERATED_CLOSURE,
     TOLERATED_DEPENDENCIES,
     Mismatch,
     normalize,
@@ -194,6 +195,14 @@ def _only_module_resources_missing(tf_deps: list[str], st_deps: list[str]) -> bo
     return bool(missing) and not extra and all(d.startswith("module.") for d in missing)
 
 
+def _closed(deps: list[str], closed: dict[str, frozenset[str]]) -> set[str]:
+    """``deps`` with everything each of them reaches through the lists of a state."""
+    out = set(deps)
+    for d in deps:
+        out |= closed.get(d, frozenset())
+    return out
+
+
 def _lists_by_resource(*states: dict) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for state in states:
@@ -233,6 +242,7 @@ def compare_states(phase: str, tf: dict, st: dict, tf_names: Names,
     b = state_view(st, st_names, transitive=False)
     tf_present, st_present = present_resources(tf), present_resources(st)
     st_direct = {addr: set(inst.get("dependencies", [])) for _, addr, inst in _objects(st)}
+    tf_closed = _closure(_lists_by_resource(tf))
     found: list[Mismatch] = []
     for addr in sorted(a.keys() - b.keys()):
         found.append(Mismatch("state: object missing in strata", f"{phase}: {addr} {a[addr]}"))
@@ -250,7 +260,9 @@ def compare_states(phase: str, tf: dict, st: dict, tf_names: Names,
                 if to[fld] == so[fld]:
                     continue
                 cls = f"state: {fld}"
-                if fld == "dependencies" and history is not None and _same_over_time(
+                if fld == "dependencies" and _closed(to[fld], tf_closed) & tf_present == set(so[fld]):
+                    cls = TOLERATED_CLOSURE
+                elif fld == "dependencies" and history is not None and _same_over_time(
                         addr, to[fld], so[fld], tf, st, history):
                     cls = TOLERATED_DEPENDENCIES
                 elif fld == "dependencies" and _only_module_resources_missing(to[fld], so[fld]):
