@@ -197,3 +197,63 @@ def test_configuration_and_relevant_attributes_with_modules_match_terraform(
     assert theirs["relevant_attributes"]  # the case has some: the comparison below is not vacuous
     for key in ("configuration", "relevant_attributes", "planned_values", "output_changes"):
         assert ours.get(key) == theirs.get(key), key
+
+
+TARGET_MAIN = """
+module "m" {
+  source = "./m"
+  count  = 2
+}
+output "o0" { value = module.m[*].r0_output }
+output "o1" { value = module.m[*].r1_output }
+"""
+
+TARGET_CHILD = """
+resource "terraform_data" "r0" {
+  count            = 2
+  input            = "v-${count.index}"
+  triggers_replace = "%s"
+}
+resource "terraform_data" "r1" {
+  for_each   = toset(["a", "b"])
+  input      = "%s-${each.key}"
+  depends_on = [terraform_data.r0]
+}
+output "r0_output" { value = terraform_data.r0[*].output }
+output "r1_output" { value = { for k, v in terraform_data.r1 : k => v.output } }
+"""
+
+
+def _targeted_plans(workdir: Workdir, tf: Workdir, main: str, child: tuple[str, str], changed: tuple[str, str],
+                    target: str) -> tuple[dict, dict]:
+    """Both tools' ``show -json`` of a plan of ``changed`` under ``-target`` after applying ``child``
+    (the module ``./m``, called from ``main``)."""
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(main)
+        wd.write(TARGET_CHILD % child, "m/main.tf")
+    assert tf.terraform("apply", "-auto-approve", "-input=false").returncode == 0
+    workdir.strata("apply", "-auto-approve", check=True)
+    docs = []
+    for wd, tool in ((workdir, "strata"), (tf, "terraform")):
+        wd.write(TARGET_CHILD % changed, "m/main.tf")
+        run = wd.strata if tool == "strata" else wd.terraform
+        assert run("plan", "-out=p.bin", f"-target={target}", "-input=false").returncode == 0
+        res = run("show", "-json", "p.bin")
+        assert res.returncode == 0, res.stderr
+        docs.append(_normalise(orjson.loads(res.stdout)))
+    return docs[0], docs[1]
+
+
+@requires_terraform
+def test_targeted_plan_evaluates_module_outputs_only_as_dependencies(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # under -target a module output is kept only when something kept depends on it: the root
+    # outputs over the whole module refer to an untargeted resource too, so they are left out, and
+    # the module output over the targeted resource is evaluated by nothing: no relevant attributes
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    ours, theirs = _targeted_plans(workdir, tf, TARGET_MAIN, ("t1", "v1"), ("t2", "v2"),
+                                   "module.m[0].terraform_data.r0[0]")
+    assert [c["address"] for c in theirs["resource_changes"]] == ["module.m[0].terraform_data.r0[0]"]
+    for key in ("relevant_attributes", "output_changes", "resource_changes"):
+        assert ours.get(key) == theirs.get(key), key
