@@ -257,3 +257,54 @@ def test_targeted_plan_evaluates_module_outputs_only_as_dependencies(
     assert [c["address"] for c in theirs["resource_changes"]] == ["module.m[0].terraform_data.r0[0]"]
     for key in ("relevant_attributes", "output_changes", "resource_changes"):
         assert ours.get(key) == theirs.get(key), key
+
+
+EARLY_MAIN = """
+resource "terraform_data" "r1" {
+  input = module.m.r0_output
+}
+module "m" {
+  source = "./m"
+  r1_id  = terraform_data.r1.id
+}
+output "ids" { value = module.m.r7_id }
+output "none" { value = module.m.none }
+"""
+
+EARLY_CHILD = """
+variable "r1_id" {}
+resource "terraform_data" "r0" {
+  input = "v0"
+}
+resource "terraform_data" "r7" {
+  count = 1
+  input = var.r1_id
+}
+resource "terraform_data" "r8" {
+  count = 0
+  input = var.r1_id
+}
+output "r0_output" { value = terraform_data.r0.output }
+output "r7_id" { value = terraform_data.r7[*].id }
+output "none" { value = terraform_data.r8[*].id }
+"""
+
+
+@requires_terraform
+def test_module_output_read_before_its_resources_are_planned_is_planned_as_precisely(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # r1 reads module.m (so every output of m) before m's r7 and r8, which wait for r1, are
+    # planned: the outputs' values once they are must be as precise as terraform's ([unknown], [])
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(EARLY_MAIN)
+        wd.write(EARLY_CHILD, "m/main.tf")
+    assert tf.terraform("init", "-input=false").returncode == 0
+    workdir.strata("init", "-input=false", check=True)
+    ours = _normalise(_saved_plan_json(workdir, "strata"))
+    theirs = _normalise(_saved_plan_json(tf, "terraform"))
+    assert theirs["output_changes"]["ids"]["after_unknown"] == [True]
+    assert theirs["output_changes"]["none"]["after"] == []
+    for key in ("planned_values", "output_changes", "resource_changes"):
+        assert ours.get(key) == theirs.get(key), key
