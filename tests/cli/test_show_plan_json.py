@@ -308,3 +308,52 @@ def test_module_output_read_before_its_resources_are_planned_is_planned_as_preci
     assert theirs["output_changes"]["none"]["after"] == []
     for key in ("planned_values", "output_changes", "resource_changes"):
         assert ours.get(key) == theirs.get(key), key
+
+
+EXPANDED_MAIN = """
+module "m" {
+  source   = "./m"
+  for_each = toset(["x", "y"])
+}
+output "o1" { value = { for k, v in module.m : k => v.r3_output } }
+"""
+
+EXPANDED_CHILD = """
+resource "terraform_data" "r0" {
+  input = "v2"
+}
+resource "terraform_data" "r3" {
+  input = { v = "%s", r0 = terraform_data.r0.output }
+}
+output "r0_id" { value = terraform_data.r0.id }
+output "r3_output" { value = terraform_data.r3.output }
+"""
+
+
+@requires_terraform
+def test_targeted_instance_in_one_module_instance_leaves_the_others_as_the_state_has_them(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # -target of r3 in module.m["x"]: r3 of module.m["y"] is not planned, and the output over the
+    # whole module sees it as the state has it (known), as terraform's does
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(EXPANDED_MAIN)
+        wd.write(EXPANDED_CHILD % "v0", "m/main.tf")
+    assert tf.terraform("apply", "-auto-approve", "-input=false").returncode == 0
+    workdir.strata("apply", "-auto-approve", check=True)
+    docs = []
+    for wd, run in ((workdir, workdir.strata), (tf, tf.terraform)):
+        wd.write(EXPANDED_CHILD % "v1", "m/main.tf")
+        assert run("plan", "-out=p.bin", '-target=module.m["x"].terraform_data.r3', "-input=false").returncode == 0
+        res = run("show", "-json", "p.bin")
+        assert res.returncode == 0, res.stderr
+        docs.append(_normalise(orjson.loads(res.stdout)))
+    ours, theirs = docs
+    assert theirs["output_changes"]["o1"]["after"] == {"y": {"r0": "v2", "v": "v0"}}
+    for key in ("output_changes", "planned_values", "resource_changes", "relevant_attributes"):
+        assert ours.get(key) == theirs.get(key), key
+    assert ours["prior_state"].get("values", {}).get("outputs") == theirs["prior_state"].get("values", {}).get("outputs")
+    workdir.strata("apply", "p.bin", check=True)
+    out = orjson.loads(workdir.strata("output", "-json", check=True).stdout)
+    assert out["o1"]["value"] == {"x": {"r0": "v2", "v": "v1"}, "y": {"r0": "v2", "v": "v0"}}
