@@ -229,7 +229,10 @@ class Planner:
         for mi in list(ctx.instances.of_config(node.path)):
             if node.kind == "resource":
                 addr = mi.at(node.name)
-                if ctx.targets is None or ctx.targets.touches(addr):
+                # a resource targeted in one module instance expands in every other one too, with
+                # no instance planned there (seen as the state has them), as terraform's graph has
+                # one node per configuration resource
+                if ctx.targets is None or ctx.targets.touches(addr) or ctx.targets.touches_config(addr):
                     rc = self.module.resource_at(addr)
                     assert rc is not None
                     await plan_resource(ctx, rc, mi)

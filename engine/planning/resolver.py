@@ -14,13 +14,15 @@ class PlanResolver:
     """Plan-time resource values: the planned new values of what was already planned; unknown for
     a resource not planned yet. ``kind`` and ``values`` are filled as each resource is planned
     (``kind``: "single", "count" or "for_each"); a resource's whole value is computed once, when
-    first asked for, so it must be asked only once the resource is planned."""
+    first asked for once the resource is in ``planned`` (before, it is not kept: all of a module's
+    outputs are evaluated when one is read, some over what is not planned yet, or not wholly)."""
 
     def __init__(self, module: Module) -> None:
         self.module = module
         self.kind: dict[ResourceAddr, str] = {}  # "single" | "count" | "for_each"
         self.values: dict[ResourceAddr, dict[InstanceKey, Any]] = {}
         self._whole: dict[ResourceAddr, Any] = {}
+        self.planned: set[ResourceAddr] = set()  # every instance planned: the whole value is final
 
     def has_resource(self, addr: ResourceAddr) -> bool:
         return addr in self.module.resources
@@ -43,10 +45,12 @@ class PlanResolver:
         v = self._whole.get(addr)
         if v is None:
             v = whole_resource_value(self.kind.get(addr, "single"), self.values.get(addr))
-            self._whole[addr] = v
+            if addr in self.planned:  # else read early (a module output over it): not final
+                self._whole[addr] = v
         return v
 
     def record_unplanned(self, addr: ResourceAddr, kind: str) -> None:
         """``addr`` could not be planned: it expands as its configuration says, with no instances."""
         self.kind[addr] = kind
         self.values[addr] = {}
+        self.planned.add(addr)

@@ -149,6 +149,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             commit(key, scope, got)
         if exc is not None:
             raise exc
+        ctx.resolver.planned.add(rc.addr)
         return
     for key, scope in expanded.instances:
         addr = rc.addr.instance(key)
@@ -158,6 +159,7 @@ async def plan_resource(ctx: PlanContext, rc: ResourceConfig, mi: ModuleInstance
             values[key] = UNKNOWN
             continue
         commit(key, scope, await work(key, scope))
+    ctx.resolver.planned.add(rc.addr)
 
 
 @dataclass(slots=True)

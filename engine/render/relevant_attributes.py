@@ -194,9 +194,7 @@ def relevant_attributes(plan: Plan, root: Module) -> list[dict[str, Any]]:
     """``[{"resource": ADDRESS, "attribute": PATH}, ...]``, sorted by resource (see the module)."""
     azr = _Analyzer(root)
     start: list[Located] = []
-    changed: set[ResourceAddr] = set()
     for c in plan.changes:
-        changed.add(c.addr.resource)
         if c.action == Action.NOOP:
             continue
         where = c.addr.resource.module
@@ -205,6 +203,7 @@ def relevant_attributes(plan: Plan, root: Module) -> list[dict[str, Any]]:
             continue
         start += _located(where, list(_body(rc)))
     left_out = plan.kept_outputs if plan.targeted else frozenset()
+    evaluated = _targeted_module_outputs(plan, root, left_out) if plan.targeted else None
     for name, oc in sorted(root.outputs.items()):
         if name not in left_out and _root_output_changed(plan, name, oc.sensitive):
             start += _located(ROOT, [oc.expr])
@@ -215,7 +214,7 @@ def relevant_attributes(plan: Plan, root: Module) -> list[dict[str, Any]]:
         for _, oc in sorted(cfg.outputs.items()):
             if isinstance(oc.expr, E.Literal) and oc.expr.value is None:
                 continue  # a null output is no change
-            if plan.targeted and not _touches(path, oc.expr, changed):
+            if evaluated is not None and (_names(path), oc.name) not in evaluated:
                 continue  # under -target, only what the targets' graph evaluates
             start += _located(path, [oc.expr])
     found: dict[tuple[Any, ...], tuple[str, list[str | int]]] = {}
@@ -252,9 +251,67 @@ def _attribute(where: ModulePath, parts: tuple[ResourceAddr, list[Step]]) -> tup
     return (f"{where}.{text}" if where.steps else text), path
 
 
-def _touches(where: ModulePath, expr: E.Expr, changed: set[ResourceAddr]) -> bool:
-    for ref in E.references(expr):
-        parts = _resource_parts(ref)
-        if parts is not None and ResourceAddr(parts[0].type, parts[0].name, parts[0].mode, where) in changed:
-            return True
-    return False
+def _names(path: ModulePath) -> tuple[str, ...]:
+    return tuple(n for n, _ in path.steps)
+
+
+def _targeted_module_outputs(plan: Plan, root: Module, left_out: frozenset[str]) -> set[tuple[tuple[str, ...], str]]:
+    """The module outputs (by module path without keys, and name) that a targeted plan's graph
+    evaluates: as terraform's ``TargetsTransformer``, a module output is a temporary value, kept
+    only as a dependency of what is kept (the resources planned, the root outputs not left out),
+    never for its own sake because what it refers to is targeted."""
+    todo: list[tuple[tuple[str, ...], E.Expr]] = []
+    found: set[tuple[tuple[str, ...], str]] = set()
+
+    def resource(names: tuple[str, ...], rc: ResourceConfig) -> None:
+        todo.extend((names, e) for e in _body(rc))
+        todo.extend((names, a.expr) for a in (rc.count, rc.for_each) if a is not None)
+        todo.extend((names, e) for _, e, _ in rc.depends_on if e is not None)
+        cfg = root.descendant(names)
+        for call in rc.depends_on_modules:
+            module(names, cfg.calls[call].module if cfg is not None and call in cfg.calls else None, call, None)
+
+    def module(names: tuple[str, ...], child: Module | None, call: str, only: str | None) -> None:
+        for out, oc in sorted(child.outputs.items()) if child is not None else ():
+            if only is None or only == out:
+                found.add(((*names, call), out))
+                todo.append(((*names, call), oc.expr))
+
+    for r in {c.addr.resource for c in plan.changes}:
+        rc = root.resource_at(r)
+        if rc is not None:
+            resource(_names(r.module), rc)
+            for i in range(len(r.module.steps)):  # the calls' count and for_each
+                caller = root.descendant(_names(r.module)[:i])
+                call = caller.calls.get(r.module.steps[i][0]) if caller is not None else None
+                if call is not None:
+                    todo.extend((_names(r.module)[:i], a.expr) for a in (call.count, call.for_each) if a is not None)
+    todo.extend(((), oc.expr) for name, oc in root.outputs.items() if name not in left_out)
+    seen: set[tuple[tuple[str, ...], int]] = set()
+    while todo:
+        names, expr = todo.pop()
+        if (names, id(expr)) in seen:
+            continue
+        seen.add((names, id(expr)))
+        cfg = root.descendant(names)
+        if cfg is None:
+            continue
+        for ref in E.references(expr):
+            steps = _static(ref.steps)
+            name = steps[0] if steps and isinstance(steps[0], str) else None
+            if name is None or ref.root in _NOWHERE:
+                continue
+            if ref.root == "var" and names:
+                caller = root.descendant(names[:-1])
+                call = caller.calls.get(names[-1]) if caller is not None else None
+                arg = call.arguments.get(name) if call is not None else None
+                if arg is not None:
+                    todo.append((names[:-1], arg.expr))
+            elif ref.root == "local" and name in cfg.locals:
+                todo.append((names, cfg.locals[name].expr))
+            elif ref.root == "module" and name in cfg.calls:
+                rest = [s for s in steps[1:] if isinstance(s, str)]
+                module(names, cfg.calls[name].module, name, rest[0] if rest else None)
+            elif (parts := _resource_parts(ref)) is not None and (rc := cfg.resources.get(parts[0])) is not None:
+                resource(names, rc)
+    return found

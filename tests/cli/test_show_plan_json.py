@@ -197,3 +197,163 @@ def test_configuration_and_relevant_attributes_with_modules_match_terraform(
     assert theirs["relevant_attributes"]  # the case has some: the comparison below is not vacuous
     for key in ("configuration", "relevant_attributes", "planned_values", "output_changes"):
         assert ours.get(key) == theirs.get(key), key
+
+
+TARGET_MAIN = """
+module "m" {
+  source = "./m"
+  count  = 2
+}
+output "o0" { value = module.m[*].r0_output }
+output "o1" { value = module.m[*].r1_output }
+"""
+
+TARGET_CHILD = """
+resource "terraform_data" "r0" {
+  count            = 2
+  input            = "v-${count.index}"
+  triggers_replace = "%s"
+}
+resource "terraform_data" "r1" {
+  for_each   = toset(["a", "b"])
+  input      = "%s-${each.key}"
+  depends_on = [terraform_data.r0]
+}
+output "r0_output" { value = terraform_data.r0[*].output }
+output "r1_output" { value = { for k, v in terraform_data.r1 : k => v.output } }
+"""
+
+
+def _targeted_plans(workdir: Workdir, tf: Workdir, main: str, child: tuple[str, str], changed: tuple[str, str],
+                    target: str) -> tuple[dict, dict]:
+    """Both tools' ``show -json`` of a plan of ``changed`` under ``-target`` after applying ``child``
+    (the module ``./m``, called from ``main``)."""
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(main)
+        wd.write(TARGET_CHILD % child, "m/main.tf")
+    assert tf.terraform("apply", "-auto-approve", "-input=false").returncode == 0
+    workdir.strata("apply", "-auto-approve", check=True)
+    docs = []
+    for wd, tool in ((workdir, "strata"), (tf, "terraform")):
+        wd.write(TARGET_CHILD % changed, "m/main.tf")
+        run = wd.strata if tool == "strata" else wd.terraform
+        assert run("plan", "-out=p.bin", f"-target={target}", "-input=false").returncode == 0
+        res = run("show", "-json", "p.bin")
+        assert res.returncode == 0, res.stderr
+        docs.append(_normalise(orjson.loads(res.stdout)))
+    return docs[0], docs[1]
+
+
+@requires_terraform
+def test_targeted_plan_evaluates_module_outputs_only_as_dependencies(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # under -target a module output is kept only when something kept depends on it: the root
+    # outputs over the whole module refer to an untargeted resource too, so they are left out, and
+    # the module output over the targeted resource is evaluated by nothing: no relevant attributes
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    ours, theirs = _targeted_plans(workdir, tf, TARGET_MAIN, ("t1", "v1"), ("t2", "v2"),
+                                   "module.m[0].terraform_data.r0[0]")
+    assert [c["address"] for c in theirs["resource_changes"]] == ["module.m[0].terraform_data.r0[0]"]
+    for key in ("relevant_attributes", "output_changes", "resource_changes"):
+        assert ours.get(key) == theirs.get(key), key
+
+
+EARLY_MAIN = """
+resource "terraform_data" "r1" {
+  input = module.m.r0_output
+}
+module "m" {
+  source = "./m"
+  r1_id  = terraform_data.r1.id
+}
+output "ids" { value = module.m.r7_id }
+output "none" { value = module.m.none }
+"""
+
+EARLY_CHILD = """
+variable "r1_id" {}
+resource "terraform_data" "r0" {
+  input = "v0"
+}
+resource "terraform_data" "r7" {
+  count = 1
+  input = var.r1_id
+}
+resource "terraform_data" "r8" {
+  count = 0
+  input = var.r1_id
+}
+output "r0_output" { value = terraform_data.r0.output }
+output "r7_id" { value = terraform_data.r7[*].id }
+output "none" { value = terraform_data.r8[*].id }
+"""
+
+
+@requires_terraform
+def test_module_output_read_before_its_resources_are_planned_is_planned_as_precisely(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # r1 reads module.m (so every output of m) before m's r7 and r8, which wait for r1, are
+    # planned: the outputs' values once they are must be as precise as terraform's ([unknown], [])
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(EARLY_MAIN)
+        wd.write(EARLY_CHILD, "m/main.tf")
+    assert tf.terraform("init", "-input=false").returncode == 0
+    workdir.strata("init", "-input=false", check=True)
+    ours = _normalise(_saved_plan_json(workdir, "strata"))
+    theirs = _normalise(_saved_plan_json(tf, "terraform"))
+    assert theirs["output_changes"]["ids"]["after_unknown"] == [True]
+    assert theirs["output_changes"]["none"]["after"] == []
+    for key in ("planned_values", "output_changes", "resource_changes"):
+        assert ours.get(key) == theirs.get(key), key
+
+
+EXPANDED_MAIN = """
+module "m" {
+  source   = "./m"
+  for_each = toset(["x", "y"])
+}
+output "o1" { value = { for k, v in module.m : k => v.r3_output } }
+"""
+
+EXPANDED_CHILD = """
+resource "terraform_data" "r0" {
+  input = "v2"
+}
+resource "terraform_data" "r3" {
+  input = { v = "%s", r0 = terraform_data.r0.output }
+}
+output "r0_id" { value = terraform_data.r0.id }
+output "r3_output" { value = terraform_data.r3.output }
+"""
+
+
+@requires_terraform
+def test_targeted_instance_in_one_module_instance_leaves_the_others_as_the_state_has_them(
+        workdir: Workdir, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # -target of r3 in module.m["x"]: r3 of module.m["y"] is not planned, and the output over the
+    # whole module sees it as the state has it (known), as terraform's does
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    for wd in (workdir, tf):
+        (wd.path / "m").mkdir()
+        wd.write(EXPANDED_MAIN)
+        wd.write(EXPANDED_CHILD % "v0", "m/main.tf")
+    assert tf.terraform("apply", "-auto-approve", "-input=false").returncode == 0
+    workdir.strata("apply", "-auto-approve", check=True)
+    docs = []
+    for wd, run in ((workdir, workdir.strata), (tf, tf.terraform)):
+        wd.write(EXPANDED_CHILD % "v1", "m/main.tf")
+        assert run("plan", "-out=p.bin", '-target=module.m["x"].terraform_data.r3', "-input=false").returncode == 0
+        res = run("show", "-json", "p.bin")
+        assert res.returncode == 0, res.stderr
+        docs.append(_normalise(orjson.loads(res.stdout)))
+    ours, theirs = docs
+    assert theirs["output_changes"]["o1"]["after"] == {"y": {"r0": "v2", "v": "v0"}}
+    for key in ("output_changes", "planned_values", "resource_changes", "relevant_attributes"):
+        assert ours.get(key) == theirs.get(key), key
+    assert ours["prior_state"].get("values", {}).get("outputs") == theirs["prior_state"].get("values", {}).get("outputs")
+    workdir.strata("apply", "p.bin", check=True)
+    out = orjson.loads(workdir.strata("output", "-json", check=True).stdout)
+    assert out["o1"]["value"] == {"x": {"r0": "v2", "v": "v1"}, "y": {"r0": "v2", "v": "v0"}}
