@@ -8,23 +8,13 @@ from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.apply.graph import ApplyNode, build_apply_graph
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from tests.engine.graph_reach import waits
 
 PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 A = ResourceAddr("terraform_data", "a", "managed")
 B = InstanceAddr(ResourceAddr("terraform_data", "b", "managed"))
 
 
-def waits(g: Graph[object], a: object, b: object) -> bool:
-    """Whether ``a`` waits (transitively) for ``b``."""
-    seen, todo = set(), [a]
-    while todo:
-        for d in g.deps[todo.pop()]:
-            if d == b:
-                return True
-            if d not in seen:
-                seen.add(d)
-                todo.append(d)
-    return False
 
 
 def plan(orphan_cbd: bool) -> tuple[Graph[object], ApplyNode, ApplyNode]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from engine.addrs import InstanceAddr, ModulePath, ResourceAddr, parse_provider_config_addr
 from engine.apply.graph import ApplyNode, build_apply_graph
-from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from tests.engine.graph_reach import waits
 
 PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 
@@ -23,17 +23,6 @@ def create(addr: InstanceAddr, *, instances: tuple[InstanceAddr, ...] = (),
                                   depends_on=frozenset(instances), depends_on_resources=frozenset(whole))
 
 
-def waits(g: Graph, a: object, b: object) -> bool:
-    """Whether ``a`` waits (transitively) for ``b``."""
-    seen, todo = set(), [a]
-    while todo:
-        for d in g.deps[todo.pop()]:
-            if d == b:
-                return True
-            if d not in seen:
-                seen.add(d)
-                todo.append(d)
-    return False
 
 
 def expanded(modules: int, per: int) -> list[ResourceInstanceChange]:

@@ -9,6 +9,7 @@ from engine.addrs import InstanceAddr, ResourceAddr, parse_provider_config_addr
 from engine.apply.graph import ApplyNode, build_apply_graph
 from engine.graph.dag import Graph
 from engine.plans.plan import Action, Plan, ResourceInstanceChange
+from tests.engine.graph_reach import waits
 
 PROVIDER = parse_provider_config_addr('provider["terraform.io/builtin/terraform"]')
 
@@ -23,18 +24,6 @@ def change(name: str, action: str, deps: tuple[str, ...] = (), prior: tuple[str,
                                   prior_dependencies=tuple(res(p) for p in prior))
 
 
-def waits(g: Graph, a: object, b: object) -> bool:
-    """Whether ``a`` waits (transitively) for ``b``."""
-    seen, todo = set(), [a]
-    while todo:
-        n = todo.pop()
-        for d in g.deps[n]:
-            if d == b:
-                return True
-            if d not in seen:
-                seen.add(d)
-                todo.append(d)
-    return False
 
 
 def node(name: str, op: str) -> ApplyNode:
