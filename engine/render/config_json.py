@@ -146,18 +146,15 @@ def _expressions(rc: ResourceConfig) -> dict[str, Any]:
 
 def _schema_version(providers: Any, rc: ResourceConfig) -> int:
     try:
-        schema = providers.schema(_root_key(rc), rc.addr.type, rc.addr.mode)
+        schema = providers.schema(_provider_key(rc), rc.addr.type, rc.addr.mode)
     except (KeyError, ProviderError):
         return 0
     return schema.version if schema is not None else 0
 
 
-def _local_key(rc: ResourceConfig) -> str:
-    return rc.provider_ref or rc.addr.type.split("_", 1)[0]
-
-
-def _root_key(rc: ResourceConfig) -> str:
-    """The root's provider configuration key serving ``rc`` (strata's providers are the root's)."""
+def _provider_key(rc: ResourceConfig) -> str:
+    """The provider configuration key ``rc`` names: in its own module for a module's resource as
+    written, the root's for one :meth:`Module.resource_at` gives (strata's providers are the root's)."""
     return rc.provider_ref or rc.addr.type.split("_", 1)[0]
 
 
@@ -239,7 +236,7 @@ def _module_json(module: Module, providers: Any, configs: _Providers) -> dict[st
     for rc in sorted(module.resources.values(), key=lambda r: str(r.addr)):
         r = rc.addr
         item: dict[str, Any] = {"address": str(r), "mode": r.mode, "type": r.type, "name": r.name,
-                                "provider_config_key": configs.key_for(module, _local_key(rc)),
+                                "provider_config_key": configs.key_for(module, _provider_key(rc)),
                                 "expressions": _expressions(rc),
                                 "schema_version": _schema_version(providers, module.resource_at(r) or rc)}
         # left out, as terraform does, when the expression has neither references nor a constant value

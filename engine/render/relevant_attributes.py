@@ -25,6 +25,7 @@ from typing import Any
 
 from engine.addrs import ROOT, ModulePath, ResourceAddr, format_key
 from engine.config.model import Module, ResourceConfig
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.plans.plan import Action, Plan
 from engine.values import equal, is_wholly_known
@@ -33,19 +34,11 @@ _NOWHERE = frozenset({"count", "each", "path", "self", "terraform"})
 Located = tuple[ModulePath, E.Reference]
 
 
+@frozen
 class _Key:
     """A constant key in a traversal (``[0]``, ``["a"]``), told apart from an attribute name."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, value: str | int) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(("key", self.value))
+    value: str | int
 
 
 Step = str | _Key
