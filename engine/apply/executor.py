@@ -327,7 +327,7 @@ class Applier:
                 # as terraform's, with the flag the plan gave it (create-then-delete: forced) and
                 # the dependencies its plan merged into it, its own and the new ones (left deposed
                 # by -target, they show)
-                merged = tuple(sorted({*prior_obj.dependencies, *c.state_dependencies}, key=str))
+                merged = c.merged_dependencies(prior_obj.dependencies)
                 self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True,
                                                                       dependencies=merged),
                                 w.depose_as)
@@ -400,7 +400,7 @@ class Applier:
         configuration gives it now (terraform's refresh merges them into the plan's prior state,
         which the skipped change leaves as it is), then its postconditions, evaluated on that
         object."""
-        deps = tuple(sorted({*prior_obj.dependencies, *c.state_dependencies}, key=str))
+        deps = c.merged_dependencies(prior_obj.dependencies)
         obj = dataclasses.replace(prior_obj, dependencies=deps, create_before_destroy=c.create_before_destroy)
         unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
 

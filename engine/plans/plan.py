@@ -126,6 +126,11 @@ class ResourceInstanceChange:
     def key(self) -> tuple[InstanceAddr, str | None]:
         return (self.addr, self.deposed)
 
+    def merged_dependencies(self, prior: tuple[ResourceAddr, ...]) -> tuple[ResourceAddr, ...]:
+        """``prior`` (what the state recorded) with :attr:`state_dependencies`, sorted by text: what
+        terraform's plan merges into an object it leaves as it was (deposed, or a final-plan no-op)."""
+        return tuple(sorted({*prior, *self.state_dependencies}, key=str))
+
 
 @frozen
 class Expansion:
