@@ -61,8 +61,10 @@ bench: $(STAMP)
 SEEDS ?= 200
 START ?= 0
 JOBS  ?= 2
+# the results are recorded beside the benchmarks' (a JSON per seed and a Markdown summary)
+JSON  ?= benchmarks/results/compat.json
 compat: $(STAMP)
-	$(BIN)/python -m tests.differential --seeds $(SEEDS) --start $(START) --jobs $(JOBS) $(if $(JSON),--json $(JSON))
+	$(BIN)/python -m tests.differential --seeds $(SEEDS) --start $(START) --jobs $(JOBS) --json $(JSON)
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -367,7 +367,6 @@ class _Reaches:
             config[r] |= _config_resources(c)
             prior[r] |= prior_of(c)
         either = {r: frozenset(config[r] | prior[r]) for r in instances.keys() | config.keys() | prior.keys()}
-        config_deps = {r: frozenset(v) for r, v in config.items()}
         prior_deps = {r: frozenset(v) for r, v in prior.items()}
         n = {r: len(v) for r, v in instances.items()}
         cu = {r: len(v) for r, v in b.cu_by_res.items()}
@@ -386,7 +385,7 @@ class _Reaches:
         with_cu = b.cu_by_res.keys()
         with_plain = [r for r, k in plain.items() if k]
         with_cbd = [r for r, k in cbd.items() if k]
-        self.applied = Reach(config_deps, lacking(cu), with_cu)  # E1
+        self.applied = self._applied(config, n, cu)  # E1
         self.plain_destroyed = Reach(either, lacking(cu), with_plain)  # E4
         self.cbd_destroyed = Reach(either, lacking(cbd), with_cbd)  # E4, create_before_destroy
         self.destroyed = Reach(prior_deps, lacking(destroyed), b.d_by_res.keys())  # E2
@@ -395,13 +394,33 @@ class _Reaches:
         self.destroyed_first_replaced = Reach(either, lacking(plain), with_cu)  # E5, replaced
         self.applied_first = Reach(prior_deps, lacking(cu), with_cu)  # E5, create_before_destroy
 
+    def _applied(self, config: Mapping[ResourceAddr, set[ResourceAddr]], n: Mapping[ResourceAddr, int],
+                 cu: Mapping[ResourceAddr, int]) -> Reach:
+        """E1's reach, over configuration resources: terraform's graph has one node per resource of
+        a module, not per module instance, which waits for what the resource refers to in every
+        instance of the module. So an edge passing through ``module.m[0].b`` reaches ``a`` in every
+        instance of ``m``, not only in ``m[0]``."""
+        deps: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
+        for r, ds in config.items():
+            deps[config_resource(r)].update(config_resource(d) for d in ds)
+        total: dict[ResourceAddr, int] = defaultdict(int)
+        applied: dict[ResourceAddr, int] = defaultdict(int)
+        for r, k in n.items():
+            total[config_resource(r)] += k
+        for r, k in cu.items():
+            applied[config_resource(r)] += k
+        self.member = {config_resource(r): r for r in self.b.cu_by_res}
+        return Reach({r: frozenset(v) for r, v in deps.items()},
+                     lambda r: applied.get(r, 0) < total.get(r, 0) or r not in total, self.member.keys())
+
     def add_edges(self, c: ResourceInstanceChange, cu_node: ApplyNode | None, own: tuple[ApplyNode, bool] | None,
                   config_res: set[ResourceAddr], prior_res: set[ResourceAddr]) -> None:
         b, g, me = self.b, self.b.g, c.addr.resource
         if cu_node is not None and c.deposed is None:
             direct = _config_resources(c)
-            for r in self.applied.beyond(direct) - {me}:
-                g.add_edge(cu_node, b.every_instance(r))  # type: ignore[arg-type]
+            mine = config_resource(me)
+            for r in self.applied.beyond({config_resource(d) for d in direct}) - {mine}:
+                g.add_edge(cu_node, b.every_instance(self.member[r]))  # type: ignore[arg-type]
             both = direct | prior_res
             for r in self.plain_destroyed.beyond(both) - {me}:
                 g.add_edge(cu_node, b.d_barrier(r, False))  # type: ignore[arg-type]

@@ -56,39 +56,113 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if deviations(found) else 0
 
     seeds = range(args.start, args.start + args.seeds)
-    started = time.monotonic()
-    results: dict[int, list[Mismatch]] = {}
+    record = _Record(args, seeds)
     with ThreadPoolExecutor(args.jobs) as pool:
         for seed, found in zip(seeds, pool.map(check_seed, seeds), strict=True):
-            results[seed] = found
+            record.add(seed, found)
             print(f"seed {seed}: {'ok' if not found else ', '.join(sorted({m.cls for m in found}))}",
                   flush=True)
-    elapsed = time.monotonic() - started
-    by_class: dict[str, list[int]] = defaultdict(list)
-    for seed, found in results.items():
-        for cls in sorted({m.cls for m in found}):
-            by_class[cls].append(seed)
-    failing = sum(1 for f in results.values() if deviations(f))
-    tolerated = sum(1 for f in results.values() if f and not deviations(f))
-    print(f"\n{len(results)} seeds ({args.start}..{args.start + args.seeds - 1}) in {elapsed:.0f} s, "
-          f"jobs={args.jobs}: {len(results) - failing} agree ({tolerated} of them with a tolerated "
-          f"difference only), {failing} deviate")
-    for cls, s in sorted(by_class.items(), key=lambda kv: -len(kv[1])):
-        print(f"  {len(s):4d}  {cls}   (seeds {', '.join(map(str, s[:8]))}{' …' if len(s) > 8 else ''})")
+    record.finish()
+    print("\n" + record.summary())
     shown: dict[str, int] = defaultdict(int)
-    for seed, found in results.items():
+    for seed, found in record.results.items():
         new = [c for c in {m.cls for m in found} if shown[c] < args.show]
         if new:
             for c in new:
                 shown[c] += 1
             print("\n" + report(seed, found))
-    if args.json:
-        args.json.write_bytes(orjson.dumps(
-            {"seeds": len(results), "start": args.start, "elapsed_s": round(elapsed, 1),
-             "failing": failing, "tolerated_only": tolerated, "by_class": by_class,
-             "results": {str(k): [str(m) for m in v] for k, v in results.items()}},
-            option=orjson.OPT_INDENT_2))
-    return 1 if failing else 0
+    return 1 if record.failing else 0
+
+
+class _Record:
+    """The results of a run, written to ``--json`` (and a Markdown summary beside it) after every
+    seed, so a run stopped part way still leaves what it found, marked incomplete."""
+
+    def __init__(self, args: argparse.Namespace, seeds: range) -> None:
+        self.path: Path | None = args.json
+        self.seeds, self.jobs = seeds, args.jobs
+        self.results: dict[int, list[Mismatch]] = {}
+        self.started = time.monotonic()
+        self.started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        self.engine = _engine_commit()
+        self.terraform = _terraform_version()
+        self.complete = False
+        self.elapsed = 0.0
+
+    @property
+    def failing(self) -> int:
+        return sum(1 for f in self.results.values() if deviations(f))
+
+    def add(self, seed: int, found: list[Mismatch]) -> None:
+        self.results[seed] = found
+        self.elapsed = time.monotonic() - self.started
+        self._write()
+
+    def finish(self) -> None:
+        self.complete = True
+        self.elapsed = time.monotonic() - self.started
+        self._write()
+
+    def by_class(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = defaultdict(list)
+        for seed, found in self.results.items():
+            for cls in sorted({m.cls for m in found}):
+                out[cls].append(seed)
+        return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
+
+    def summary(self) -> str:
+        tolerated = sum(1 for f in self.results.values() if f and not deviations(f))
+        first, last = self.seeds.start, self.seeds.stop - 1
+        lines = [f"{len(self.results)} seeds ({first}..{last}) in {self.elapsed:.0f} s, jobs={self.jobs}, "
+                 f"engine {self.engine}, {self.terraform}: {len(self.results) - self.failing} agree "
+                 f"({tolerated} of them with a tolerated difference only), {self.failing} deviate"
+                 + ("" if self.complete else " (incomplete: the run was stopped)")]
+        for cls, s in self.by_class().items():
+            lines.append(f"  {len(s):4d}  {cls}   (seeds {', '.join(map(str, s[:8]))}{' …' if len(s) > 8 else ''})")
+        return "\n".join(lines)
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        tolerated = sum(1 for f in self.results.values() if f and not deviations(f))
+        doc = {"seeds": len(self.results), "start": self.seeds.start, "requested": len(self.seeds),
+               "complete": self.complete, "started": self.started_utc, "elapsed_s": round(self.elapsed, 1),
+               "jobs": self.jobs, "engine": self.engine, "terraform": self.terraform,
+               "failing": self.failing, "tolerated_only": tolerated, "by_class": self.by_class(),
+               "results": {str(k): [str(m) for m in v] for k, v in self.results.items()}}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+        tmp.replace(self.path)
+        md = self.path.with_suffix(".md")
+        md.write_text("# Differential run against terraform\n\n"
+                      f"Started {self.started_utc}; the command: `make compat SEEDS={len(self.seeds)} "
+                      f"START={self.seeds.start} JOBS={self.jobs}`.\n\n```\n{self.summary()}\n```\n")
+
+
+def _engine_commit() -> str:
+    """The commit the engine under test is at, ``+dirty`` when its tree has changes."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def _terraform_version() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["terraform", "version", "-json"], capture_output=True, text=True, check=True,
+                             env={**os.environ, "CHECKPOINT_DISABLE": "1"}).stdout
+        return "terraform " + orjson.loads(out)["terraform_version"]
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
+        return "terraform (version unknown)"
 
 
 if __name__ == "__main__":

@@ -199,6 +199,8 @@ def run_strata(case: Case, path: Path) -> Run:
 
 def run_case(case: Case, keep: Path | None = None) -> tuple[Run, Run]:
     """Both tools on ``case``, side by side (two processes at a time), in fresh directories."""
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix=f"strata-diff-{case.seed}-", dir=keep))
     try:
         (base / "terraform").mkdir()

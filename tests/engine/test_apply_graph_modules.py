@@ -83,3 +83,28 @@ def test_a_recorded_dependency_orders_nothing_in_another_instance_of_the_same_mo
     assert waits(g, ApplyNode(gone_a, Action.DELETE), ApplyNode(gone_b, Action.DELETE))
     assert not waits(g, ApplyNode(gone_b, Action.DELETE), ApplyNode(kept_a, Action.CREATE))
     assert not waits(g, ApplyNode(kept_a, Action.DELETE), ApplyNode(gone_b, Action.DELETE))
+
+
+def test_waits_for_its_dependency_in_every_instance_of_an_expanded_module_through_an_unchanged_resource() -> None:
+    # differential seed 270: c -> b -> a in module.m[0] and m[1]; b has nothing to do in either
+    # instance, only m[1].a is replaced. terraform's node for b waits for a's in every instance,
+    # so m[0].c's create waits for m[1].a's too, though b (no node here) stands between them
+    def noop(addr: InstanceAddr, *, instances: tuple[InstanceAddr, ...]) -> ResourceInstanceChange:
+        return ResourceInstanceChange(addr, Action.NOOP, PROVIDER, {"id": "y"}, {"id": "y"},
+                                      depends_on=frozenset(instances))
+
+    a0, a1 = InstanceAddr(res("a", 0)), InstanceAddr(res("a", 1))
+    b0, b1 = InstanceAddr(res("b", 0)), InstanceAddr(res("b", 1))
+    c0, c1 = InstanceAddr(res("c", 0)), InstanceAddr(res("c", 1))
+    changes = [
+        ResourceInstanceChange(a0, Action.NOOP, PROVIDER, {"id": "a0"}, {"id": "a0"}),
+        ResourceInstanceChange(a1, Action.DELETE_THEN_CREATE, PROVIDER, {"id": "a1"}, {"id": "y"}),
+        noop(b0, instances=(a0,)), noop(b1, instances=(a1,)),
+        ResourceInstanceChange(c0, Action.DELETE_THEN_CREATE, PROVIDER, {"id": "c0"}, {"id": "y"},
+                               depends_on=frozenset({b0})),
+        ResourceInstanceChange(c1, Action.DELETE_THEN_CREATE, PROVIDER, {"id": "c1"}, {"id": "y"},
+                               depends_on=frozenset({b1})),
+    ]
+    g, _ = build_apply_graph(Plan(changes=changes))
+    assert waits(g, ApplyNode(c0, Action.CREATE), ApplyNode(a1, Action.CREATE))
+    assert waits(g, ApplyNode(c1, Action.CREATE), ApplyNode(a1, Action.CREATE))
