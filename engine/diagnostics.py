@@ -252,10 +252,12 @@ class PlanningFailed(DiagnosticsError):
     """Errors found while planning (after the configuration loaded), as terraform's plan walk
     finds them: the changes planned before them (``partial``, a Plan) are still shown."""
 
-    def __init__(self, diagnostics: Iterable[Diagnostic], partial: Any = None, types: Any = None) -> None:
+    def __init__(self, diagnostics: Iterable[Diagnostic], partial: Any = None, types: Any = None,
+                 state: Any = None) -> None:
         super().__init__(diagnostics)
         self.partial = partial
         self.types = types  # a resource type's attribute types, to render ``partial``
+        self.state = state  # the State it was planned from, for ``plan -out`` to save ``partial``
 
 
 @dataclass

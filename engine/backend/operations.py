@@ -101,10 +101,11 @@ async def make_plan(opts: Options, emit: Callable[[ev.Event], None], destroy: bo
             if static:  # what terraform finds when it validates the configuration: it stops there
                 raise DiagnosticsError(static) from None
             warnings += [d for d in planner.diags if d.severity == "warning"]
-            raise PlanningFailed(exc.diagnostics, planner.plan, providers.dynamic_attrs) from None
+            partial = with_fields(planner.plan, config_digest=digest, errored=True)
+            raise PlanningFailed(exc.diagnostics, partial, providers.dynamic_attrs, state) from None
     except DiagnosticsError as exc:
         diags = module.with_context(list(exc.diagnostics))
-        again = (PlanningFailed(diags, exc.partial, exc.types) if isinstance(exc, PlanningFailed)
+        again = (PlanningFailed(diags, exc.partial, exc.types, exc.state) if isinstance(exc, PlanningFailed)
                  else DiagnosticsError(diags))
         again.warnings = tuple(module.with_context(list(warnings)))
         raise again from None

@@ -42,6 +42,10 @@ async def open_saved_plan(opts: Options, saved: SavedPlan, emit: Callable[[ev.Ev
         mismatch = state_mismatch(saved, state.lineage if existed else None, state.serial if existed else None)
         if mismatch:
             raise DiagnosticsError(mismatch)
+        if plan.errored:
+            raise DiagnosticsError([error("Cannot apply incomplete plan",
+                                          "strata encountered an error when generating this plan, so it cannot be "
+                                          "applied.")])
         if config_digest(opts.chdir) != plan.config_digest:
             raise DiagnosticsError([error("Saved plan does not match the configuration", CHANGED_CONFIG)])
         module = load_module(opts.chdir)

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from engine.api.operation import Operation, Planned
+from engine.api.operation import Operation, Planned, PlanOptions
 from engine.api.workspace import Workspace
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.generated import (
@@ -98,8 +98,16 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if generate_to is not None:
         check_generate_target(generate_to, destroy or how.refresh_only)
     async with ws.operation("OperationTypePlan", plan=how, writes=False, on_lock_wait=lock_waiting(out)) as op:
-        p = await _make_plan(op, out, command="plan", generate_to=generate_to)
         existed = os.path.exists(op.state_file)  # under the lock: the state the plan was made from
+        try:
+            p = await _make_plan(op, out, command="plan", generate_to=generate_to)
+        except PlanningFailed as exc:
+            if save_to and exc.partial is not None and exc.state is not None:
+                # as terraform's: what was planned before the errors is saved, marked errored, for
+                # tools to read (show -json); apply refuses it
+                _save_plan(save_to, exc.partial, exc.state, existed, how, destroy,
+                           render_failed_plan(exc.partial, exc.types, "plan"))
+            raise
     generated = write_generated(p.plan, generate_to) if generate_to is not None else []
     wrote_note = generated == [EXPERIMENTAL]
     out.emit(ev.change_summary(p.plan.counts(), "plan"))
@@ -115,13 +123,7 @@ async def cmd_plan(a: Args, out: Output) -> int:
         saved_plan = p.plan
         if wrote_note and saved_plan.config_digest:  # applied with the file it wrote
             saved_plan = replace(saved_plan, config_digest=planfile.config_digest(ws.path))
-        try:
-            planfile.write(save_to, lineage=p.state.lineage if existed else None,
-                           serial=p.state.serial if existed else None, plan=saved_plan, text=text,
-                           options=planfile.Options(destroy, how.refresh_only, how.refresh, how.targets, how.replace))
-        except OSError as exc:
-            raise DiagnosticsError([error("Failed to write plan file",
-                                          f"The plan file could not be written: {exc.strerror}: {save_to}.")]) from None
+        _save_plan(save_to, saved_plan, p.state, existed, how, destroy, text)
     if os.environ.get("TF_IN_AUTOMATION"):
         pass  # terraform's: in automation, no suggestion of what to run next
     elif wrote_note and p.plan.has_changes():  # one rule over both notes
@@ -137,6 +139,18 @@ async def cmd_plan(a: Args, out: Output) -> int:
     if a.flags.get("detailed-exitcode") and p.plan.has_changes():
         return 2
     return 0
+
+
+def _save_plan(path: str, plan: Plan, state: State, existed: bool, how: PlanOptions, destroy: bool,
+               text: str) -> None:
+    """``plan -out``: ``plan`` made from ``state`` (which ``existed`` as a file or not)."""
+    try:
+        planfile.write(path, lineage=state.lineage if existed else None, serial=state.serial if existed else None,
+                       plan=plan, text=text,
+                       options=planfile.Options(destroy, how.refresh_only, how.refresh, how.targets, how.replace))
+    except OSError as exc:
+        raise DiagnosticsError([error("Failed to write plan file",
+                                      f"The plan file could not be written: {exc.strerror}: {path}.")]) from None
 
 
 async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bool = False) -> int:

@@ -252,6 +252,10 @@ class Plan:
     function_results: tuple[tuple[str, str], ...] = ()
     """The digests of the provider function calls made while planning and of their results
     (:mod:`engine.lang.function_results`): apply checks its own calls' results against them."""
+    errored: bool = False
+    """Planning stopped at errors: the changes planned before them, saved by ``plan -out`` for
+    tools to read (``show -json``'s ``errored``), and never applied (terraform's "Cannot apply
+    incomplete plan")."""
     config_digest: str = ""
     """A digest of the configuration files the plan was made from
     (:func:`engine.plans.planfile.config_digest`): apply evaluates that configuration again, so a

@@ -300,6 +300,7 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "local_dependencies": {n: sorted(_resource(r) for r in deps) for n, deps in plan.local_dependencies.items()},
         "moves": [[_instance(new), _instance(prev)] for new, prev in plan.moves.items()],
         "config_digest": plan.config_digest,
+        "errored": plan.errored,
         "timestamp": plan.timestamp,
         "checks": checks.encode(plan.checks),
         "check_data": {a: list(v) for a, v in plan.check_data.items()},
@@ -333,6 +334,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
                                              for n, deps in _dict(j["local_dependencies"]).items()}),
         moves=MappingProxyType({_instance_back(n): _instance_back(p) for n, p in _list(j.get("moves", []))}),
         config_digest=_str(j["config_digest"]),
+        errored=_bool(j.get("errored", False)),
         timestamp=_str(j.get("timestamp", "")),  # written since strata-plan/2 files began to carry it
         checks=checks.decode(j.get("checks")),
         check_data={_str(a): (_str(v[0]), _str(v[1])) for a, v in _dict(j.get("check_data", {})).items()},

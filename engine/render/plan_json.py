@@ -202,7 +202,8 @@ def plan_json(plan: Plan, prior: State, module: Module | None, providers: Any, *
         doc["timestamp"] = timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     else:  # the plan's own time, as terraform's
         doc["timestamp"] = plan.timestamp or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    doc["applyable"] = plan.has_changes()
-    doc["complete"] = not plan.targeted
-    doc["errored"] = False
+    # as terraform's: a plan that stopped at errors is neither applyable nor complete
+    doc["applyable"] = plan.has_changes() and not plan.errored
+    doc["complete"] = not plan.targeted and not plan.errored
+    doc["errored"] = plan.errored
     return doc
