@@ -10,12 +10,14 @@ every file is read.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from engine import memory
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.backend import read_backend_blocks
 from engine.config.checks import decode_check
@@ -80,7 +82,25 @@ def config_files(directory: str) -> list[str]:
 
 def load_module(directory: str) -> Module:
     """Load every configuration file in ``directory``, and the modules its ``module`` blocks call
-    (local sources), to any depth; raise :class:`DiagnosticsError` on mistakes."""
+    (local sources), to any depth; raise :class:`DiagnosticsError` on mistakes.
+
+    The collector is paused while it loads, and what it built is then frozen (moved out of the
+    collector's sight): a configuration is a tree of millions of small objects, acyclic, that live
+    for the whole run, and collections that scanned them while they were built took 8% of
+    validating 20,000 resource blocks, freeing nothing (when the ``strata`` program owns the
+    process: :data:`engine.memory.program_owns_process`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_module(directory)
+    finally:
+        if enabled:
+            if memory.program_owns_process:  # in a caller's process, its garbage would be frozen too
+                gc.freeze()
+            gc.enable()
+
+
+def _load_module(directory: str) -> Module:
     diags: list[Diagnostic] = []
     module = _load_one(directory, directory, (), diags)
     if module is not None and not errors_of(diags):
