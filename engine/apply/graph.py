@@ -357,6 +357,7 @@ class _Reaches:
 
     def __init__(self, plan: Plan, b: _Builder, prior_of: Callable[[ResourceInstanceChange], set[ResourceAddr]]) -> None:
         self.b = b
+        self.cfg: dict[ResourceAddr, ResourceAddr] = {}
         config: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
         prior: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
         instances: dict[ResourceAddr, set[InstanceAddr]] = defaultdict(set)
@@ -400,16 +401,25 @@ class _Reaches:
         a module, not per module instance, which waits for what the resource refers to in every
         instance of the module. So an edge passing through ``module.m[0].b`` reaches ``a`` in every
         instance of ``m``, not only in ``m[0]``."""
+        cfg = self.cfg  # each resource's configuration resource, computed once (hot: once per change)
+        for r, ds in config.items():
+            cfg[r] = config_resource(r)
+            for d in ds:
+                if d not in cfg:
+                    cfg[d] = config_resource(d)
+        for r in (*n, *cu):
+            if r not in cfg:
+                cfg[r] = config_resource(r)
         deps: dict[ResourceAddr, set[ResourceAddr]] = defaultdict(set)
         for r, ds in config.items():
-            deps[config_resource(r)].update(config_resource(d) for d in ds)
+            deps[cfg[r]].update(cfg[d] for d in ds)
         total: dict[ResourceAddr, int] = defaultdict(int)
         applied: dict[ResourceAddr, int] = defaultdict(int)
         for r, k in n.items():
-            total[config_resource(r)] += k
+            total[cfg[r]] += k
         for r, k in cu.items():
-            applied[config_resource(r)] += k
-        self.member = {config_resource(r): r for r in self.b.cu_by_res}
+            applied[cfg[r]] += k
+        self.member = {cfg[r]: r for r in self.b.cu_by_res}
         return Reach({r: frozenset(v) for r, v in deps.items()},
                      lambda r: applied.get(r, 0) < total.get(r, 0) or r not in total, self.member.keys())
 
@@ -418,9 +428,13 @@ class _Reaches:
         b, g, me = self.b, self.b.g, c.addr.resource
         if cu_node is not None and c.deposed is None:
             direct = _config_resources(c)
-            mine = config_resource(me)
-            for r in self.applied.beyond({config_resource(d) for d in direct}) - {mine}:
-                g.add_edge(cu_node, b.every_instance(self.member[r]))  # type: ignore[arg-type]
+            if direct:
+                cfg = self.cfg
+                reached = self.applied.beyond([cfg[d] for d in direct])
+                if reached:
+                    reached.discard(cfg[me])
+                    for r in reached:
+                        g.add_edge(cu_node, b.every_instance(self.member[r]))  # type: ignore[arg-type]
             both = direct | prior_res
             for r in self.plain_destroyed.beyond(both) - {me}:
                 g.add_edge(cu_node, b.d_barrier(r, False))  # type: ignore[arg-type]
