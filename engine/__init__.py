@@ -101,7 +101,15 @@ if TYPE_CHECKING:  # the names as type checkers and editors see them
         ValidateResourceConfigResponse,
     )
     from engine.provider.seam import ProviderCallFailed
-    from engine.values import UNKNOWN, ListVal, MapVal, SetVal, equal, is_wholly_known
+    from engine.values import (
+        UNKNOWN,
+        ListVal,
+        MapVal,
+        SetVal,
+        equal,
+        from_typed_json,
+        is_wholly_known,
+    )
 
 # The public API, imported on first use (module __getattr__, PEP 562): `strata version` and the
 # commands that need little start without importing the provider framework and the protocol.
@@ -158,6 +166,7 @@ _LAZY: dict[str, str] = {
     "MapVal": "engine.values",
     "SetVal": "engine.values",
     "UNKNOWN": "engine.values",
+    "from_typed_json": "engine.values",
     "equal": "engine.values",
     "is_wholly_known": "engine.values",
 }
@@ -173,7 +182,7 @@ __all__ = [
     "InstanceKey", "ListVal", "MapVal", "PlanResourceChangeRequest", "PlanResourceChangeResponse",
     "Provider", "ProviderError", "ProviderSchema", "ReadResourceRequest", "ReadResourceResponse",
     "ResourceAddr", "ResourceSchema", "SetVal", "StrataError", "capture_events", "equal", "error",
-    "is_wholly_known", "parse_instance_addr",
+    "from_typed_json", "is_wholly_known", "parse_instance_addr",
     "AttributePath", "MockProvider", "NestedType", "ProviderCallFailed",
 ]
 

@@ -306,6 +306,17 @@ def config_text(r: ResourceAddr) -> str:
     return f"{mod}.{'data.' if r.mode == 'data' else ''}{r.type}.{r.name}"
 
 
+DATA_SCHEMA_PREFIX = "data."
+
+
+def schema_key(r: ResourceAddr) -> str:
+    """The key ``r``'s schema is asked by where only a type name is passed (the state codec's
+    attribute types): its type, prefixed ``data.`` for a data source, whose schema is not its
+    managed namesake's (``terraform_remote_state``'s dynamic ``outputs`` is stored with its
+    type, as terraform's)."""
+    return r.type if r.mode == "managed" else DATA_SCHEMA_PREFIX + r.type
+
+
 def config_resource(r: ResourceAddr) -> ResourceAddr:
     """``r`` as a configuration resource, terraform's ConfigResource: its module path without
     instance keys (``module.m.terraform_data.a`` for every instance of ``m``). What the state's

@@ -1,4 +1,5 @@
-"""The built-in ``terraform`` provider: the ``terraform_data`` managed resource.
+"""The built-in ``terraform`` provider: the ``terraform_data`` managed resource, and the
+``terraform_remote_state`` data source (:mod:`providers.terraform_remote_state`).
 
 Behaviour follows terraform's ``terraform_data``:
 
@@ -27,10 +28,15 @@ from engine import (
     PlanResourceChangeRequest,
     PlanResourceChangeResponse,
     ProviderSchema,
+    ReadDataSourceRequest,
+    ReadDataSourceResponse,
     ResourceSchema,
+    ValidateResourceConfigRequest,
+    ValidateResourceConfigResponse,
     equal,
     error,
 )
+from providers import terraform_remote_state as remote_state
 
 DATA_SCHEMA = ResourceSchema(
     attributes={
@@ -69,7 +75,17 @@ class TerraformProvider(BaseProvider):
         self._uuids = _UUIDPool()
 
     def get_schema(self) -> ProviderSchema:
-        return ProviderSchema(resources={"terraform_data": DATA_SCHEMA})
+        return ProviderSchema(resources={"terraform_data": DATA_SCHEMA},
+                              data_sources={remote_state.TYPE_NAME: remote_state.SCHEMA})
+
+    async def validate_data_resource_config(self, req: ValidateResourceConfigRequest
+                                            ) -> ValidateResourceConfigResponse:
+        return remote_state.validate(req)
+
+    async def read_data_source(self, req: ReadDataSourceRequest) -> ReadDataSourceResponse:
+        if req.type_name != remote_state.TYPE_NAME:
+            return await super().read_data_source(req)
+        return remote_state.read(req)
 
     async def plan_resource_change(self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse:
         proposed = req.proposed_new_state

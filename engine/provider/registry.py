@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.addrs import (
+    DATA_SCHEMA_PREFIX,
     ProviderConfigAddr,
     ProviderSource,
     implied_provider_source,
@@ -246,9 +247,12 @@ class Providers:
         d = self._dynamic.get(type_name)
         if d is None:
             d = {}
-            name = type_name.split("_", 1)[0]
+            mode, rtype = "managed", type_name
+            if type_name.startswith(DATA_SCHEMA_PREFIX):  # a data source's (engine.addrs.schema_key)
+                mode, rtype = "data", type_name[len(DATA_SCHEMA_PREFIX):]
+            name = rtype.split("_", 1)[0]
             try:
-                s = self.schema(name, type_name)
+                s = self.schema(name, rtype, mode)
             except (KeyError, ProviderError):
                 s = None
             if s is not None:

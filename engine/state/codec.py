@@ -21,6 +21,7 @@ from engine.addrs import (
     parse_module_path,
     parse_provider_config_addr,
     resource_addr,
+    schema_key,
 )
 from engine.diagnostics import DiagnosticsError, StrataError, error
 from engine.provider.protocol import FlatmapState
@@ -29,7 +30,8 @@ from engine.state.model import InstanceState, ObjectState, ResourceState, State
 from engine.values import cty_type, from_plain_json, from_typed_json, to_json
 
 DynamicAttrs = Callable[[str], dict[str, Any]]
-"""Given a resource type, its attributes' cty types (``"dynamic"`` ones are stored with their type)."""
+"""Given a resource type (:func:`engine.addrs.schema_key`: ``data.`` before a data source's), its
+attributes' cty types (``"dynamic"`` ones are stored with their type)."""
 
 
 class StateDecodeError(DiagnosticsError):
@@ -236,7 +238,7 @@ def encode_state(state: State, dynamic_attrs: DynamicAttrs) -> bytes:
     resources = []
     for addr in sorted(state.resources, key=lambda a: (a.module.sort_key(), a.mode != "managed", a.type, a.name)):
         rs = state.resources[addr]
-        dyn = dynamic_attrs(addr.type)
+        dyn = dynamic_attrs(schema_key(addr))
         instances = []
         for key in sorted(rs.instances, key=_key_order):
             inst = rs.instances[key]
@@ -349,7 +351,7 @@ def _decode_v4(doc: dict[str, Any], dynamic_attrs: DynamicAttrs) -> State:
         except ValueError as exc:
             raise InvalidField("Invalid provider configuration address in state",
                                f'Resource {addr} has {exc}.') from None
-        dyn = dynamic_attrs(addr.type)
+        dyn = dynamic_attrs(schema_key(addr))
         for raw in _optional(r, "instances", list, "resources.instances") or ():
             if type(raw) is not dict:
                 raise invalid_field("resources.instances", raw)

@@ -38,6 +38,7 @@ from engine.addrs import (
     parse_module_path,
     parse_provider_config_addr,
     resource_addr,
+    schema_key,
 )
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.frozen import frozen
@@ -224,7 +225,7 @@ def _parse(line: bytes, index: int, fmt: int, dynamic_attrs: DynamicAttrs, linea
     resource = resource_addr(r[1], r[2], r[0], module)
     try:
         addr = resource.instance(decode_instance_key(rec["k"], resource))
-        decoded = None if obj is None else decode_object(obj, dynamic_attrs(resource.type), addr)
+        decoded = None if obj is None else decode_object(obj, dynamic_attrs(schema_key(resource)), addr)
     except InvalidField as exc:
         raise _Bad(f"{exc.summary}: {exc.detail}", torn=False) from None
     entries.append(Entry(addr, provider_addr, deposed, decoded))

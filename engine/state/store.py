@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from engine.addrs import InstanceAddr, ProviderConfigAddr
+from engine.addrs import InstanceAddr, ProviderConfigAddr, schema_key
 from engine.diagnostics import Diagnostic, DiagnosticsError, StrataError, error
 from engine.state import journal
 from engine.state.codec import DynamicAttrs, decode_state, encode_object, encode_state
@@ -367,7 +367,7 @@ class StateWriter:
         r = addr.resource
         enc: Any = None
         if obj is not None:
-            enc = encode_object(None, obj, self.store.dynamic_attrs(r.type))
+            enc = encode_object(None, obj, self.store.dynamic_attrs(schema_key(r)))
         # encode first: a value that cannot be written must not reach the in-memory state either
         line = journal.record(addr, provider, enc, deposed)
         self.state.set_object(addr, provider, obj, deposed)
