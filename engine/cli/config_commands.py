@@ -30,6 +30,10 @@ async def cmd_validate(a: Args, out: Output) -> int:
         found = check_resource_types(module, providers)
         config_order(config_graph(module), found)
         found = module.with_context(found + validate_module(module, providers, found) + refusals(module))
+        if not errors_of(found):  # terraform's validate walk: each provider's verdict
+            from engine.config.provider_validation import provider_verdicts
+
+            found += errors_of(module.with_context(await provider_verdicts(module, providers)))
         errs = errors_of(found)
         if errs:
             raise DiagnosticsError(errs)
