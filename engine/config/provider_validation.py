@@ -16,7 +16,7 @@ from typing import Any
 from engine.config.instance import evaluate_instance_config
 from engine.config.model import Module
 from engine.config.type_checks import module_types
-from engine.config.validation import _local_values, _Unvalidated
+from engine.config.validation import Unvalidated, validate_locals
 from engine.diagnostics import Diagnostic
 from engine.lang.scope import Scope
 from engine.lang.sensitivity import of_module as sensitivity_of
@@ -52,9 +52,9 @@ async def provider_verdicts(module: Module, providers: Providers) -> list[Diagno
         if not asked:
             continue
         sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
-        local_value = _local_values(m, sensitivity, module_types(m, sensitivity.hidden), [], set())
+        local_value = validate_locals(m, sensitivity, module_types(m, sensitivity.hidden), [], set())
         variables: dict[str, Any] = dict.fromkeys(m.variables, UNKNOWN)
-        resources = _Unvalidated(m)
+        resources = Unvalidated(m)
         for rc, seam, schema in asked:
             scope = Scope(variables, local_value, resources,
                           count_index=UNKNOWN if rc.count is not None else None,

@@ -323,7 +323,7 @@ def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
         failed_locals: set[str] = set()
         sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
         types = module_types(m, sensitivity.hidden)
-        local_value = _local_values(m, sensitivity, types, failed, failed_locals)
+        local_value = validate_locals(m, sensitivity, types, failed, failed_locals)
         for name, lc in m.locals.items():
             try:
                 local_value(name, lc.range.line)
@@ -337,10 +337,13 @@ def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
     return diags
 
 
-def _local_values(module: Module, sensitivity: Any, types: ExprTypes, failed: list[Diagnostic],
-                  failed_locals: set[str]) -> LocalValues:
+def validate_locals(module: Module, sensitivity: Any, types: ExprTypes, failed: list[Diagnostic],
+                    failed_locals: set[str]) -> LocalValues:
+    """The local values of ``module`` as the validate walk has them (input variables and resources
+    unknown); a local whose expression fails is added to ``failed`` (its diagnostic) and
+    ``failed_locals`` (its name)."""
     variables: dict[str, Any] = dict.fromkeys(module.variables, UNKNOWN)
-    resources = _Unvalidated(module)
+    resources = Unvalidated(module)
 
     def fail(lc: Any, exc: EvalError) -> None:
         failed_locals.add(lc.name)
@@ -356,7 +359,7 @@ def _local_values(module: Module, sensitivity: Any, types: ExprTypes, failed: li
     return local_value
 
 
-class _Unvalidated(_Unplanned):
+class Unvalidated(_Unplanned):
     """Resources and module calls of the configuration, none planned: each one's value is unknown,
     its expansion the configuration's (``count`` or ``for_each``, their keys unknown)."""
 
@@ -393,7 +396,7 @@ def for_each_values(module: Module, local_value: Any, types: ExprTypes | None = 
     for rc in module.resources.values():
         if rc.for_each is None:
             continue
-        scope = Scope(variables, local_value, _Unvalidated(module))
+        scope = Scope(variables, local_value, Unvalidated(module))
         try:
             v = evaluate(rc.for_each.expr, scope)
         except EvalError:
