@@ -58,9 +58,13 @@ class Heartbeats:
         if t == "apply_start":
             hook = event.payload["hook"]
             now = self.clock()
-            self._beats[(hook["resource"]["addr"], hook["action"])] = _Beat(
+            beats = self._beats
+            beats[(hook["resource"]["addr"], hook["action"])] = _Beat(
                 hook["resource"], hook["action"], now, now + self.interval)
-            if self._wake is not None:
+            # the beating task waits for the first operation to start, or sleeps until an earlier
+            # start's beat, which falls due before this one's: it is woken for the first only, not
+            # with a task switch per operation
+            if len(beats) == 1 and self._wake is not None:
                 self._wake.set()
         elif t in _ENDS:
             hook = event.payload["hook"]
