@@ -271,6 +271,11 @@ def _depends_on(a: Attribute, diags: list[Diagnostic]) -> list[tuple[ResourceAdd
     return out
 
 
+def depends_on_written(a: Attribute | None) -> tuple[E.Expr, ...]:
+    """The items of a ``depends_on`` as written, in order (none when it is no list)."""
+    return tuple(a.expr.items) if a is not None and isinstance(a.expr, E.TupleExpr) else ()
+
+
 def depends_on_modules(a: Attribute) -> tuple[str, ...]:
     """The module calls a ``depends_on`` names (``module.x``: every instance of it)."""
     if not isinstance(a.expr, E.TupleExpr):

@@ -68,6 +68,9 @@ class ResourceConfig:
     context: str | None = None  # the block as terraform names it in a diagnostic: resource "T" "N"
     provisioners: tuple[Provisioner, ...] = ()  # in the order written (engine.config.provisioners)
     connection: Block | None = None  # the resource's connection block: accepted, unused (no remote provisioner)
+    depends_on_written: tuple[E.Expr, ...] = ()
+    """The ``depends_on`` items as written, in order (resources and modules together: what the
+    configuration JSON lists)."""
     check: str | None = None  # the check block a data source is scoped to (engine.config.checks)
 
     def provisioners_for(self, when: str) -> tuple[Provisioner, ...]:
@@ -137,6 +140,7 @@ class OutputConfig:
     preconditions: tuple[Condition, ...] = ()
     depends_on: tuple[tuple[ResourceAddr, E.Expr | None, int], ...] = ()
     depends_on_modules: tuple[str, ...] = ()
+    depends_on_written: tuple[E.Expr, ...] = ()  # as ResourceConfig's
 
 
 @frozen
@@ -159,6 +163,7 @@ class ModuleCall:
     version: str | None = None
     """The ``version`` constraint as written (a registry source's)."""
     source_range: SourceRange | None = None
+    depends_on_written: tuple[E.Expr, ...] = ()  # as ResourceConfig's
 
     @property
     def kind(self) -> str:

@@ -30,6 +30,7 @@ from engine.config.decode import (
     _literal_bool,
     _provider_limits,
     depends_on_modules,
+    depends_on_written,
     type_and_defaults,
 )
 from engine.config.model import (
@@ -232,7 +233,7 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
         module.resources[addr] = ResourceConfig(
             addr, b.range, attrs, tuple(other_blocks), count, for_each, tuple(depends),
             depends_on_modules(dep_attr) if dep_attr is not None else (), lifecycle, provider_ref, b.context(),
-            provisioners, connection)
+            provisioners, connection, depends_on_written(dep_attr))
     elif b.type == "variable":
         if len(b.labels) != 1:
             return [error("Missing name for variable", 'A variable block needs one label: its name.', b.range)]
@@ -325,7 +326,8 @@ def _add_block(module: Module, b: Block) -> list[Diagnostic]:  # noqa: C901 - on
             deps = _depends_on(b.attributes["depends_on"], diags)
             dep_mods = depends_on_modules(b.attributes["depends_on"])
         module.outputs[name] = OutputConfig(name, value.expr, b.range, sensitive, preconditions=pre,
-                                            depends_on=tuple(deps), depends_on_modules=dep_mods)
+                                            depends_on=tuple(deps), depends_on_modules=dep_mods,
+                                            depends_on_written=depends_on_written(b.attributes.get("depends_on")))
     elif b.type == "provider":
         if len(b.labels) != 1:
             return [error("Missing name for provider", "A provider block needs one label: its name.", b.range)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from engine.config.decode import _depends_on, depends_on_modules
+from engine.config.decode import _depends_on, depends_on_modules, depends_on_written
 from engine.config.model import NO_DEFAULT, Module, ModuleCall
 from engine.diagnostics import Diagnostic, error
 from engine.install.module_manifest import read_manifest
@@ -89,7 +89,7 @@ def decode_call(module: Module, b: Block) -> list[Diagnostic]:
     args = {k: v for k, v in b.attributes.items() if k not in _CALL_META}
     module.calls[name] = ModuleCall(name, source, b.range, Module(""), args, count, for_each, tuple(deps),
                                     depends_on_modules(dep) if dep is not None else (), providers, version,
-                                    src.range)
+                                    src.range, depends_on_written(dep))
     return diags
 
 

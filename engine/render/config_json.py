@@ -21,6 +21,17 @@ def references_json(e: E.Expr) -> list[str]:
     return [s for ref in E.references(e) for s in _reference_strings(ref)]
 
 
+def _depends_on_json(items: tuple[E.Expr, ...]) -> list[str]:
+    """terraform's ``depends_on``: what each item names, in the order written (``var.x`` and
+    ``module.m`` among resources; "" for one it cannot parse, as terraform's)."""
+    out = []
+    for item in items:
+        ref = next(iter(E.references(item)), None)
+        texts = _reference_strings(ref) if ref is not None else []
+        out.append(texts[0] if texts else "")
+    return out
+
+
 def _key_text(k: E.Expr) -> str | None:
     if isinstance(k, E.Literal) and isinstance(k.value, (int, str)) and not isinstance(k.value, bool):
         import orjson
@@ -228,8 +239,8 @@ def _module_json(module: Module, providers: Any, configs: _Providers) -> dict[st
             o["expression"] = _expression(oc.expr)
             if oc.description:
                 o["description"] = oc.description
-            if oc.depends_on or oc.depends_on_modules:
-                o["depends_on"] = [*(str(d[0]) for d in oc.depends_on), *(f"module.{m}" for m in oc.depends_on_modules)]
+            if oc.depends_on_written:
+                o["depends_on"] = _depends_on_json(oc.depends_on_written)
             outs[name] = o
         out["outputs"] = outs
     resources = []
@@ -244,8 +255,8 @@ def _module_json(module: Module, providers: Any, configs: _Providers) -> dict[st
             item["count_expression"] = ex
         if rc.for_each is not None and (ex := _expression(rc.for_each.expr)):
             item["for_each_expression"] = ex
-        if rc.depends_on or rc.depends_on_modules:
-            item["depends_on"] = [*(str(d[0]) for d in rc.depends_on), *(f"module.{m}" for m in rc.depends_on_modules)]
+        if rc.depends_on_written:
+            item["depends_on"] = _depends_on_json(rc.depends_on_written)
         resources.append(item)
     if resources:
         out["resources"] = resources
@@ -280,8 +291,8 @@ def _call_json(call: ModuleCall, providers: Any, configs: _Providers) -> dict[st
     out["module"] = _module_json(call.module, providers, configs)  # {} for an empty module, as terraform
     if call.version:
         out["version_constraint"] = call.version
-    if call.depends_on or call.depends_on_modules:
-        out["depends_on"] = [*(str(d[0]) for d in call.depends_on), *(f"module.{m}" for m in call.depends_on_modules)]
+    if call.depends_on_written:
+        out["depends_on"] = _depends_on_json(call.depends_on_written)
     return out
 
 

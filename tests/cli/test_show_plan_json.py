@@ -357,3 +357,44 @@ def test_targeted_instance_in_one_module_instance_leaves_the_others_as_the_state
     workdir.strata("apply", "p.bin", check=True)
     out = orjson.loads(workdir.strata("output", "-json", check=True).stdout)
     assert out["o1"]["value"] == {"x": {"r0": "v2", "v": "v1"}, "y": {"r0": "v2", "v": "v0"}}
+
+
+DEPENDS_ON_MAIN = """
+variable "x" {
+  default = "v"
+}
+resource "terraform_data" "a" {
+  count = 2
+}
+module "m" {
+  source     = "./m"
+  depends_on = [terraform_data.a[1], var.x]
+}
+resource "terraform_data" "b" {
+  depends_on = [module.m, terraform_data.a, var.x]
+}
+output "o" {
+  value      = "o"
+  depends_on = [module.m, terraform_data.b]
+}
+"""
+
+
+@requires_terraform
+def test_configuration_depends_on_keeps_the_order_written(workdir: Workdir,
+                                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    # differential seed 881: module.m listed before a resource came out after it
+    tf = Workdir(tmp_path_factory.mktemp("terraform"))
+    docs = []
+    for wd, tool in ((workdir, "strata"), (tf, "terraform")):
+        wd.write(DEPENDS_ON_MAIN)
+        (wd.path / "m").mkdir()
+        wd.write('resource "terraform_data" "c" {}\n', "m/main.tf")
+        if tool == "terraform":
+            assert tf.terraform("init", "-input=false").returncode == 0
+        docs.append(_saved_plan_json(wd, tool)["configuration"]["root_module"])
+    ours, theirs = docs
+    assert [r.get("depends_on") for r in ours["resources"]] == [r.get("depends_on") for r in theirs["resources"]]
+    assert ours["resources"][1]["depends_on"] == ["module.m", "terraform_data.a", "var.x"]
+    assert ours["module_calls"]["m"]["depends_on"] == theirs["module_calls"]["m"]["depends_on"]
+    assert ours["outputs"]["o"]["depends_on"] == theirs["outputs"]["o"]["depends_on"]
