@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=int(os.environ.get("STRATA_DIFF_SEEDS", "20")))
     p.add_argument("--start", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="cases run at once (each runs 2 processes)")
+    p.add_argument("--begin-at", type=int, default=None, metavar="SEED",
+                   help="run the range from this seed, wrapping around to its start (seeds not yet run "
+                        "on an engine first, to meet a new deviation early)")
     p.add_argument("--json", type=Path, help="write the per-seed results here")
     p.add_argument("--shrink", metavar="CLASS", help="with --seed: shrink the case while it shows CLASS")
     p.add_argument("--show", type=int, default=1, help="full reports printed per class")
@@ -57,8 +60,12 @@ def main(argv: list[str] | None = None) -> int:
 
     seeds = range(args.start, args.start + args.seeds)
     record = _Record(args, seeds)
+    order = list(seeds)
+    if args.begin_at is not None and args.begin_at in seeds:
+        i = order.index(args.begin_at)
+        order = order[i:] + order[:i]
     with ThreadPoolExecutor(args.jobs) as pool:
-        for seed, found in zip(seeds, pool.map(check_seed, seeds), strict=True):
+        for seed, found in zip(order, pool.map(check_seed, order), strict=True):
             record.add(seed, found)
             print(f"seed {seed}: {'ok' if not found else ', '.join(sorted({m.cls for m in found}))}",
                   flush=True)
@@ -105,7 +112,7 @@ class _Record:
 
     def by_class(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = defaultdict(list)
-        for seed, found in self.results.items():
+        for seed, found in sorted(self.results.items()):
             for cls in sorted({m.cls for m in found}):
                 out[cls].append(seed)
         return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
@@ -129,7 +136,7 @@ class _Record:
                "complete": self.complete, "started": self.started_utc, "elapsed_s": round(self.elapsed, 1),
                "jobs": self.jobs, "engine": self.engine, "terraform": self.terraform,
                "failing": self.failing, "tolerated_only": tolerated, "by_class": self.by_class(),
-               "results": {str(k): [str(m) for m in v] for k, v in self.results.items()}}
+               "results": {str(k): [str(m) for m in v] for k, v in sorted(self.results.items())}}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
         tmp.replace(self.path)
