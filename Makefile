@@ -57,14 +57,14 @@ test: lint plugins system-deps
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-# Differential test against terraform (on PATH): make compat SEEDS=2000 START=0 JOBS=2
+# Differential test against terraform (on PATH): make compat SEEDS=2000 START=0 JOBS=2 [BEGIN_AT=SEED]
 SEEDS ?= 200
 START ?= 0
 JOBS  ?= 2
 # the results are recorded beside the benchmarks' (a JSON per seed and a Markdown summary)
 JSON  ?= benchmarks/results/compat.json
 compat: $(STAMP)
-	$(BIN)/python -m tests.differential --seeds $(SEEDS) --start $(START) --jobs $(JOBS) --json $(JSON)
+	$(BIN)/python -m tests.differential --seeds $(SEEDS) --start $(START) --jobs $(JOBS) --json $(JSON) $(if $(BEGIN_AT),--begin-at $(BEGIN_AT))
 
 clean:
 	rm -rf $(VENV) *.egg-info

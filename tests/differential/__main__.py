@@ -88,6 +88,7 @@ class _Record:
     def __init__(self, args: argparse.Namespace, seeds: range) -> None:
         self.path: Path | None = args.json
         self.seeds, self.jobs = seeds, args.jobs
+        self.begin_at: int | None = getattr(args, "begin_at", None)
         self.results: dict[int, list[Mismatch]] = {}
         self.started = time.monotonic()
         self.started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -141,9 +142,10 @@ class _Record:
         tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
         tmp.replace(self.path)
         md = self.path.with_suffix(".md")
+        begin = f" BEGIN_AT={self.begin_at}" if self.begin_at is not None else ""
         md.write_text("# Differential run against terraform\n\n"
                       f"Started {self.started_utc}; the command: `make compat SEEDS={len(self.seeds)} "
-                      f"START={self.seeds.start} JOBS={self.jobs}`.\n\n```\n{self.summary()}\n```\n")
+                      f"START={self.seeds.start} JOBS={self.jobs}{begin}`.\n\n```\n{self.summary()}\n```\n")
 
 
 def _engine_commit() -> str:
