@@ -46,6 +46,12 @@ from __future__ import annotations
 # the same way
 TYPE_CHECKING = False
 
+program_owns_process = False
+"""Set by the ``strata`` program, not by a caller of ``engine.cli.main.main(argv)`` in its own
+process (the tests): what a run builds to keep until its end may then be frozen out of the
+collector's sight (``gc.freeze``), as the process holds nothing else that needs collecting. Here,
+in the package the program has imported already, so that setting it costs ``strata version``
+no import."""
 __version__ = "0.1.0"  # as pyproject.toml says; the -json stream's version event reports it
 
 if TYPE_CHECKING:  # the names as type checkers and editors see them

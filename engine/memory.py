@@ -20,11 +20,6 @@ import resource
 
 from engine.diagnostics import StrataError
 
-program_owns_process = False
-"""Set by the ``strata`` program, not by a caller of ``engine.cli.main.main(argv)`` in its own
-process (the tests): what the run builds to keep until its end may then be frozen out of the
-collector's sight (``gc.freeze``), as the process holds nothing else that needs collecting."""
-
 HEADROOM = 128 << 20
 """Bytes kept free under the limit: what 1,024 items of any loop allocate, many times over, and
 what unwinding the run needs."""

@@ -257,9 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     and owns the process: out of memory, it ends it at once with one line."""
     if argv is not None:
         return _main(argv, None)
-    from engine import memory
+    import engine
 
-    memory.program_owns_process = True
+    engine.program_owns_process = True
     deferred = _DeferredReports()
     sys.unraisablehook = deferred.hook
     deferred.reserve = _reserve()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from engine import memory
+import engine
 from engine.addrs import ResourceAddr, resource_addr
 from engine.config.backend import read_backend_blocks
 from engine.config.checks import decode_check
@@ -89,14 +89,14 @@ def load_module(directory: str) -> Module:
     collector's sight): a configuration is a tree of millions of small objects, acyclic, that live
     for the whole run, and collections that scanned them while they were built took 8% of
     validating 20,000 resource blocks, freeing nothing (when the ``strata`` program owns the
-    process: :data:`engine.memory.program_owns_process`)."""
+    process: :data:`engine.program_owns_process`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         return _load_module(directory)
     finally:
         if enabled:
-            if memory.program_owns_process:  # in a caller's process, its garbage would be frozen too
+            if engine.program_owns_process:  # in a caller's process, its garbage would be frozen too
                 gc.freeze()
             gc.enable()
 
