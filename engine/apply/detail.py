@@ -47,22 +47,26 @@ class EventDetail:
     def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
         """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
         path: no dict; computed once, its end adds ``run`` and ``call``)."""
-        d = self._details.get(node)
-        if d is None:
-            ready, after = self._ready(node)
-            deps = self.graph.deps[node]
-            d = self._details[node] = (str(node), pname, sorted(str(x) for x in deps) if deps else [],
-                                       None if after is None else str(after), ready - self.t0,
-                                       started - ready if started > ready else 0.0)
-        return d
+        deps = self.graph.deps[node]
+        if not deps:  # ready from the start (most nodes of a wide graph)
+            ready = self.t0
+            return str(node), pname, [], None, 0.0, started - ready if started > ready else 0.0
+        ready, after = self._ready(node)
+        return (str(node), pname, sorted(str(x) for x in deps), None if after is None else str(after),
+                ready - self.t0, started - ready if started > ready else 0.0)
 
     def add(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event, end: bool = True
             ) -> ev.Event:
         """``event`` with its detail; at the operation's ``end``, with its ``run`` time (started
         to durable) and ``call`` (the provider's call, slot held)."""
-        d = self._detail(node, pname, started[0])
-        if end:
-            start = started[0]
-            d = (*d, time.monotonic() - start, (started[1] if len(started) > 1 else start) - start)
-            del self._details[node]
-        return event.with_detail(d)
+        start = started[0]
+        if not end:
+            d = self._details[node] = self._detail(node, pname, start)
+            return event.with_detail(d)
+        d = self._details.pop(node, ())
+        if not d:
+            d = self._detail(node, pname, start)
+        return event.with_detail((*d, _monotonic() - start, (started[1] if len(started) > 1 else start) - start))
+
+
+_monotonic = time.monotonic

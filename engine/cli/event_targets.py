@@ -13,15 +13,27 @@ from typing import Any
 
 from engine.cli.args import Args, UsageError
 from engine.events import stream as ev
+from engine.frozen import frozen
+
+
+@frozen
+class EventTargets:
+    """The ``-events`` targets opened for a run: its event logs and NATS sinks."""
+
+    logs: tuple[Any, ...] = ()
+    nats: tuple[Any, ...] = ()
 
 
 @contextlib.asynccontextmanager
-async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[None]:
-    """The block runs with every ``-events`` target recording ``bus``'s events."""
+async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[EventTargets]:
+    """The block runs with every ``-events`` target recording ``bus``'s events (given to the block,
+    for a fan-out to take their place in a large run: :mod:`engine.events.fanout`)."""
     specs = a.lists.get("events", [])
     if not specs:
-        yield
+        yield EventTargets()
         return
+    logs: list[Any] = []
+    nats: list[Any] = []
     async with contextlib.AsyncExitStack() as stack:
         for spec in specs:
             if spec.startswith("nats://"):
@@ -32,6 +44,7 @@ async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[None]:
                 except ValueError as exc:
                     raise UsageError(str(exc)) from None
                 sink.has_log = any(not s.startswith("nats://") for s in specs)
+                nats.append(sink)
             else:
                 from engine.events.log import EventLog
 
@@ -41,13 +54,14 @@ async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[None]:
                     raise UsageError(f"Failed to open the event log\nThe -events file {spec} could not be "
                                      f"opened: {exc.strerror or exc}.") from None
                 stack.callback(sink.close)
+                logs.append(sink)
             await stack.enter_async_context(sink.batching())
             bus.add_recorder(sink)
         bus.record(ev.Event("log_start", f"strata {ev.STRATA_VERSION} {' '.join(a.command)}",
                             {"command": a.command[:1], "parallelism": _int(a.flags.get("parallelism"), 10),
                              "provider_parallelism": _limits(a.lists.get("provider-parallelism", [])),
                              "type_parallelism": _limits(a.lists.get("type-parallelism", []))}))
-        yield
+        yield EventTargets(tuple(logs), tuple(nats))
 
 
 def _int(raw: Any, default: int) -> int:

@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # not typing's: `strata version` does not import typing (
 
 if TYPE_CHECKING:
     import mmap
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from engine.cli.args import Args
     from engine.cli.output import Output
@@ -139,20 +139,31 @@ async def run(argv: list[str]) -> int:
     if a.lists.get("events"):
         from engine.cli.event_targets import event_targets
 
-        async with event_targets(a, out.bus):
-            return await _dispatch_batching(a, out)
+        async with event_targets(a, out.bus) as targets:
+            return await _dispatch_batching(a, out, targets.logs, targets.nats)
     return await _dispatch_batching(a, out)
 
 
-async def _dispatch_batching(a: Args, out: Output) -> int:
-    if out.sink is not None:
-        from engine.events.heartbeat import Heartbeats
+async def _dispatch_batching(a: Args, out: Output, logs: tuple[Any, ...] = (), nats: tuple[Any, ...] = ()) -> int:
+    if out.sink is None and not logs and not nats:
+        return await dispatch(a, out)
+    import contextlib
 
-        beats = Heartbeats(out.emit, _heartbeat_interval())
-        out.bus.sinks.append(beats)
-        async with out.sink.batching(), beats.running():
-            return await dispatch(a, out)
-    return await dispatch(a, out)
+    async with contextlib.AsyncExitStack() as stack:
+        if out.sink is not None:
+            from engine.events.heartbeat import Heartbeats
+
+            beats = Heartbeats(out.emit, _heartbeat_interval())
+            out.bus.sinks.append(beats)
+            await stack.enter_async_context(out.sink.batching())
+            await stack.enter_async_context(beats.running())
+        from engine.events.fanout import Fanout
+        from engine.events.stream import JsonSink
+
+        json_sink = out.sink if type(out.sink) is JsonSink else None
+        if json_sink is not None or logs or nats:
+            await stack.enter_async_context(Fanout(out.bus, json_sink, list(logs), list(nats)).running())
+        return await dispatch(a, out)
 
 
 def _heartbeat_interval() -> float:

@@ -103,7 +103,12 @@ def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any
     ``seq`` and ``monotonic`` first and ``detail`` last (hot path: byte templates).
 
     Raises TypeError for what orjson cannot encode."""
-    line = json_line(event)
+    return log_line_from(seq, t, json_line(event), detail)
+
+
+def log_line_from(seq: int, t: float, line: bytes, detail: Any = None) -> bytes:
+    """:func:`log_line` from the event's :func:`json_line` ``line``, made already (the relay
+    process writes both)."""
     head = b'{"seq":%d,"monotonic":%.6f,' % (seq, t)
     if detail is not None:
         return head + line[1:-2] + b',"detail":' + _dumps(detail_dict(detail)) + b"}\n"
@@ -130,36 +135,14 @@ class Writer:
             fcntl.fcntl(self.pipe, _F_SETPIPE_SZ, 1 << 20)
 
     @classmethod
-    def start(cls, out: int, timeout: float = START_TIMEOUT) -> Writer | None:
+    def start(cls, out: int, timeout: float = START_TIMEOUT, what: str = "-json event stream") -> Writer | None:
         """A writer on the descriptor ``out``, once it says it runs (its imports done: until then
-        the output is not its to take); None if it cannot start, or does not say so in time."""
-        ready, ready_w = os.pipe()
-        try:
-            try:
-                # -P: not engine/ first on its path (a module of ours named like one of the
-                # library's); a process group of its own: a signal to strata's group (Ctrl-C, a
-                # service manager's SIGTERM) is strata's to handle, and the writer ends when
-                # strata closes its input, with every line written
-                process = subprocess.Popen([sys.executable, "-P", __file__, str(ready_w)], stdin=subprocess.PIPE,
-                                           stdout=out, pass_fds=(ready_w,), process_group=0)
-            finally:
-                os.close(ready_w)
-        except OSError:
-            os.close(ready)
+        the output is not its to take); None if it cannot start, or does not say so in time.
+        ``what`` it writes, named when it cannot."""
+        spawned = Spawned.spawn(out, args=(what,))
+        if spawned is None:
             return None
-        try:
-            started = wait(ready, select.POLLIN, timeout) and os.read(ready, 1) == b"1"
-        except OSError:
-            started = False
-        finally:
-            os.close(ready)
-        if not started:
-            process.kill()
-            process.wait()
-            assert process.stdin is not None
-            process.stdin.close()
-            return None
-        return cls(process)
+        return spawned.writer(wait(spawned.ready, select.POLLIN, timeout))
 
     def send(self, buf: bytearray, block: bool) -> bool:
         """Hand over the start of ``buf`` (removed from it): all of it when ``block``, else what the
@@ -186,6 +169,52 @@ class Writer:
             assert self.process.stdin is not None
             self.process.stdin.close()
         return self.process.wait()
+
+
+class Spawned:
+    """A writer process started, not yet known to run: ``ready`` becomes readable when it says so
+    (or exits). ``script``: another program taking the same hand-over (``engine/events/relay.py``),
+    with its ``args`` after the descriptor on which it says it runs, and ``pass_fds`` its to keep."""
+
+    def __init__(self, process: subprocess.Popen[bytes], ready: int) -> None:
+        self.process = process
+        self.ready = ready
+
+    @classmethod
+    def spawn(cls, out: int, script: str = __file__, args: tuple[str, ...] = (),
+              pass_fds: tuple[int, ...] = ()) -> Spawned | None:
+        ready, ready_w = os.pipe()
+        try:
+            try:
+                # -P: not engine/ first on its path (a module of ours named like one of the
+                # library's); a process group of its own: a signal to strata's group (Ctrl-C, a
+                # service manager's SIGTERM) is strata's to handle, and the writer ends when
+                # strata closes its input, with every line written
+                process = subprocess.Popen([sys.executable, "-P", script, str(ready_w), *args], stdin=subprocess.PIPE,
+                                           stdout=out, pass_fds=(ready_w, *pass_fds), process_group=0)
+            finally:
+                os.close(ready_w)
+        except OSError:
+            os.close(ready)
+            return None
+        return cls(process, ready)
+
+    def writer(self, said: bool) -> Writer | None:
+        """The :class:`Writer`, if it ``said`` something on ``ready`` and that is that it runs;
+        else None, the process gone."""
+        try:
+            started = said and os.read(self.ready, 1) == b"1"
+        except OSError:
+            started = False
+        finally:
+            os.close(self.ready)
+        if not started:
+            self.process.kill()
+            self.process.wait()
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            return None
+        return Writer(self.process)
 
 
 def wait(fd: int, event: int, timeout: float | None = None) -> bool:
@@ -219,7 +248,7 @@ def _write_all(fd: int, data: bytes) -> None:
             wait(fd, select.POLLOUT)
 
 
-def serve(inp: int = 0, out: int = 1) -> int:
+def serve(inp: int = 0, out: int = 1, what: str = "-json event stream") -> int:
     """Read event arrays from ``inp`` until it ends, write their lines to ``out``. Returns the
     exit status: 0, or :data:`OUTPUT_FAILED_STATUS` when writing failed other than by the reader
     going away (``| head``), which is no news."""
@@ -239,7 +268,7 @@ def serve(inp: int = 0, out: int = 1) -> int:
             return 0
         except OSError as exc:
             try:
-                sys.stderr.write(f"strata: the -json event stream could not be written ({exc}); "
+                sys.stderr.write(f"strata: the {what} could not be written ({exc}); "
                                  "it stops here, the run goes on.\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
@@ -258,7 +287,7 @@ def main(argv: list[str]) -> int:
         ready = int(argv[1])
         os.write(ready, b"1")
         os.close(ready)
-    return serve()
+    return serve(what=argv[2] if len(argv) > 2 else "-json event stream")
 
 
 if __name__ == "__main__":

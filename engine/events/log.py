@@ -20,6 +20,8 @@ Invariants, which a crash at any moment keeps:
 
 Lines are gathered and written within ``max_delay`` seconds (:class:`~engine.events.stream.FlushWithin`),
 at once for a diagnostic or the summary; a failed write (a full disk) stops the log, never the run.
+In a large run of the command, the relay (:mod:`engine.events.fanout`) writes the log's lines,
+with the ``-json`` stream's and the other targets', formatted once.
 """
 
 from __future__ import annotations

@@ -5,9 +5,11 @@ here, on the other core, and nothing of the broker's pace reaches strata's event
 Started as ``python -P -m engine.events.nats_publisher URL SUBJECT STREAM CONNECT_TIMEOUT
 ACK_TIMEOUT`` (seconds: to connect; to wait for the last acknowledgements once the input ended).
 
-* Input (standard input, until it ends): one event per line as the event log's writer takes it
-  (:func:`engine.events.log.wire_line`: an array, or a formatted line), in sequence order.
-* What it does: formats each as its event log line, gathers whole lines into messages of at most
+* Input (standard input, until it ends): one event per line, in sequence order: its event log
+  line, formatted by the run's relay (:mod:`engine.events.relay`), or, should the relay not
+  start, as the event log's writer takes it (:func:`engine.events.log.wire_line`: an array, or a
+  formatted line).
+* What it does: formats each array as its event log line, gathers whole lines into messages of at most
   :data:`BATCH` bytes with the header ``Strata-Seq: FIRST-LAST``, and publishes them with
   JetStream's asynchronous publish: at most :data:`WINDOW` messages await their acknowledgement
   (past that it stops reading, and strata's sink holds, then drops, what it cannot hand over).
@@ -166,7 +168,9 @@ def batches(data: bytes) -> list[tuple[int, int, bytes]]:
         if raw[:1] == b"[":
             arr = orjson.loads(raw)
             seq, line = arr[0], log_line(arr[0], arr[1], arr[2:7], arr[7])
-        else:  # a line strata formatted itself
+        elif raw[:7] == b'{"seq":':  # a line formatted already (by strata, or by its relay)
+            seq, line = int(raw[7:raw.index(b",", 7)]), raw + b"\n"
+        else:
             seq, line = orjson.loads(raw)["seq"], raw + b"\n"
         if lines and size + len(line) > BATCH:
             out.append((first, last, b"".join(lines)))

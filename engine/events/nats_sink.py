@@ -9,12 +9,14 @@ first use if no stream captures it yet: a consumer replays the run from there.
 
 The broker never fails or stalls the apply:
 
-* the recorder only appends the event's encoded array (:func:`engine.events.log.wire_line`, shared
-  with the event log's writer) to a buffer; within ``max_delay`` seconds the buffer goes down a
-  non-blocking pipe to a publisher process (:mod:`engine.events.nats_publisher`), which formats the
-  lines, publishes them with JetStream's asynchronous publish and counts the acknowledgements, on
-  the other core; what the pipe does not take waits here, up to :data:`QUEUE_BYTES` (past it,
-  events are dropped, and counted);
+* a publisher process (:mod:`engine.events.nats_publisher`) publishes the lines with JetStream's
+  asynchronous publish and counts the acknowledgements, on the other core; the run's relay
+  (:mod:`engine.events.fanout`, started at once when there is a NATS target) writes it the event
+  log's lines, formatted once for every output, without ever waiting for it: what its pipe does not
+  take waits in the relay, up to :data:`QUEUE_BYTES` (past it, events are dropped, and counted);
+* should the relay not start, this sink is a recorder itself: it appends each event's encoded
+  array (:func:`engine.events.log.wire_line`) to a buffer that goes down the publisher's pipe
+  within ``max_delay`` seconds, and the publisher formats the lines;
 * an acknowledgement from the stream is what makes an event *confirmed*;
 * at the end the publisher gets ``close_timeout`` seconds to take the rest and have it
   acknowledged; then it is told to stop and report, and whatever was not confirmed is dropped: the
@@ -91,6 +93,7 @@ class NatsSink:
         self.confirmed: list[tuple[int, int]] = []  # sequence ranges the stream acknowledged
         self.failure: str | None = None
         """Why the broker took no more (None: it took everything)."""
+        self._deadline: float | None = None  # when the publisher's time is up (set by a fan-out's end)
 
     @classmethod
     def from_url(cls, spec: str) -> NatsSink:
@@ -152,6 +155,43 @@ class NatsSink:
                 await anyio.to_thread.run_sync(self._finish, abandon_on_cancel=True)
             self._report()
 
+    # ------------------------------------------------------------------ a fan-out's relay feeding the publisher
+
+    @property
+    def feed(self) -> int:
+        """The publisher's input (the write end of its pipe), for a relay to write to."""
+        return self._pipe
+
+    def hand_over(self) -> None:
+        """Write out what is gathered (the first events: a few lines) to make way for a relay
+        (:class:`engine.events.fanout.Fanout`), which writes what comes next."""
+        deadline = time.monotonic() + self.close_timeout
+        while self._buf and self._pipe >= 0:
+            self.flush()
+            left = deadline - time.monotonic()
+            if not self._buf or left <= 0:
+                break
+            p = select.poll()
+            p.register(self._pipe, select.POLLOUT)
+            p.poll(left * 1000)
+        self._buf.clear()  # what the publisher did not take in time: dropped (never confirmed)
+
+    def relayed(self) -> None:
+        """The relay has its own copy of the publisher's input: this process's is closed, so the
+        publisher's input ends when the relay's does."""
+        with contextlib.suppress(OSError):
+            os.close(self._pipe)
+        self._pipe = -1
+
+    def relay_ended(self, first_seq: int, count: int, ended: float) -> None:
+        """The relay carried ``count`` events from ``first_seq`` on and ended at ``ended``
+        (monotonic): they count as recorded here, and the publisher has ``close_timeout`` seconds
+        from then on."""
+        if count and not self.recorded:
+            self.first_seq = first_seq
+        self.recorded += count
+        self._deadline = ended + self.close_timeout
+
     # ------------------------------------------------------------------ the publisher process
 
     def _start(self) -> None:
@@ -159,18 +199,23 @@ class NatsSink:
         t = self.target
         root = str(Path(__file__).resolve().parents[2])  # where the engine package is
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        # its input is a pipe of our own: a relay may take over the writing end
+        # (:meth:`relayed`), which then ends the publisher's input when it ends its own
+        r, w = os.pipe()
         try:
             # -P: neither strata's working directory nor the script's first on the path; a
             # process group of its own: a Ctrl-C is strata's to handle, and strata ends it
             self._process = subprocess.Popen(
                 [sys.executable, "-P", "-m", "engine.events.nats_publisher", t.url, t.subject, t.stream,
-                 str(self.connect_timeout), str(self.close_timeout)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                 str(self.connect_timeout), str(self.close_timeout)], stdin=r, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=env, process_group=0)
         except OSError as exc:
+            os.close(w)
             self.failure = f"its publisher could not start ({exc.strerror or exc})"
             return
-        assert self._process.stdin is not None
-        self._pipe = self._process.stdin.fileno()
+        finally:
+            os.close(r)
+        self._pipe = w
         os.set_blocking(self._pipe, False)
         with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)
             fcntl.fcntl(self._pipe, _F_SETPIPE_SZ, 1 << 20)
@@ -181,7 +226,7 @@ class NatsSink:
         proc = self._process
         if proc is None:
             return
-        deadline = time.monotonic() + self.close_timeout
+        deadline = self._deadline if self._deadline is not None else time.monotonic() + self.close_timeout
         while self._buf and self._pipe >= 0:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -192,9 +237,8 @@ class NatsSink:
                 self.flush()
         self._buf.clear()
         if self._pipe >= 0:
-            assert proc.stdin is not None
             with contextlib.suppress(OSError):
-                proc.stdin.close()
+                os.close(self._pipe)
             self._pipe = -1
         try:
             proc.wait(max(deadline - time.monotonic(), 0))

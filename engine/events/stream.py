@@ -128,6 +128,10 @@ class EventBus:
         """The sequence number of the last event recorded (0: none yet)."""
         self.wants_detail = False
         """A recorder reads :attr:`Event.detail`: the executor then computes it."""
+        self.relay: Callable[[int, float, Event, int], None] | None = None
+        """The fan-out in place of the formatted outputs while its relay process runs
+        (:class:`engine.events.fanout.Fanout`): given each event once, numbered, with 1 when it was
+        emitted (0: recorded only)."""
 
     def add_recorder(self, recorder: Recorder, wants_detail: bool = True) -> None:
         self.recorders.append(recorder)
@@ -138,7 +142,14 @@ class EventBus:
             s(event)
         if _CAPTURES and self._captures:
             capture_sink(event)
-        if self.recorders:
+        relay = self.relay  # read after the sinks: one of them may have handed over to it
+        if relay is not None:
+            self.seq += 1
+            seq, t = self.seq, _monotonic()
+            relay(seq, t, event, 1)
+            for r in self.recorders:
+                r(seq, t, event)
+        elif self.recorders:
             self.seq += 1
             seq, t = self.seq, _monotonic()
             for r in self.recorders:
@@ -147,9 +158,12 @@ class EventBus:
     def record(self, event: Event) -> None:
         """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
         terraform's stream and the human output do not have."""
-        if self.recorders:
+        relay = self.relay
+        if self.recorders or relay is not None:
             self.seq += 1
             seq, t = self.seq, _monotonic()
+            if relay is not None:
+                relay(seq, t, event, 0)
             for r in self.recorders:
                 r(seq, t, event)
 
@@ -191,9 +205,11 @@ class JsonSink:
     consumer reading the live stream still sees each event within ``max_delay``.
 
     A large run (``writer_after`` events while batching; ``STRATA_JSON_WRITER_AFTER``, default
-    5,000) hands the formatting and the writing to a writer process (``engine/jsonline.py``)
+    5,000) hands the formatting and the writing to a writer process (``engine/events/jsonline.py``)
     that shares its standard output: the event loop then only encodes each event as an array,
-    a third of the work. The batch ends with every line written and the writer gone.
+    a third of the work. The batch ends with every line written and the writer gone. The
+    command's sink leaves that to the run's relay instead (:attr:`on_many`,
+    :mod:`engine.events.fanout`), which writes the event logs' lines too.
     """
 
     def __init__(self, stream: IO[bytes] | None = None, writer_after: int | None = None) -> None:
@@ -207,6 +223,9 @@ class JsonSink:
         self._count = 0
         self._writer: jsonline.Writer | None = None
         self._flush_at = _BATCH  # flush when this much is waiting (more while the writer's pipe is full)
+        self.on_many: Callable[[], None] | None = None
+        """Called, once, in place of starting a writer process of its own, when ``writer_after``
+        events have come (:class:`engine.events.fanout.Fanout` then takes over)."""
 
     what = "-json event stream"  # in what it says when it cannot write
 
@@ -278,6 +297,9 @@ class JsonSink:
         """Write what is gathered, then start the writer on our standard output; stay in this
         process if it cannot start (once, at 5,000 events: the wait of a Python start-up)."""
         self._writer_after = -1  # one attempt
+        if self.on_many is not None:
+            self.on_many()
+            return
         self.flush()
         if self.closed:
             return
@@ -285,7 +307,7 @@ class JsonSink:
             out = self.stream.fileno()
         except (OSError, ValueError, io.UnsupportedOperation):
             return
-        self._writer = jsonline.Writer.start(out)
+        self._writer = jsonline.Writer.start(out, what=self.what)
 
     def _to_writer(self, block: bool) -> None:
         assert self._writer is not None

@@ -1,0 +1,250 @@
+"""One hand-over for every output of a large run: the ``-json`` stream, the event logs and the NATS
+targets, through one relay process (:mod:`engine.events.relay`).
+
+Each output formats its own lines in strata's process while a run is small
+(:class:`~engine.events.stream.JsonSink`, :class:`~engine.events.log.EventLog`). Once one of them
+has seen ``writer_after`` events (``STRATA_JSON_WRITER_AFTER``), or at once when there is a NATS
+target (whose publisher is a process anyway), the :class:`Fanout` takes their place on the bus:
+
+* it writes out what they gathered, starts the relay with their descriptors, and from then on the
+  bus hands it each event once (:attr:`engine.events.stream.EventBus.relay`): one orjson call, one
+  buffer, one pipe, whatever the number of outputs;
+* it sends what it gathered within ``max_delay`` seconds (:class:`FlushWithin`), at once for a
+  diagnostic or the summary, waiting for the relay only past a large backlog;
+* at the end it hands the relay the rest, waits for it to write everything and puts the outputs
+  back on the bus, each formatting its own lines again (as when the relay cannot start).
+
+The relay formats terraform's line once and each event log's line from it; an output that fails
+stops alone, the others go on (the relay says which on standard error).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import orjson
+
+from engine.events import jsonline
+from engine.events.stream import (
+    _FLUSH_NOW,
+    HUMAN_ONLY,
+    OUTPUT_FAILED,
+    Event,
+    EventBus,
+    FlushWithin,
+    JsonSink,
+)
+from engine.events.writing import _ki_protected, stream_failed
+
+if TYPE_CHECKING:
+    from engine.events.log import EventLog
+    from engine.events.nats_sink import NatsSink
+
+RELAY = str(Path(__file__).with_name("relay.py"))
+_BATCH = 1 << 20  # bytes gathered before they go to the relay without waiting for max_delay
+_PIPE_BACKLOG = 64 << 20  # bytes waiting for the relay beyond this: wait for it, not grow
+_dumps = orjson.dumps
+_ARRAY = orjson.OPT_APPEND_NEWLINE
+
+
+class Fanout:
+    """The relay's end in strata for the outputs of one bus: ``json`` (the ``-json`` stream on
+    strata's standard output, or None), ``logs`` and ``nats`` (opened, and batching, by their
+    owner: the fan-out only takes their place while the relay runs)."""
+
+    def __init__(self, bus: EventBus, json_sink: JsonSink | None, logs: list[EventLog] | None = None,
+                 nats: list[NatsSink] | None = None, max_delay: float = 0.02) -> None:
+        self.bus = bus
+        self.json = json_sink
+        self.logs = list(logs or ())
+        self.nats = list(nats or ())
+        self.max_delay = max_delay
+        self._json_flag = 1 if json_sink is not None else 0
+        self._buf = bytearray()
+        self._flush_at = _BATCH
+        self._within: FlushWithin | None = None
+        self._writer: jsonline.Writer | None = None
+        self._wanted: anyio.Event | None = None
+        self._seq_from = 0  # the bus's sequence number when the relay took over
+        self.relayed = False
+        """The relay ran (set when it took over; stays set)."""
+
+    def _many(self) -> None:
+        """An output has seen many events: the relay should take over (from the fan-out's task, not
+        from inside the bus's loop over its outputs)."""
+        if self._wanted is not None:
+            self._wanted.set()
+
+    # ------------------------------------------------------------------ the bus's hot path
+
+    def __call__(self, seq: int, t: float, event: Event, flags: int) -> None:
+        """One call per event while the relay runs: ``flags`` 1 when the bus emitted it (it is in
+        the ``-json`` stream, unless only people see it), 0 when it only recorded it."""
+        flags &= self._json_flag
+        if flags and event[0] in HUMAN_ONLY:
+            flags = 0
+        try:
+            line = _dumps((flags, seq, t, event[0], event[1], event[2], event[3], event[4],
+                           event[5] if len(event) > 5 else None), option=_ARRAY)
+        except TypeError:  # an integer beyond 64 bits: formatted here
+            line = _formatted(seq, t, event, flags)
+        buf = self._buf
+        was_empty = not buf
+        buf += line
+        if len(buf) >= self._flush_at or event[0] in _FLUSH_NOW:
+            self.flush()
+        elif was_empty and self._within is not None:
+            self._within.mark()
+
+    @_ki_protected  # Ctrl-C between a write and its bookkeeping would send lines twice
+    def flush(self) -> None:
+        """Send the relay what its pipe takes now (all of it past a large backlog)."""
+        writer = self._writer
+        if not self._buf or writer is None:
+            return
+        if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):
+            self._lost()
+            return
+        self._flush_at = len(self._buf) + _BATCH
+        if self._buf and self._within is not None:
+            self._within.mark()  # the pipe is full: try again within max_delay
+
+    # ------------------------------------------------------------------ taking over, giving back
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The block runs with the fan-out ready to take over (at once with a NATS target), and
+        ends with every line written and the outputs back on the bus."""
+        if self.json is None and not self.logs and not self.nats:
+            yield
+            return
+        self._wanted = anyio.Event()
+        for sink in [self.json, *self.logs]:
+            if sink is not None:
+                sink.on_many = self._many
+        self._within = FlushWithin(self.flush, self.max_delay)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._when_wanted)
+                try:
+                    async with self._within.running():
+                        yield
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._wanted = None
+            self._within = None
+            for sink in [self.json, *self.logs]:
+                if sink is not None:
+                    sink.on_many = None
+            self._give_back()
+
+    async def _when_wanted(self) -> None:
+        """Start the relay when an output has seen many events, or at once with a NATS target
+        (whose publisher is a process anyway); the outputs write on in the meantime."""
+        assert self._wanted is not None
+        if not self.nats:
+            await self._wanted.wait()
+        json_sink = self.json if self.json is not None and not self.json.closed else None
+        logs = [log for log in self.logs if not log.closed]
+        feeds = [n for n in self.nats if n.feed >= 0]
+        devnull = -1 if json_sink is not None else os.open(os.devnull, os.O_WRONLY)
+        try:
+            out = json_sink.stream.fileno() if json_sink is not None else devnull
+            spawned = jsonline.Spawned.spawn(out, script=RELAY, pass_fds=tuple(log.stream.fileno() for log in logs)
+                                             + tuple(n.feed for n in feeds))
+        finally:
+            if devnull >= 0:
+                os.close(devnull)
+        if spawned is None:  # each output goes on formatting its own lines
+            return
+        said = taken = False
+        try:
+            with anyio.move_on_after(jsonline.START_TIMEOUT):
+                await anyio.wait_readable(spawned.ready)
+                said = True
+            writer = spawned.writer(said)
+            taken = True
+        finally:
+            if not taken:  # the run ended (or was cancelled) first
+                spawned.writer(False)
+        if writer is not None:
+            # what may have stopped meanwhile is not the relay's (its spec, the first line it reads)
+            self._take_over(writer, json_sink if json_sink is not None and not json_sink.closed else None,
+                            [log for log in logs if not log.closed], [n for n in feeds if n.feed >= 0])
+
+    @_ki_protected
+    def _take_over(self, writer: jsonline.Writer, json_sink: JsonSink | None, logs: list[EventLog],
+                   feeds: list[NatsSink]) -> None:
+        """Write out what the outputs gathered and take their place on the bus (no event can come
+        in between: nothing here waits for the event loop)."""
+        for sink in [json_sink, *logs]:  # its lines written, and its own writer (one started before us) gone
+            if sink is not None:
+                sink.flush()
+                sink._stop_writer()
+        for n in feeds:
+            n.hand_over()
+        feeds = [n for n in feeds if n.feed >= 0]
+        spec = {"json": json_sink is not None, "logs": [(log.stream.fileno(), log.path) for log in logs],
+                "nats": [n.feed for n in feeds], "close_timeout": max([n.close_timeout for n in feeds], default=0)}
+        self._buf = bytearray(orjson.dumps(spec, option=_ARRAY)) + self._buf
+        for n in feeds:
+            n.relayed()
+        self._writer = writer
+        self.relayed = True
+        self._json_flag = 1 if json_sink is not None else 0
+        self._outputs = (json_sink, logs, feeds)
+        bus = self.bus
+        bus.sinks = [s for s in bus.sinks if s is not json_sink]  # new lists: the bus may be looping over the old
+        away = {id(x) for x in (*logs, *feeds)}
+        bus.recorders = [r for r in bus.recorders if id(r) not in away]
+        self._seq_from = bus.seq
+        bus.relay = self
+
+    @_ki_protected  # a Ctrl-C here would leave the relay's last lines unwritten
+    def _give_back(self) -> None:
+        """Hand the relay the rest, end its input, wait for it, and put the outputs back on the
+        bus (each writes its own lines again)."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        bus = self.bus
+        bus.relay = None
+        stopped = time.monotonic()
+        if self._buf:
+            writer.send(self._buf, block=True)
+            self._buf = bytearray()
+        status = writer.stop()
+        json_sink, logs, feeds = self._outputs
+        for n in feeds:
+            n.relay_ended(self._seq_from + 1, bus.seq - self._seq_from, stopped)
+        if status == jsonline.OUTPUT_FAILED_STATUS:  # it said which, on stderr
+            OUTPUT_FAILED.append(OSError("an output of the event stream could not be written"))
+        elif status != 0:
+            stream_failed(RuntimeError(f"its relay process exited with status {status}"), "event stream")
+        if json_sink is not None:
+            bus.sinks = [json_sink, *bus.sinks]
+        bus.recorders = [*logs, *feeds, *bus.recorders]
+
+    def _lost(self) -> None:
+        """The relay is gone before its time (it cannot be: it never stops reading but at the end)."""
+        self._buf = bytearray()
+        stream_failed(RuntimeError("its relay process stopped"), "event stream")
+        with contextlib.suppress(Exception):
+            self._give_back()
+
+
+def _formatted(seq: int, t: float, event: Event, flags: int) -> bytes:
+    """The relay's input for an event orjson cannot encode: both lines, formatted here."""
+    from engine.events.log import log_line
+    from engine.events.stream import _line_here
+
+    doc: dict[str, Any] = {"s": seq, "j": _line_here(event).decode() if flags else None,
+                           "l": log_line(seq, t, event).decode()}
+    return orjson.dumps(doc, option=_ARRAY)

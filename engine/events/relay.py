@@ -1,0 +1,262 @@
+"""The relay: one process that formats a large run's events for every output at once, the
+``-json`` stream, the event logs and the NATS publishers' input, on the other core.
+
+Without it, each output had a process of its own, and strata's event loop encoded and sent each
+event once per output: with ``-json``, an event log and NATS together, three encodings, three
+pipes, and three processes decoding the same event (the event log's line formatted twice, by its
+writer and by the publisher). Through the relay, the event loop encodes each event once, as one
+compact array, down one pipe (:class:`engine.events.fanout.Fanout` is strata's end); the relay
+decodes it once, formats terraform's line once, and makes the event log's line from it.
+
+Started as ``python -P relay.py READY_FD``, with the descriptors of the outputs it may write.
+The first line of its input is the spec, a JSON object (sent when strata hands the outputs over,
+so it names only those still open then):
+
+* ``json``: write the ``-json`` lines to standard output (inherited from strata);
+* ``logs``: ``[[FD, PATH], ...]``, event logs open in strata, written here;
+* ``nats``: ``[FD, ...]``, the input pipes of NATS publishers
+  (:mod:`engine.events.nats_publisher`), which take the event log's lines as they are; never
+  waited for: what a publisher does not take waits here, up to ``queue`` bytes each, and beyond
+  that is dropped (the publisher never confirms it, so strata counts it as dropped);
+* ``close_timeout``: seconds to hand a publisher the rest once the input has ended.
+
+Input (standard input, until it ends), after the spec: one event per line, ``[flags, seq, monotonic, type,
+message, payload, level, timestamp, detail]`` (``flags`` 1: the event is in the ``-json`` stream
+too; 0: recorded only), or, for what orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or
+null, "l": LOG_LINE}`` formatted by strata.
+
+An output that cannot be written stops, said once on standard error ("the event log PATH could not
+be written"), and the others go on; the exit status is then :data:`OUTPUT_FAILED_STATUS`. A reader
+of the ``-json`` stream that goes away (``| head``) is no news. This module imports only the
+standard library, orjson and :mod:`engine.events.jsonline`'s formatting (loaded from its file).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+try:
+    import orjson
+except ImportError:
+    if __name__ == "__main__":  # strata sees it never started and writes its lines itself
+        sys.exit(2)
+    raise
+
+if __name__ == "__main__":  # run as a script: the formatter beside this file, without the engine package
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from jsonline import OUTPUT_FAILED_STATUS, json_line, log_line_from
+else:
+    from engine.events.jsonline import OUTPUT_FAILED_STATUS, json_line, log_line_from
+
+_loads = orjson.loads
+QUEUE_BYTES = 64 << 20
+
+
+class _File:
+    """An output written in full, in order (the ``-json`` stream, an event log)."""
+
+    def __init__(self, fd: int, what: str, quiet_on_broken_pipe: bool = False) -> None:
+        self.fd = fd
+        self.what = what
+        self.quiet = quiet_on_broken_pipe
+        self.buf: list[bytes] = []
+        self.alive = True
+        self.failed = False
+
+    def flush(self) -> None:
+        if not self.buf:
+            return
+        data, self.buf = b"".join(self.buf), []
+        if not self.alive:
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                try:
+                    view = view[os.write(self.fd, view):]
+                except BlockingIOError:  # a non-blocking descriptor shared with strata: wait for it
+                    _wait(self.fd, select.POLLOUT)
+        except BrokenPipeError:
+            self.alive = False
+            if not self.quiet:
+                self._say(BrokenPipeError("its reader went away"))
+        except OSError as exc:
+            self.alive = False
+            self._say(exc)
+
+    def _say(self, exc: BaseException) -> None:
+        self.failed = True
+        try:
+            sys.stderr.write(f"strata: the {self.what} could not be written ({exc}); it stops here, the run goes on.\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+class _Feed:
+    """A NATS publisher's input: written as far as it takes without waiting; the rest waits."""
+
+    def __init__(self, fd: int, queue: int) -> None:
+        self.fd = fd
+        self.queue = queue
+        os.set_blocking(fd, False)
+        self.buf = bytearray()
+        self.alive = True
+
+    def add(self, lines: bytes) -> None:
+        if self.alive and len(self.buf) < self.queue:
+            self.buf += lines  # beyond the queue, dropped: never confirmed, so counted by strata
+
+    def push(self) -> None:
+        if not self.buf or not self.alive:
+            return
+        sent = 0
+        try:
+            with memoryview(self.buf) as view:
+                while sent < len(view):
+                    sent += os.write(self.fd, view[sent:])
+        except BlockingIOError:
+            pass
+        except OSError:  # the publisher is gone: its report says why
+            self.close()
+            return
+        del self.buf[:sent]
+
+    def close(self) -> None:
+        self.buf = bytearray()
+        if self.alive:
+            self.alive = False
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+
+
+def _wait(fd: int, event: int, timeout: float | None = None) -> bool:
+    p = select.poll()
+    p.register(fd, event)
+    return bool(p.poll(None if timeout is None else timeout * 1000))
+
+
+def relay_lines(data: bytes, json_out: _File | None, logs: list[_File], feeds: list[_Feed]) -> None:
+    """Format ``data``'s whole lines (each ends with a newline) for each output (hot path: the
+    lines of a 100k-resource run pass here, 300,000 events)."""
+    want_log = bool(logs or feeds)
+    jl: list[bytes] = []
+    ll: list[bytes] = []
+    for raw in data.split(b"\n")[:-1]:
+        arr = _loads(raw)
+        if type(arr) is list:
+            ev = arr[3:8]
+            line = json_line(ev)
+            if arr[0] & 1:
+                jl.append(line)
+            if want_log:
+                ll.append(log_line_from(arr[1], arr[2], line, arr[8]))
+        else:  # formatted by strata
+            if arr.get("j") is not None:
+                jl.append(arr["j"].encode())
+            ll.append(arr["l"].encode())
+    if json_out is not None and jl:
+        json_out.buf.append(b"".join(jl))
+    if ll:
+        lines = b"".join(ll)
+        for f in logs:
+            f.buf.append(lines)
+        for feed in feeds:
+            feed.add(lines)
+
+
+def read_spec(inp: int = 0) -> tuple[dict[str, Any] | None, bytes]:
+    """The spec (the input's first line; None if the input ends first) and what came after it."""
+    data = b""
+    while b"\n" not in data:
+        chunk = os.read(inp, 1 << 16)
+        if not chunk:
+            return None, b""
+        data += chunk
+    first, _, rest = data.partition(b"\n")
+    spec = orjson.loads(first)
+    return spec, rest
+
+
+def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
+    """Relay the input to the outputs of ``spec`` until the input ends (``pending``: read
+    already); the exit status."""
+    json_out = _File(1, "-json event stream", quiet_on_broken_pipe=True) if spec.get("json") else None
+    logs = [_File(int(fd), f"event log {path}") for fd, path in spec.get("logs", [])]
+    queue = int(spec.get("queue", QUEUE_BYTES))
+    feeds = [_Feed(int(fd), queue) for fd in spec.get("nats", [])]
+    files = [f for f in (json_out, *logs) if f is not None]
+    poller = select.poll()
+    poller.register(inp, select.POLLIN)
+    watched: set[int] = set()
+    if pending:  # whole lines read with the spec
+        end = pending.rfind(b"\n") + 1
+        relay_lines(pending[:end], json_out, logs, feeds)
+        pending = pending[end:]
+    while True:
+        for feed in feeds:  # a publisher's pipe with lines waiting: wake when it takes more
+            want = feed.alive and bool(feed.buf)
+            if want and feed.fd not in watched:
+                poller.register(feed.fd, select.POLLOUT)
+                watched.add(feed.fd)
+            elif not want and feed.fd in watched:
+                poller.unregister(feed.fd)
+                watched.discard(feed.fd)
+        ready = dict(poller.poll())
+        for feed in feeds:
+            if feed.fd in ready:
+                feed.push()
+        if inp not in ready:
+            continue
+        chunk = os.read(inp, 1 << 20)
+        if not chunk:
+            break
+        data = pending + chunk
+        end = data.rfind(b"\n") + 1
+        pending = data[end:]
+        if not end:
+            continue
+        relay_lines(data[:end], json_out, logs, feeds)
+        for f in files:
+            f.flush()
+        for feed in feeds:
+            feed.push()
+    for f in files:
+        f.flush()
+    deadline = time.monotonic() + float(spec.get("close_timeout", 3.0))
+    for feed in feeds:
+        while feed.alive and feed.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if _wait(feed.fd, select.POLLOUT, left):
+                feed.push()
+        feed.close()
+    return OUTPUT_FAILED_STATUS if any(f.failed for f in files) else 0
+
+
+def main(argv: list[str]) -> int:
+    # strata decides when the stream ends (closing the input), every line written: a Ctrl-C sent
+    # to the process group must not cut it short; and writing to a terminal from a process group
+    # of its own must not stop it (`stty tostop`)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    ready = int(argv[1])
+    os.write(ready, b"1")
+    os.close(ready)
+    spec, pending = read_spec()
+    if spec is None:  # strata ended before it handed anything over
+        return 0
+    return serve(spec, pending=pending)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

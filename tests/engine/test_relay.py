@@ -1,0 +1,132 @@
+"""engine/events/relay.py: one process formats a large run's events for every output at once,
+byte for byte as each output formats them itself; an output that fails stops alone; a NATS
+publisher that does not read is never waited for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import orjson
+
+from engine.events import jsonline, relay
+from engine.events import stream as ev
+from engine.events.log import log_line
+from tests.engine.test_events import _every_kind_of_event
+
+DETAIL = ("a.b (create)", 'provider["x"]', ["a.c (create)"], "a.c (create)", 0.25, 0.0, 1.5, 1.0)
+HUGE = ev.Event("x", "big", {"n": 2**70}, timestamp=1.5)  # beyond orjson: formatted by strata
+
+
+def _events() -> list[ev.Event]:
+    out = []
+    for i, e in enumerate(_every_kind_of_event()):
+        out.append(e.with_detail(DETAIL) if i % 2 else e)
+    return out
+
+
+def _input(events: list[ev.Event], json_flag: int = 1) -> bytes:
+    lines = []
+    for seq, e in enumerate(events, 1):
+        lines.append(orjson.dumps([json_flag, seq, seq / 10, *e[:5], e[5] if len(e) > 5 else None]) + b"\n")
+    return b"".join(lines)
+
+
+def _run(spec: dict[str, object], data: bytes, pass_fds: tuple[int, ...] = (),
+         stdout: int | None = None) -> subprocess.CompletedProcess[bytes]:
+    r, w = os.pipe()
+    try:
+        proc = subprocess.run([sys.executable, "-P", relay.__file__, str(w)], input=json.dumps(spec).encode() + b"\n" + data,
+                              timeout=60,
+                              stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE,
+                              pass_fds=(w, *pass_fds))
+        assert os.read(r, 1) == b"1"  # it said it runs
+    finally:
+        os.close(r)
+        os.close(w)
+    return proc
+
+
+def test_the_relay_writes_each_output_as_the_output_itself_would(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    events = _events() * 500
+    logs = [tmp_path / "one.jsonl", tmp_path / "two.jsonl"]
+    fds = [os.open(p, os.O_WRONLY | os.O_CREAT, 0o644) for p in logs]
+    try:
+        res = _run({"json": True, "logs": [[fd, str(p)] for fd, p in zip(fds, logs, strict=True)]},
+                   _input(events), pass_fds=tuple(fds))
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+    expected = b"".join(log_line(seq, seq / 10, e) for seq, e in enumerate(events, 1))
+    assert [p.read_bytes() for p in logs] == [expected, expected]
+
+
+def test_recorded_only_events_and_human_only_ones_stay_out_of_the_json_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "log.jsonl"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
+    events = _events()
+    try:
+        res = _run({"json": True, "logs": [[fd, str(log)]]}, _input(events, json_flag=0), pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert res.returncode == 0 and res.stdout == b""
+    assert len(log.read_bytes().splitlines()) == len(events)
+
+
+def test_a_line_formatted_by_strata_passes_through_to_each_output(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from engine.events.fanout import _formatted
+
+    log = tmp_path / "log.jsonl"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        res = _run({"json": True, "logs": [[fd, str(log)]]}, _formatted(7, 0.5, HUGE, 1), pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert res.returncode == 0
+    assert json.loads(res.stdout) == HUGE.to_json()
+    line = json.loads(log.read_bytes())
+    assert line["seq"] == 7 and line["n"] == 2**70
+
+
+def test_an_output_that_fails_stops_alone_and_says_so_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = tmp_path / "good.jsonl"
+    fds = [os.open(good, os.O_WRONLY | os.O_CREAT, 0o644), os.open("/dev/full", os.O_WRONLY)]
+    events = _events() * 200
+    try:
+        res = _run({"json": True, "logs": [[fds[0], str(good)], [fds[1], "/dev/full"]]}, _input(events),
+                   pass_fds=tuple(fds))
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert res.returncode == jsonline.OUTPUT_FAILED_STATUS
+    said = res.stderr.decode().splitlines()
+    assert len(said) == 1 and said[0].startswith("strata: the event log /dev/full could not be written ("), said
+    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+    assert len(good.read_bytes().splitlines()) == len(events)
+
+
+def test_a_publisher_that_does_not_read_is_not_waited_for_beyond_its_time() -> None:
+    r, w = os.pipe()  # nobody reads r: the pipe fills, then the queue, then lines are dropped
+    events = _events() * 3000
+    try:
+        res = _run({"json": True, "logs": [], "nats": [w], "queue": 1 << 16, "close_timeout": 0.5},
+                   _input(events), pass_fds=(w,))
+    finally:
+        os.close(w)
+        os.close(r)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+
+
+def test_a_publisher_that_is_gone_is_no_failure_of_the_relay() -> None:
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        res = _run({"json": True, "nats": [w]}, _input(_events()), pass_fds=(w,))
+    finally:
+        os.close(w)
+    assert res.returncode == 0 and res.stderr == b""
