@@ -3,8 +3,8 @@ targets, through one relay process (:mod:`engine.events.relay`).
 
 Each output formats its own lines in strata's process while a run is small
 (:class:`~engine.events.stream.JsonSink`, :class:`~engine.events.log.EventLog`). Once one of them
-has seen ``writer_after`` events (``STRATA_JSON_WRITER_AFTER``), or at once when there is a NATS
-target (whose publisher is a process anyway), the :class:`Fanout` takes their place on the bus:
+has seen ``writer_after`` events (``STRATA_JSON_WRITER_AFTER``), or as soon as it runs when there
+is an event log or a NATS target, the :class:`Fanout` takes their place on the bus:
 
 * it writes out what they gathered, starts the relay with their descriptors, and from then on the
   bus hands it each event once (:attr:`engine.events.stream.EventBus.relay`): one orjson call, one
@@ -39,6 +39,7 @@ from engine.events.stream import (
     EventBus,
     FlushWithin,
     JsonSink,
+    _writer_after,
 )
 from engine.events.writing import _ki_protected, stream_failed
 
@@ -146,10 +147,12 @@ class Fanout:
             self._give_back()
 
     async def _when_wanted(self) -> None:
-        """Start the relay when an output has seen many events, or at once with a NATS target
-        (whose publisher is a process anyway); the outputs write on in the meantime."""
+        """Start the relay when an output has seen many events, or at once with an ``-events``
+        target (the relay then formats nearly every line: started once ``writer_after`` events
+        have come, it took over a 100k-resource run's a few tens of thousands of events late);
+        the outputs write on in the meantime. ``STRATA_JSON_WRITER_AFTER`` below 0: never."""
         assert self._wanted is not None
-        if not self.nats:
+        if not (self.nats or self.logs) or _writer_after() < 0:
             await self._wanted.wait()
         json_sink = self.json if self.json is not None and not self.json.closed else None
         logs = [log for log in self.logs if not log.closed]
