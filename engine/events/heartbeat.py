@@ -54,9 +54,9 @@ class Heartbeats:
         self._wake: anyio.Event | None = None
 
     def __call__(self, event: Event) -> None:
-        t = event.type
+        t = event[0]  # by index, not the property: one call per event of the run
         if t == "apply_start":
-            hook = event.payload["hook"]
+            hook = event[2]["hook"]
             now = self.clock()
             beats = self._beats
             beats[(hook["resource"]["addr"], hook["action"])] = _Beat(
@@ -67,7 +67,7 @@ class Heartbeats:
             if len(beats) == 1 and self._wake is not None:
                 self._wake.set()
         elif t in _ENDS:
-            hook = event.payload["hook"]
+            hook = event[2]["hook"]
             self._beats.pop((hook["resource"]["addr"], hook["action"]), None)
 
     def due(self, now: float) -> list[Event]:
