@@ -49,7 +49,8 @@ async def event_targets(a: Args, bus: ev.EventBus) -> AsyncIterator[EventTargets
                 from engine.events.log import EventLog
 
                 try:
-                    sink = EventLog(spec)
+                    # its lines go to the run's relay (engine.events.fanout), not to a writer of its own
+                    sink = EventLog(spec, writer_after=-1)
                 except OSError as exc:
                     raise UsageError(f"Failed to open the event log\nThe -events file {spec} could not be "
                                      f"opened: {exc.strerror or exc}.") from None

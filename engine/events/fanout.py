@@ -73,6 +73,8 @@ class Fanout:
         self._writer: jsonline.Writer | None = None
         self._wanted: anyio.Event | None = None
         self._seq_from = 0  # the bus's sequence number when the relay took over
+        self._gone = False  # the relay stopped before its time (said once)
+        self._outputs: tuple[JsonSink | None, list[EventLog], list[NatsSink]] = (None, [], [])
         self.relayed = False
         """The relay ran (set when it took over; stays set)."""
 
@@ -108,6 +110,9 @@ class Fanout:
         """Send the relay what its pipe takes now (all of it past a large backlog)."""
         writer = self._writer
         if not self._buf or writer is None:
+            return
+        if self._gone:
+            self._buf = bytearray()
             return
         if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):
             self._lost()
@@ -178,22 +183,23 @@ class Fanout:
             if not taken:  # the run ended (or was cancelled) first
                 spawned.writer(False)
         if writer is not None:
-            # what may have stopped meanwhile is not the relay's (its spec, the first line it reads)
-            self._take_over(writer, json_sink if json_sink is not None and not json_sink.closed else None,
-                            [log for log in logs if not log.closed], [n for n in feeds if n.feed >= 0])
+            self._take_over(writer, json_sink, logs, feeds)
 
     @_ki_protected
     def _take_over(self, writer: jsonline.Writer, json_sink: JsonSink | None, logs: list[EventLog],
                    feeds: list[NatsSink]) -> None:
         """Write out what the outputs gathered and take their place on the bus (no event can come
-        in between: nothing here waits for the event loop)."""
+        in between: nothing here waits for the event loop). What stopped meanwhile is not the
+        relay's (its spec, the first line it reads, names what is still open), and a NATS sink
+        whose publisher has not taken all it was given keeps feeding it itself: the relay's lines
+        must not follow a line cut short, and the event loop must not wait for a publisher."""
         for sink in [json_sink, *logs]:  # its lines written, and its own writer (one started before us) gone
             if sink is not None:
                 sink.flush()
                 sink._stop_writer()
-        for n in feeds:
-            n.hand_over()
-        feeds = [n for n in feeds if n.feed >= 0]
+        json_sink = json_sink if json_sink is not None and not json_sink.closed else None
+        logs = [log for log in logs if not log.closed]
+        feeds = [n for n in feeds if n.hand_over()]
         spec = {"json": json_sink is not None, "logs": [(log.stream.fileno(), log.path) for log in logs],
                 "nats": [n.feed for n in feeds], "close_timeout": max([n.close_timeout for n in feeds], default=0)}
         self._buf = bytearray(orjson.dumps(spec, option=_ARRAY)) + self._buf
@@ -209,6 +215,8 @@ class Fanout:
         bus.recorders = [r for r in bus.recorders if id(r) not in away]
         self._seq_from = bus.seq
         bus.relay = self
+        if self._within is not None:  # the spec, and what came meanwhile, within max_delay
+            self._within.mark()
 
     @_ki_protected  # a Ctrl-C here would leave the relay's last lines unwritten
     def _give_back(self) -> None:
@@ -217,30 +225,45 @@ class Fanout:
         writer, self._writer = self._writer, None
         if writer is None:
             return
-        bus = self.bus
-        bus.relay = None
-        stopped = time.monotonic()
-        if self._buf:
+        if self._buf and not self._gone:
             writer.send(self._buf, block=True)
-            self._buf = bytearray()
+        self._buf = bytearray()
         status = writer.stop()
-        json_sink, logs, feeds = self._outputs
-        for n in feeds:
-            n.relay_ended(self._seq_from + 1, bus.seq - self._seq_from, stopped)
+        self._restore()
+        if self._gone:
+            return  # said already
         if status == jsonline.OUTPUT_FAILED_STATUS:  # it said which, on stderr
             OUTPUT_FAILED.append(OSError("an output of the event stream could not be written"))
         elif status != 0:
             stream_failed(RuntimeError(f"its relay process exited with status {status}"), "event stream")
+
+    def _restore(self) -> None:
+        """The outputs back on the bus, in place of the relay (once)."""
+        bus = self.bus
+        if bus.relay is not self:
+            return
+        bus.relay = None
+        json_sink, logs, feeds = self._outputs
+        for n in feeds:  # the publisher's time runs from the end of the relay, which fed it
+            n.relay_ended(self._seq_from + 1, bus.seq - self._seq_from, time.monotonic())
         if json_sink is not None:
             bus.sinks = [json_sink, *bus.sinks]
         bus.recorders = [*logs, *feeds, *bus.recorders]
 
     def _lost(self) -> None:
-        """The relay is gone before its time (it cannot be: it never stops reading but at the end)."""
+        """The relay is gone before its time (killed: it never stops reading but at the end):
+        what it had not written is lost, said once with the outputs it wrote; later events are
+        written by the outputs themselves (its process is reaped at the end)."""
         self._buf = bytearray()
-        stream_failed(RuntimeError("its relay process stopped"), "event stream")
-        with contextlib.suppress(Exception):
-            self._give_back()
+        if self._gone:
+            return
+        self._gone = True
+        json_sink, logs, feeds = self._outputs
+        names = ([json_sink.what] if json_sink is not None else []) + [log.what for log in logs] + [
+            f"NATS {n.target.url}/{n.target.subject}" for n in feeds]
+        stream_failed(RuntimeError(f"the relay process writing it stopped; events up to seq {self.bus.seq} "
+                                   f"may be missing from: {', '.join(names)}"), "event stream")
+        self._restore()
 
 
 def _formatted(seq: int, t: float, event: Event, flags: int) -> bytes:

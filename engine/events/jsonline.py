@@ -201,13 +201,16 @@ class Spawned:
 
     def writer(self, said: bool) -> Writer | None:
         """The :class:`Writer`, if it ``said`` something on ``ready`` and that is that it runs;
-        else None, the process gone."""
+        else None, the process gone. Once: a second call is None."""
+        if self.ready < 0:
+            return None
         try:
             started = said and os.read(self.ready, 1) == b"1"
         except OSError:
             started = False
         finally:
             os.close(self.ready)
+            self.ready = -1
         if not started:
             self.process.kill()
             self.process.wait()

@@ -162,19 +162,15 @@ class NatsSink:
         """The publisher's input (the write end of its pipe), for a relay to write to."""
         return self._pipe
 
-    def hand_over(self) -> None:
-        """Write out what is gathered (the first events: a few lines) to make way for a relay
-        (:class:`engine.events.fanout.Fanout`), which writes what comes next."""
-        deadline = time.monotonic() + self.close_timeout
-        while self._buf and self._pipe >= 0:
-            self.flush()
-            left = deadline - time.monotonic()
-            if not self._buf or left <= 0:
-                break
-            p = select.poll()
-            p.register(self._pipe, select.POLLOUT)
-            p.poll(left * 1000)
-        self._buf.clear()  # what the publisher did not take in time: dropped (never confirmed)
+    def hand_over(self) -> bool:
+        """Whether a relay (:class:`engine.events.fanout.Fanout`) may feed the publisher from now
+        on: yes once the publisher has taken every line this sink gathered (the first events: a
+        few lines, written here without waiting). Else this sink goes on feeding it: the relay's
+        lines must not follow one cut short, nor the event loop wait for a publisher."""
+        if self._pipe < 0:
+            return False
+        self.flush()
+        return self._pipe >= 0 and not self._buf
 
     def relayed(self) -> None:
         """The relay has its own copy of the publisher's input: this process's is closed, so the

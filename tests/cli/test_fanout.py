@@ -4,10 +4,16 @@ the same lines as each writes in a small run; an event log that cannot be writte
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import orjson
 import pytest
 
-from tests.conftest import Workdir
+from tests.conftest import REPO, Workdir
 
 CONFIG = """
 resource "terraform_data" "a" {
@@ -74,3 +80,94 @@ def test_an_event_log_that_cannot_be_written_stops_alone(workdir: Workdir, monke
     assert res.of_type("change_summary")[-1]["changes"]["add"] == 31
     assert len((workdir.path / "one.jsonl").read_bytes().splitlines()) == len(res.events) + 1  # and log_start
     assert len(workdir.strata("state", "list", check=True).stdout.split()) == 31
+
+
+SLOW = """
+provider "sim" {
+  ledger     = "cloud.jsonl"
+  latency_ms = 300
+}
+resource "sim_object" "a" {
+  count = 6
+  name  = "a-${count.index}"
+}
+"""
+
+
+def _relay_pid(pid: int) -> int | None:
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            if b"engine/events/relay.py" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return int(child)
+    return None
+
+
+def _start(workdir: Workdir, *args: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("STRATA_JSON_WRITER_AFTER", None)
+    return subprocess.Popen([sys.executable, "-m", "engine", "apply", "-auto-approve", "-json", "-parallelism=1",
+                             "-events=events.jsonl", *args], cwd=workdir.path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="needs /proc/PID/task/TID/children")
+def test_through_the_relay_the_stream_stays_live(workdir: Workdir) -> None:
+    # six creates of 300 ms one at a time: each completion is read while the next ones still run
+    # (before, a hand-over that did not ask for a flush held every line until the summary)
+    workdir.write(SLOW)
+    proc = _start(workdir)
+    assert proc.stdout is not None
+    try:
+        relay = None
+        for line in proc.stdout:
+            if orjson.loads(line)["type"] == "apply_complete":
+                relay = _relay_pid(proc.pid)
+                still_running = proc.poll() is None
+                break
+        rest = proc.stdout.read()
+    finally:
+        proc.wait(timeout=120)
+    assert relay is not None and still_running
+    assert rest.count(b'"type":"apply_complete"') == 5
+    log = [orjson.loads(x) for x in (workdir.path / "events.jsonl").read_bytes().splitlines()]
+    assert sum(e["type"] == "apply_complete" for e in log) == 6
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="needs /proc/PID/task/TID/children")
+def test_a_relay_that_dies_is_said_once_and_the_outputs_go_on(workdir: Workdir) -> None:
+    workdir.write(SLOW)
+    proc = _start(workdir)
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        for line in proc.stdout:
+            if orjson.loads(line)["type"] == "apply_complete":
+                relay = _relay_pid(proc.pid)
+                assert relay is not None
+                os.kill(relay, signal.SIGKILL)
+                break
+        out = proc.stdout.read()
+        err = proc.stderr.read().decode()
+    finally:
+        code = proc.wait(timeout=120)
+    assert code == 1, err
+    said = [x for x in err.splitlines() if x.strip()]
+    assert len(said) == 1 and "the relay process writing it stopped" in said[0], said
+    assert "-json event stream" in said[0] and "event log events.jsonl" in said[0]
+    assert "Traceback" not in err
+    # the summary, after the relay was gone, is written by the stream itself
+    assert b'"type":"change_summary"' in out.splitlines()[-2] or b'"type":"change_summary"' in out
+    assert len(workdir.strata("state", "list", check=True).stdout.split()) == 6
+
+
+def test_with_human_output_a_log_that_cannot_be_written_is_said_once(workdir: Workdir,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # "0": every output would start a writer of its own at the first event; the relay takes over
+    workdir.write(CONFIG)
+    monkeypatch.setenv("STRATA_JSON_WRITER_AFTER", "0")
+    res = workdir.strata("apply", "-auto-approve", "-events=/dev/full", "-events=one.jsonl")
+    assert res.returncode == 1
+    said = [x for x in res.stderr.splitlines() if x.strip()]
+    assert len(said) == 1 and said[0].startswith("strata: the event log /dev/full could not be written"), said
+    assert "Apply complete! Resources: 31 added" in res.stdout
