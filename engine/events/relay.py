@@ -192,7 +192,9 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
     logs = [_File(int(fd), f"event log {path}") for fd, path in spec.get("logs", [])]
     queue = int(spec.get("queue", QUEUE_BYTES))
     feeds = [_Feed(int(fd), queue) for fd in spec.get("nats", [])]
-    files = [f for f in (json_out, *logs) if f is not None]
+    # the logs first: a -json reader that stops reading blocks the relay at its write, and the
+    # logs and the publishers then hold everything up to that point
+    files = [f for f in (*logs, json_out) if f is not None]
     poller = select.poll()
     poller.register(inp, select.POLLIN)
     watched: set[int] = set()
@@ -224,10 +226,10 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
         if not end:
             continue
         relay_lines(data[:end], json_out, logs, feeds)
-        for f in files:
-            f.flush()
         for feed in feeds:
             feed.push()
+        for f in files:
+            f.flush()
     for f in files:
         f.flush()
     deadline = time.monotonic() + float(spec.get("close_timeout", 3.0))
