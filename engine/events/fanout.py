@@ -125,8 +125,8 @@ class Fanout:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The block runs with the fan-out ready to take over (at once with a NATS target), and
-        ends with every line written and the outputs back on the bus."""
+        """The block runs with the fan-out ready to take over (at once with an ``-events`` target),
+        and ends with every line written and the outputs back on the bus."""
         if self.json is None and not self.logs and not self.nats:
             yield
             return
