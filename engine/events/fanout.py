@@ -34,14 +34,13 @@ from engine.events import jsonline
 from engine.events.stream import (
     _FLUSH_NOW,
     HUMAN_ONLY,
-    OUTPUT_FAILED,
     Event,
     EventBus,
     FlushWithin,
     JsonSink,
     _writer_after,
 )
-from engine.events.writing import _ki_protected, stream_failed
+from engine.events.writing import _ki_protected, process_ended, stream_failed
 
 if TYPE_CHECKING:
     from engine.events.log import EventLog
@@ -75,8 +74,6 @@ class Fanout:
         self._seq_from = 0  # the bus's sequence number when the relay took over
         self._gone = False  # the relay stopped before its time (said once)
         self._outputs: tuple[JsonSink | None, list[EventLog], list[NatsSink]] = (None, [], [])
-        self.relayed = False
-        """The relay ran (set when it took over; stays set)."""
 
     def _many(self) -> None:
         """An output has seen many events: the relay should take over (from the fan-out's task, not
@@ -206,7 +203,6 @@ class Fanout:
         for n in feeds:
             n.relayed()
         self._writer = writer
-        self.relayed = True
         self._json_flag = 1 if json_sink is not None else 0
         self._outputs = (json_sink, logs, feeds)
         bus = self.bus
@@ -230,12 +226,8 @@ class Fanout:
         self._buf = bytearray()
         status = writer.stop()
         self._restore()
-        if self._gone:
-            return  # said already
-        if status == jsonline.OUTPUT_FAILED_STATUS:  # it said which, on stderr
-            OUTPUT_FAILED.append(OSError("an output of the event stream could not be written"))
-        elif status != 0:
-            stream_failed(RuntimeError(f"its relay process exited with status {status}"), "event stream")
+        if not self._gone:  # else said already
+            process_ended(status, "event stream", "relay")
 
     def _restore(self) -> None:
         """The outputs back on the bus, in place of the relay (once)."""

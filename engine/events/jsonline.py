@@ -147,21 +147,7 @@ class Writer:
     def send(self, buf: bytearray, block: bool) -> bool:
         """Hand over the start of ``buf`` (removed from it): all of it when ``block``, else what the
         pipe takes now. False when the writer is gone (it said why, if there was a why)."""
-        written = 0
-        gone = False
-        with memoryview(buf) as view:
-            try:
-                while written < len(view):
-                    try:
-                        written += os.write(self.pipe, view[written:])
-                    except BlockingIOError:
-                        if not block:
-                            break
-                        wait(self.pipe, select.POLLOUT)
-            except OSError:
-                gone = True
-        del buf[:written]
-        return not gone
+        return send(self.pipe, buf, block)
 
     def stop(self) -> int:
         """End its input and wait for it to write the rest: its exit status."""
@@ -242,7 +228,43 @@ def format_lines(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def whole_lines(data: bytes) -> tuple[bytes, bytes]:
+    """``data`` as its whole lines (each ending with a newline) and the start of the next."""
+    end = data.rfind(b"\n") + 1
+    return data[:end], data[end:]
+
+
+def send(fd: int, buf: bytearray, block: bool) -> bool:
+    """Write the start of ``buf`` to the non-blocking ``fd`` (removed from it): all of it when
+    ``block``, else what it takes now. False when its reader is gone."""
+    written = 0
+    gone = False
+    with memoryview(buf) as view:
+        try:
+            while written < len(view):
+                try:
+                    written += os.write(fd, view[written:])
+                except BlockingIOError:
+                    if not block:
+                        break
+                    wait(fd, select.POLLOUT)
+        except OSError:
+            gone = True
+    del buf[:written]
+    return not gone
+
+
+def say_cannot_write(what: str, exc: BaseException) -> None:
+    """The one line on stderr saying an output stopped (strata's, its writer's, its relay's)."""
+    try:
+        sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def write_fd(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd``, waiting while a non-blocking one is full."""
     view = memoryview(data)
     while view:
         try:
@@ -260,22 +282,15 @@ def serve(inp: int = 0, out: int = 1, what: str = "-json event stream") -> int:
         chunk = os.read(inp, 1 << 20)
         if not chunk:
             return 0
-        data = pending + chunk
-        end = data.rfind(b"\n") + 1
-        pending = data[end:]
-        if not end:
+        lines, pending = whole_lines(pending + chunk)
+        if not lines:
             continue
         try:
-            _write_all(out, format_lines(data[:end]))
+            write_fd(out, format_lines(lines))
         except BrokenPipeError:
             return 0
         except OSError as exc:
-            try:
-                sys.stderr.write(f"strata: the {what} could not be written ({exc}); "
-                                 "it stops here, the run goes on.\n")
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                pass
+            say_cannot_write(what, exc)
             return OUTPUT_FAILED_STATUS
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from engine.events.jsonline import log_line
+from engine.events.jsonline import log_line, whole_lines
 
 BATCH = 256 << 10  # bytes per message at most (the server's default max_payload is 1 MiB)
 WINDOW = 64  # messages awaiting their acknowledgement at most
@@ -122,12 +122,10 @@ class Publisher:
             chunk = await reader.read(1 << 20)
             if not chunk:
                 return
-            data = rest + chunk
-            end = data.rfind(b"\n") + 1
-            rest = data[end:]
-            if not end:
+            lines, rest = whole_lines(rest + chunk)
+            if not lines:
                 continue
-            for first, last, payload in batches(data[:end]):
+            for first, last, payload in batches(lines):
                 if self.closed.is_set():
                     raise ConnectionError("its connection closed")
                 fut = await self._publish(js, payload, {"Strata-Seq": f"{first}-{last}"})

@@ -28,7 +28,7 @@ null, "l": LOG_LINE}`` formatted by strata.
 An output that cannot be written stops, said once on standard error ("the event log PATH could not
 be written"), and the others go on; the exit status is then :data:`OUTPUT_FAILED_STATUS`. A reader
 of the ``-json`` stream that goes away (``| head``) is no news. This module imports only the
-standard library, orjson and :mod:`engine.events.jsonline`'s formatting (loaded from its file).
+standard library, orjson and :mod:`engine.events.jsonline`'s formatting and writing (loaded from its file).
 """
 
 from __future__ import annotations
@@ -49,9 +49,27 @@ except ImportError:
 
 if __name__ == "__main__":  # run as a script: the formatter beside this file, without the engine package
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from jsonline import OUTPUT_FAILED_STATUS, json_line, log_line_from
+    from jsonline import (
+        OUTPUT_FAILED_STATUS,
+        json_line,
+        log_line_from,
+        say_cannot_write,
+        send,
+        wait,
+        whole_lines,
+        write_fd,
+    )
 else:
-    from engine.events.jsonline import OUTPUT_FAILED_STATUS, json_line, log_line_from
+    from engine.events.jsonline import (
+        OUTPUT_FAILED_STATUS,
+        json_line,
+        log_line_from,
+        say_cannot_write,
+        send,
+        wait,
+        whole_lines,
+        write_fd,
+    )
 
 _loads = orjson.loads
 QUEUE_BYTES = 64 << 20
@@ -74,13 +92,8 @@ class _File:
         data, self.buf = b"".join(self.buf), []
         if not self.alive:
             return
-        view = memoryview(data)
         try:
-            while view:
-                try:
-                    view = view[os.write(self.fd, view):]
-                except BlockingIOError:  # a non-blocking descriptor shared with strata: wait for it
-                    _wait(self.fd, select.POLLOUT)
+            write_fd(self.fd, data)
         except BrokenPipeError:
             self.alive = False
             if not self.quiet:
@@ -91,11 +104,7 @@ class _File:
 
     def _say(self, exc: BaseException) -> None:
         self.failed = True
-        try:
-            sys.stderr.write(f"strata: the {self.what} could not be written ({exc}); it stops here, the run goes on.\n")
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        say_cannot_write(self.what, exc)
 
 
 class _Feed:
@@ -113,19 +122,8 @@ class _Feed:
             self.buf += lines  # beyond the queue, dropped: never confirmed, so counted by strata
 
     def push(self) -> None:
-        if not self.buf or not self.alive:
-            return
-        sent = 0
-        try:
-            with memoryview(self.buf) as view:
-                while sent < len(view):
-                    sent += os.write(self.fd, view[sent:])
-        except BlockingIOError:
-            pass
-        except OSError:  # the publisher is gone: its report says why
-            self.close()
-            return
-        del self.buf[:sent]
+        if self.buf and self.alive and not send(self.fd, self.buf, block=False):
+            self.close()  # the publisher is gone: its report says why
 
     def close(self) -> None:
         self.buf = bytearray()
@@ -135,12 +133,6 @@ class _Feed:
                 os.close(self.fd)
             except OSError:
                 pass
-
-
-def _wait(fd: int, event: int, timeout: float | None = None) -> bool:
-    p = select.poll()
-    p.register(fd, event)
-    return bool(p.poll(None if timeout is None else timeout * 1000))
 
 
 def relay_lines(data: bytes, json_out: _File | None, logs: list[_File], feeds: list[_Feed]) -> None:
@@ -199,9 +191,8 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
     poller.register(inp, select.POLLIN)
     watched: set[int] = set()
     if pending:  # whole lines read with the spec
-        end = pending.rfind(b"\n") + 1
-        relay_lines(pending[:end], json_out, logs, feeds)
-        pending = pending[end:]
+        lines, pending = whole_lines(pending)
+        relay_lines(lines, json_out, logs, feeds)
     while True:
         for feed in feeds:  # a publisher's pipe with lines waiting: wake when it takes more
             want = feed.alive and bool(feed.buf)
@@ -220,12 +211,10 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
         chunk = os.read(inp, 1 << 20)
         if not chunk:
             break
-        data = pending + chunk
-        end = data.rfind(b"\n") + 1
-        pending = data[end:]
-        if not end:
+        lines, pending = whole_lines(pending + chunk)
+        if not lines:
             continue
-        relay_lines(data[:end], json_out, logs, feeds)
+        relay_lines(lines, json_out, logs, feeds)
         for feed in feeds:
             feed.push()
         for f in files:
@@ -238,7 +227,7 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            if _wait(feed.fd, select.POLLOUT, left):
+            if wait(feed.fd, select.POLLOUT, left):
                 feed.push()
         feed.close()
     return OUTPUT_FAILED_STATUS if any(f.failed for f in files) else 0

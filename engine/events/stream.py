@@ -33,7 +33,7 @@ from engine.events.jsonline import json_line, timestamp
 # the writing machinery lives in engine.events.writing; these names are still reached through here
 from engine.events.writing import OUTPUT_FAILED as OUTPUT_FAILED
 from engine.events.writing import FlushWithin as FlushWithin
-from engine.events.writing import _ki_protected
+from engine.events.writing import _ki_protected, process_ended
 from engine.events.writing import stream_failed as stream_failed
 from engine.events.writing import write_all as write_all
 
@@ -142,16 +142,12 @@ class EventBus:
             s(event)
         if _CAPTURES and self._captures:
             capture_sink(event)
-        relay = self.relay  # read after the sinks: one of them may have handed over to it
-        if relay is not None:
+        relay = self.relay
+        if self.recorders or relay is not None:
             self.seq += 1
             seq, t = self.seq, _monotonic()
-            relay(seq, t, event, 1)
-            for r in self.recorders:
-                r(seq, t, event)
-        elif self.recorders:
-            self.seq += 1
-            seq, t = self.seq, _monotonic()
+            if relay is not None:
+                relay(seq, t, event, 1)
             for r in self.recorders:
                 r(seq, t, event)
 
@@ -329,13 +325,8 @@ class JsonSink:
         if self._buf and not self.closed:
             writer.send(self._buf, block=True)
             self._buf = bytearray()
-        status = writer.stop()
-        if status == jsonline.OUTPUT_FAILED_STATUS:
+        if process_ended(writer.stop(), self.what, "writer"):
             self.closed = True
-            OUTPUT_FAILED.append(OSError(f"the {self.what} could not be written"))
-        elif status != 0:
-            self.closed = True
-            stream_failed(RuntimeError(f"its writer process exited with status {status}"), self.what)
 
 
 LAST_ARRAY: list[Any] = [None, b""]

@@ -102,8 +102,19 @@ def stream_failed(exc: BaseException, what: str) -> None:
     if isinstance(exc, BrokenPipeError | ValueError):
         return
     OUTPUT_FAILED.append(exc)
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(f"strata: the {what} could not be written ({exc}); it stops here, the run goes on.\n")
+    jsonline.say_cannot_write(what, exc)
+
+
+def process_ended(status: int, what: str, process: str) -> bool:
+    """A writing process (a ``-json`` writer, the relay) ended with ``status``: whether it failed,
+    recorded for the exit status (an output it could not write: it said which), or said here."""
+    if status == jsonline.OUTPUT_FAILED_STATUS:
+        OUTPUT_FAILED.append(OSError(f"the {what} could not be written"))
+        return True
+    if status != 0:
+        stream_failed(RuntimeError(f"its {process} process exited with status {status}"), what)
+        return True
+    return False
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
