@@ -164,6 +164,16 @@ def relay_lines(data: bytes, json_out: _File | None, logs: list[_File], feeds: l
             feed.add(lines)
 
 
+def _relay_and_write(lines: bytes, json_out: _File | None, logs: list[_File], feeds: list[_Feed],
+                     files: list[_File]) -> None:
+    """Relay whole ``lines`` and write them out at once: a reader sees each line as it comes."""
+    relay_lines(lines, json_out, logs, feeds)
+    for feed in feeds:
+        feed.push()
+    for f in files:
+        f.flush()
+
+
 def read_spec(inp: int = 0) -> tuple[dict[str, Any] | None, bytes]:
     """The spec (the input's first line; None if the input ends first) and what came after it."""
     data = b""
@@ -190,9 +200,9 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
     poller = select.poll()
     poller.register(inp, select.POLLIN)
     watched: set[int] = set()
-    if pending:  # whole lines read with the spec
+    if pending:  # whole lines read with the spec: written now, not when more input comes
         lines, pending = whole_lines(pending)
-        relay_lines(lines, json_out, logs, feeds)
+        _relay_and_write(lines, json_out, logs, feeds, files)
     while True:
         for feed in feeds:  # a publisher's pipe with lines waiting: wake when it takes more
             want = feed.alive and bool(feed.buf)
@@ -212,13 +222,8 @@ def serve(spec: dict[str, Any], inp: int = 0, pending: bytes = b"") -> int:
         if not chunk:
             break
         lines, pending = whole_lines(pending + chunk)
-        if not lines:
-            continue
-        relay_lines(lines, json_out, logs, feeds)
-        for feed in feeds:
-            feed.push()
-        for f in files:
-            f.flush()
+        if lines:
+            _relay_and_write(lines, json_out, logs, feeds, files)
     for f in files:
         f.flush()
     deadline = time.monotonic() + float(spec.get("close_timeout", 3.0))

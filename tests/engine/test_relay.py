@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -130,3 +131,34 @@ def test_a_publisher_that_is_gone_is_no_failure_of_the_relay() -> None:
     finally:
         os.close(w)
     assert res.returncode == 0 and res.stderr == b""
+
+
+def test_lines_that_come_with_the_spec_are_written_before_any_more_input() -> None:
+    # the hand-over sends the spec and what came meanwhile in one write; a reader of the live
+    # stream must see those lines then, not when the next event comes (an operation later)
+    events = _events()[:3]
+    r, w = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-P", relay.__file__, str(w)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, pass_fds=(w,))
+    try:
+        os.close(w)
+        assert os.read(r, 1) == b"1"
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"json": True}).encode() + b"\n" + _input(events))
+        proc.stdin.flush()  # and the input stays open
+        expected = b"".join(ev.json_line(e) for e in events)
+        got = b""
+        while len(got) < len(expected) and jsonline.wait(proc.stdout.fileno(), select.POLLIN, timeout=10):
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            got += chunk
+        assert got == expected
+    finally:
+        os.close(r)
+        proc.kill()
+        proc.wait()
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.stdout is not None:
+            proc.stdout.close()
