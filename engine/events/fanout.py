@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 RELAY = str(Path(__file__).with_name("relay.py"))
 _BATCH = 1 << 20  # bytes gathered before they go to the relay without waiting for max_delay
 _PIPE_BACKLOG = 64 << 20  # bytes waiting for the relay beyond this: wait for it, not grow
+_START_POLL = 0.005  # seconds between looks at whether the relay runs, while the loop runs
+_PROBE_EVERY = 255  # events between looks while it does not (a mask: every 256th)
 _dumps = orjson.dumps
 _ARRAY = orjson.OPT_APPEND_NEWLINE
 
@@ -74,6 +77,8 @@ class Fanout:
         self._seq_from = 0  # the bus's sequence number when the relay took over
         self._gone = False  # the relay stopped before its time (said once)
         self._outputs: tuple[JsonSink | None, list[EventLog], list[NatsSink]] = (None, [], [])
+        self._starting: tuple[jsonline.Spawned, JsonSink | None, list[EventLog], list[NatsSink]] | None = None
+        self._probes = 0
 
     def _many(self) -> None:
         """An output has seen many events: the relay should take over (from the fan-out's task, not
@@ -169,16 +174,44 @@ class Fanout:
                 os.close(devnull)
         if spawned is None:  # each output goes on formatting its own lines
             return
-        said = taken = False
+        # it says it runs within a Python start-up: looked at every few milliseconds here, and
+        # before every few hundred events while the loop does not run (a large plan)
+        self._starting = (spawned, json_sink, logs, feeds)
+        self._probes = 0
+        self.bus.before = self._probe
         try:
             with anyio.move_on_after(jsonline.START_TIMEOUT):
-                await anyio.wait_readable(spawned.ready)
-                said = True
-            writer = spawned.writer(said)
-            taken = True
+                while self._starting is not None and not self._started_now():
+                    await anyio.sleep(_START_POLL)
         finally:
-            if not taken:  # the run ended (or was cancelled) first
-                spawned.writer(False)
+            self._adopt(False)  # it did not say so in time, or the run ended first: gone
+
+    def _probe(self) -> None:
+        """Before an event (:attr:`EventBus.before`) while the relay starts: now and then, has it
+        started? Taking over before the event, the relay is given it."""
+        self._probes += 1
+        if not self._probes & _PROBE_EVERY:
+            self._started_now()
+
+    def _started_now(self) -> bool:
+        """Take over if the relay said it runs (or exited: then it is gone); whether it is decided."""
+        if self._starting is None:
+            return True
+        if not jsonline.wait(self._starting[0].ready, select.POLLIN, 0):
+            return False
+        self._adopt(True)
+        return True
+
+    @_ki_protected
+    def _adopt(self, said: bool) -> None:
+        """The relay that was starting: its writer, taking the outputs' place if it runs (once)."""
+        starting, self._starting = self._starting, None
+        if starting is None:
+            return
+        if self.bus.before == self._probe:
+            self.bus.before = None
+        spawned, json_sink, logs, feeds = starting
+        writer = spawned.writer(said)
         if writer is not None:
             self._take_over(writer, json_sink, logs, feeds)
 

@@ -128,6 +128,9 @@ class EventBus:
         """The sequence number of the last event recorded (0: none yet)."""
         self.wants_detail = False
         """A recorder reads :attr:`Event.detail`: the executor then computes it."""
+        self.before: Callable[[], None] | None = None
+        """Called before each event while set: the fan-out, looking whether its relay runs yet
+        while the event loop does not (a large plan); it may take over from there."""
         self.relay: Callable[[int, float, Event, int], None] | None = None
         """The fan-out in place of the formatted outputs while its relay process runs
         (:class:`engine.events.fanout.Fanout`): given each event once, numbered, with 1 when it was
@@ -138,6 +141,8 @@ class EventBus:
         self.wants_detail = self.wants_detail or wants_detail
 
     def emit(self, event: Event) -> None:
+        if self.before is not None:
+            self.before()
         for s in self.sinks:
             s(event)
         if _CAPTURES and self._captures:
@@ -154,6 +159,8 @@ class EventBus:
     def record(self, event: Event) -> None:
         """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
         terraform's stream and the human output do not have."""
+        if self.before is not None:
+            self.before()
         relay = self.relay
         if self.recorders or relay is not None:
             self.seq += 1
