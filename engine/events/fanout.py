@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from engine.events.nats_sink import NatsSink
 
 RELAY = str(Path(__file__).with_name("relay.py"))
-_BATCH = 1 << 20  # bytes gathered before they go to the relay without waiting for max_delay
+_BATCH_EVENTS = 4096  # events gathered before they go to the relay without waiting for max_delay
 _PIPE_BACKLOG = 64 << 20  # bytes waiting for the relay beyond this: wait for it, not grow
 _START_POLL = 0.005  # seconds between looks at whether the relay runs, while the loop runs
 _PROBE_EVERY = 255  # events between looks while it does not (a mask: every 256th)
@@ -68,9 +68,8 @@ class Fanout:
         self.logs = list(logs or ())
         self.nats = list(nats or ())
         self.max_delay = max_delay
-        self._json_flag = 1 if json_sink is not None else 0
-        self._buf = bytearray()
-        self._flush_at = _BATCH
+        self._batch: list[tuple[int, int, float, Event]] = []  # events not yet encoded
+        self._buf = bytearray()  # encoded, not yet taken by the relay's pipe
         self._within: FlushWithin | None = None
         self._writer: jsonline.Writer | None = None
         self._wanted: anyio.Event | None = None
@@ -90,36 +89,34 @@ class Fanout:
 
     def __call__(self, seq: int, t: float, event: Event, flags: int) -> None:
         """One call per event while the relay runs: ``flags`` 1 when the bus emitted it (it is in
-        the ``-json`` stream, unless only people see it), 0 when it only recorded it."""
-        flags &= self._json_flag
-        if flags and event[0] in HUMAN_ONLY:
-            flags = 0
-        try:
-            line = _dumps((flags, seq, t, event[0], event[1], event[2], event[3], event[4],
-                           event[5] if len(event) > 5 else None), option=_ARRAY)
-        except TypeError:  # an integer beyond 64 bits: formatted here
-            line = _formatted(seq, t, event, flags)
-        buf = self._buf
-        was_empty = not buf
-        buf += line
-        if len(buf) >= self._flush_at or event[0] in _FLUSH_NOW:
+        the ``-json`` stream, unless only people see it), 0 when it only recorded it. Gathered,
+        and encoded a batch at a time (one orjson call for thousands of events)."""
+        batch = self._batch
+        batch.append((flags, seq, t, event))
+        if len(batch) >= _BATCH_EVENTS or event[0] in _FLUSH_NOW:
             self.flush()
-        elif was_empty and self._within is not None:
+        elif len(batch) == 1 and self._within is not None:
             self._within.mark()
 
     @_ki_protected  # Ctrl-C between a write and its bookkeeping would send lines twice
     def flush(self) -> None:
-        """Send the relay what its pipe takes now (all of it past a large backlog)."""
+        """Encode what is gathered and send the relay what its pipe takes now (all of it past a
+        large backlog)."""
         writer = self._writer
-        if not self._buf or writer is None:
+        if writer is None:
             return
         if self._gone:
+            self._batch = []
             self._buf = bytearray()
+            return
+        if self._batch:
+            batch, self._batch = self._batch, []
+            self._buf += _encoded(batch)
+        if not self._buf:
             return
         if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):
             self._lost()
             return
-        self._flush_at = len(self._buf) + _BATCH
         if self._buf and self._within is not None:
             self._within.mark()  # the pipe is full: try again within max_delay
 
@@ -236,7 +233,6 @@ class Fanout:
         for n in feeds:
             n.relayed()
         self._writer = writer
-        self._json_flag = 1 if json_sink is not None else 0
         self._outputs = (json_sink, logs, feeds)
         bus = self.bus
         bus.sinks = [s for s in bus.sinks if s is not json_sink]  # new lists: the bus may be looping over the old
@@ -254,8 +250,11 @@ class Fanout:
         writer, self._writer = self._writer, None
         if writer is None:
             return
+        if self._batch and not self._gone:
+            self._buf += _encoded(self._batch)
         if self._buf and not self._gone:
             writer.send(self._buf, block=True)
+        self._batch = []
         self._buf = bytearray()
         status = writer.stop()
         self._restore()
@@ -279,6 +278,7 @@ class Fanout:
         """The relay is gone before its time (killed: it never stops reading but at the end):
         what it had not written is lost, said once with the outputs it wrote; later events are
         written by the outputs themselves (its process is reaped at the end)."""
+        self._batch = []
         self._buf = bytearray()
         if self._gone:
             return
@@ -291,11 +291,27 @@ class Fanout:
         self._restore()
 
 
-def _formatted(seq: int, t: float, event: Event, flags: int) -> bytes:
+def _encoded(batch: list[tuple[int, int, float, Event]]) -> bytes:
+    """The relay's input for ``batch``: one line, an array of ``[flags, seq, t, event]`` (the
+    event as an array: type, message, payload, level, timestamp and, maybe, detail)."""
+    try:
+        return _dumps(batch, default=tuple, option=_ARRAY)
+    except TypeError:  # an integer beyond 64 bits somewhere: event by event, those formatted here
+        out = bytearray()
+        for entry in batch:
+            try:
+                out += _dumps((entry,), default=tuple, option=_ARRAY)
+            except TypeError:
+                out += _formatted(*entry)
+        return bytes(out)
+
+
+def _formatted(flags: int, seq: int, t: float, event: Event) -> bytes:
     """The relay's input for an event orjson cannot encode: both lines, formatted here."""
     from engine.events.log import log_line
     from engine.events.stream import _line_here
 
-    doc: dict[str, Any] = {"s": seq, "j": _line_here(event).decode() if flags else None,
+    json_line = flags and event[0] not in HUMAN_ONLY
+    doc: dict[str, Any] = {"s": seq, "j": _line_here(event).decode() if json_line else None,
                            "l": log_line(seq, t, event).decode()}
     return orjson.dumps(doc, option=_ARRAY)

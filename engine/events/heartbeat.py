@@ -31,16 +31,6 @@ def _rounded(t: float) -> float:
     return math.floor(t + 0.5)
 
 
-class _Beat:
-    __slots__ = ("action", "next", "resource", "start")
-
-    def __init__(self, resource: dict[str, Any], action: str, start: float, next_: float) -> None:
-        self.resource = resource
-        self.action = action
-        self.start = start
-        self.next = next_
-
-
 class Heartbeats:
     """The beats of the operations in flight. ``emit``: where they go (the bus this sink is on);
     ``clock``: seconds, monotonic."""
@@ -50,7 +40,9 @@ class Heartbeats:
         self.emit = emit
         self.interval = interval
         self.clock = clock
-        self._beats: dict[tuple[str, str], _Beat] = {}
+        # (address, action) of each operation in flight: [resource, action, start, next beat]
+        # (a list, not an object: one is made per operation of the run)
+        self._beats: dict[tuple[str, str], list[Any]] = {}
         self._wake: anyio.Event | None = None
 
     def __call__(self, event: Event) -> None:
@@ -59,8 +51,8 @@ class Heartbeats:
             hook = event[2]["hook"]
             now = self.clock()
             beats = self._beats
-            beats[(hook["resource"]["addr"], hook["action"])] = _Beat(
-                hook["resource"], hook["action"], now, now + self.interval)
+            resource, action = hook["resource"], hook["action"]
+            beats[(resource["addr"], action)] = [resource, action, now, now + self.interval]
             # the beating task waits for the first operation to start, or sleeps until an earlier
             # start's beat, which falls due before this one's: it is woken for the first only, not
             # with a task switch per operation
@@ -75,14 +67,15 @@ class Heartbeats:
         (terraform waits the interval again after each)."""
         out = []
         for beat in self._beats.values():
-            if beat.next <= now:
-                out.append(progress_event(beat.resource, beat.action, _rounded(now) - _rounded(beat.start)))
-                beat.next = now + self.interval
+            if beat[3] <= now:
+                resource, action, start, _ = beat
+                out.append(progress_event(resource, action, _rounded(now) - _rounded(start)))
+                beat[3] = now + self.interval
         return out
 
     def next_due(self) -> float | None:
         """When the next beat falls due (None: no operation in flight)."""
-        return min((b.next for b in self._beats.values()), default=None)
+        return min((b[3] for b in self._beats.values()), default=None)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

@@ -85,6 +85,9 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
     return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
 
 
+HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete", "provision_blank_line"})
+"""Progress terraform prints as text but not in its ``-json`` stream."""
+
 DETAIL_FIELDS = ("node", "provider", "deps", "after", "ready", "wait", "run", "call")
 """An apply event's detail travels as a tuple of these, in this order (the start's without the
 last two): the executor builds no dict, and the event loop encodes a short array; the dict is

@@ -20,10 +20,11 @@ so it names only those still open then):
   that is dropped (the publisher never confirms it, so strata counts it as dropped);
 * ``close_timeout``: seconds to hand a publisher the rest once the input has ended.
 
-Input (standard input, until it ends), after the spec: one event per line, ``[flags, seq, monotonic, type,
-message, payload, level, timestamp, detail]`` (``flags`` 1: the event is in the ``-json`` stream
-too; 0: recorded only), or, for what orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or
-null, "l": LOG_LINE}`` formatted by strata.
+Input (standard input, until it ends), after the spec: a batch of events per line, an array of
+``[flags, seq, monotonic, [type, message, payload, level, timestamp, detail?]]`` (``flags`` 1: the
+event is in the ``-json`` stream too, unless only people see it; 0: recorded only), or, for what
+orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or null, "l": LOG_LINE}`` formatted by
+strata.
 
 An output that cannot be written stops, said once on standard error ("the event log PATH could not
 be written"), and the others go on; the exit status is then :data:`OUTPUT_FAILED_STATUS`. A reader
@@ -50,6 +51,7 @@ except ImportError:
 if __name__ == "__main__":  # run as a script: the formatter beside this file, without the engine package
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from jsonline import (
+        HUMAN_ONLY,
         OUTPUT_FAILED_STATUS,
         json_line,
         log_line_from,
@@ -61,6 +63,7 @@ if __name__ == "__main__":  # run as a script: the formatter beside this file, w
     )
 else:
     from engine.events.jsonline import (
+        HUMAN_ONLY,
         OUTPUT_FAILED_STATUS,
         json_line,
         log_line_from,
@@ -144,12 +147,12 @@ def relay_lines(data: bytes, json_out: _File | None, logs: list[_File], feeds: l
     for raw in data.split(b"\n")[:-1]:
         arr = _loads(raw)
         if type(arr) is list:
-            ev = arr[3:8]
-            line = json_line(ev)
-            if arr[0] & 1:
-                jl.append(line)
-            if want_log:
-                ll.append(log_line_from(arr[1], arr[2], line, arr[8]))
+            for flags, seq, t, ev in arr:
+                line = json_line(ev)
+                if flags and ev[0] not in HUMAN_ONLY:
+                    jl.append(line)
+                if want_log:
+                    ll.append(log_line_from(seq, t, line, ev[5] if len(ev) > 5 else None))
         else:  # formatted by strata
             if arr.get("j") is not None:
                 jl.append(arr["j"].encode())

@@ -560,7 +560,7 @@ def refresh_start(addr: InstanceAddr, id_key: str, id_value: Any) -> Event:
                  {"hook": {"resource": resource_json(addr), "id_key": id_key, "id_value": str(id_value)}})
 
 
-HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete", "provision_blank_line"})
+HUMAN_ONLY = jsonline.HUMAN_ONLY
 """Progress terraform prints as text but not in its ``-json`` stream."""
 
 

@@ -10,10 +10,9 @@ import select
 import subprocess
 import sys
 
-import orjson
-
 from engine.events import jsonline, relay
 from engine.events import stream as ev
+from engine.events.fanout import _encoded
 from engine.events.log import log_line
 from tests.engine.test_events import _every_kind_of_event
 
@@ -28,11 +27,10 @@ def _events() -> list[ev.Event]:
     return out
 
 
-def _input(events: list[ev.Event], json_flag: int = 1) -> bytes:
-    lines = []
-    for seq, e in enumerate(events, 1):
-        lines.append(orjson.dumps([json_flag, seq, seq / 10, *e[:5], e[5] if len(e) > 5 else None]) + b"\n")
-    return b"".join(lines)
+def _input(events: list[ev.Event], json_flag: int = 1, per_line: int = 7) -> bytes:
+    """The relay's input as the fan-out encodes it, ``per_line`` events a batch."""
+    entries = [(json_flag, seq, seq / 10, e) for seq, e in enumerate(events, 1)]
+    return b"".join(_encoded(entries[i:i + per_line]) for i in range(0, len(entries), per_line))
 
 
 def _run(spec: dict[str, object], data: bytes, pass_fds: tuple[int, ...] = (),
@@ -84,7 +82,7 @@ def test_a_line_formatted_by_strata_passes_through_to_each_output(tmp_path) -> N
     log = tmp_path / "log.jsonl"
     fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
     try:
-        res = _run({"json": True, "logs": [[fd, str(log)]]}, _formatted(7, 0.5, HUGE, 1), pass_fds=(fd,))
+        res = _run({"json": True, "logs": [[fd, str(log)]]}, _formatted(1, 7, 0.5, HUGE), pass_fds=(fd,))
     finally:
         os.close(fd)
     assert res.returncode == 0
@@ -162,3 +160,21 @@ def test_lines_that_come_with_the_spec_are_written_before_any_more_input() -> No
             proc.stdin.close()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_an_event_orjson_cannot_encode_leaves_the_rest_of_its_batch_to_the_relay(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # one batch: ordinary events, one with an integer beyond 64 bits, and one only people see
+    people = ev.Event("import_start", "x: Importing...", {}, timestamp=2.5)
+    events = [*_events()[:3], HUGE, people, *_events()[3:6]]
+    log = tmp_path / "log.jsonl"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        res = _run({"json": True, "logs": [[fd, str(log)]]}, _input(events, per_line=len(events)), pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert res.returncode == 0, res.stderr
+    in_json = [e for e in events if e[0] != "import_start"]
+    assert [json.loads(x) for x in res.stdout.splitlines()] == [e.to_json() for e in in_json]
+    logged = [json.loads(x) for x in log.read_bytes().splitlines()]
+    assert [x["seq"] for x in logged] == list(range(1, len(events) + 1))
+    assert logged[3]["n"] == 2**70 and logged[4]["type"] == "import_start"
