@@ -110,7 +110,7 @@ def log_line(seq: int, t: float, event: Event) -> bytes:
         doc = {"seq": seq, "monotonic": round(t, 6), **event.to_json()}
         if detail is not None:
             doc["detail"] = detail
-        return json.dumps(doc, ensure_ascii=False).encode() + b"\n"
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 @frozen

@@ -349,7 +349,7 @@ def _line_here(event: Event) -> bytes:
     try:
         return json_line(event)
     except TypeError:  # an integer beyond 64 bits somewhere in the payload
-        return json.dumps(event.to_json(), ensure_ascii=False).encode() + b"\n"
+        return json.dumps(event.to_json(), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def _writer_after() -> int:

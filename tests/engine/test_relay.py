@@ -87,6 +87,8 @@ def test_a_line_formatted_by_strata_passes_through_to_each_output(tmp_path) -> N
         os.close(fd)
     assert res.returncode == 0
     assert json.loads(res.stdout) == HUGE.to_json()
+    # compact, as every other line (and terraform's)
+    assert b", " not in res.stdout and b'": ' not in res.stdout and b", " not in log.read_bytes()
     line = json.loads(log.read_bytes())
     assert line["seq"] == 7 and line["n"] == 2**70
 
