@@ -110,8 +110,9 @@ class Fanout:
             self._buf = bytearray()
             return
         if self._batch:
-            batch, self._batch = self._batch, []
-            self._buf += _encoded(batch)
+            # encoded before it is let go: should encoding fail, or a Ctrl-C come, nothing is lost
+            self._buf += _encoded(self._batch)
+            self._batch = []
         if not self._buf:
             return
         if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):
@@ -295,15 +296,23 @@ def _encoded(batch: list[tuple[int, int, float, Event]]) -> bytes:
     """The relay's input for ``batch``: one line, an array of ``[flags, seq, t, event]`` (the
     event as an array: type, message, payload, level, timestamp and, maybe, detail)."""
     try:
-        return _dumps(batch, default=tuple, option=_ARRAY)
+        return _dumps(batch, default=_event_array, option=_ARRAY)
     except TypeError:  # an integer beyond 64 bits somewhere: event by event, those formatted here
         out = bytearray()
         for entry in batch:
             try:
-                out += _dumps((entry,), default=tuple, option=_ARRAY)
+                out += _dumps((entry,), default=_event_array, option=_ARRAY)
             except TypeError:
                 out += _formatted(*entry)
         return bytes(out)
+
+
+def _event_array(obj: Any) -> tuple[Any, ...]:
+    """An :class:`Event` as orjson takes it (a tuple; orjson refuses a tuple's subclass). Nothing
+    else: what orjson cannot encode in a payload fails here as it fails in strata's own lines."""
+    if type(obj) is Event:
+        return tuple(obj)
+    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
 def _formatted(flags: int, seq: int, t: float, event: Event) -> bytes:

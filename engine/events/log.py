@@ -106,11 +106,12 @@ def log_line(seq: int, t: float, event: Event) -> bytes:
     detail = event[5] if len(event) > 5 else None
     try:
         return jsonline.log_line(seq, t, event, detail)
-    except TypeError:  # an integer beyond 64 bits: the slow way
-        doc = {"seq": seq, "monotonic": round(t, 6), **event.to_json()}
+    except TypeError:  # an integer beyond 64 bits: the slow way, to the same line
+        doc = event.to_json()
         if detail is not None:
-            doc["detail"] = detail
-        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            doc["detail"] = jsonline.detail_dict(detail)
+        body = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+        return b'{"seq":%d,"monotonic":%.6f,' % (seq, t) + body[1:] + b"\n"
 
 
 @frozen
