@@ -50,29 +50,13 @@ except ImportError:
 
 if __name__ == "__main__":  # run as a script: the formatter beside this file, without the engine package
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from jsonline import (
-        HUMAN_ONLY,
-        OUTPUT_FAILED_STATUS,
-        json_line,
-        log_line_from,
-        say_cannot_write,
-        send,
-        wait,
-        whole_lines,
-        write_fd,
-    )
+    import jsonline
 else:
-    from engine.events.jsonline import (
-        HUMAN_ONLY,
-        OUTPUT_FAILED_STATUS,
-        json_line,
-        log_line_from,
-        say_cannot_write,
-        send,
-        wait,
-        whole_lines,
-        write_fd,
-    )
+    from engine.events import jsonline
+
+HUMAN_ONLY, OUTPUT_FAILED_STATUS = jsonline.HUMAN_ONLY, jsonline.OUTPUT_FAILED_STATUS
+json_line, log_line_from, whole_lines = jsonline.json_line, jsonline.log_line_from, jsonline.whole_lines
+say_cannot_write, send, wait, write_fd = jsonline.say_cannot_write, jsonline.send, jsonline.wait, jsonline.write_fd
 
 _loads = orjson.loads
 QUEUE_BYTES = 64 << 20
