@@ -1,6 +1,8 @@
 """Reading ``.tf`` files (native HCL syntax) into blocks, attributes and expression trees.
 
-The pipeline: :mod:`engine.lang.hcl_tree` parses the text with tree-sitter's compiled HCL grammar;
+A file written in HCL's plainest form (blocks of one-line arguments of plain values, the bulk of a
+large generated configuration) is read from its lines by :mod:`engine.lang.hcl_lines`; any other
+file goes through the syntax tree. The pipeline: :mod:`engine.lang.hcl_tree` parses the text with tree-sitter's compiled HCL grammar;
 :mod:`engine.lang.hcl_errors` turns the grammar's errors, and HCL's newline rules it does not know,
 into terraform's diagnostics; :mod:`engine.lang.hcl_ast` (with :mod:`engine.lang.hcl_template`
 for strings and heredocs) converts the tree to :mod:`engine.lang.expr` nodes, iteratively, so any
@@ -17,10 +19,11 @@ from engine.diagnostics import Diagnostic, DiagnosticsError, SourceRange, enclos
 from engine.lang import expr as E
 from engine.lang.hcl_ast import MAX_NESTING, Attribute, Block, Converter
 from engine.lang.hcl_errors import syntax_error
+from engine.lang.hcl_lines import read_plain
 from engine.lang.hcl_template import template_of
 from engine.lang.hcl_tree import Source, SyntaxFail, parse_tree
 
-__all__ = ["Attribute", "Block", "parse_hcl", "parse_hcl_body", "parse_expression", "parse_template"]
+__all__ = ["Attribute", "Block", "parse_hcl", "parse_hcl_body", "parse_expression", "parse_template", "tree_body"]
 
 
 def _fail(exc: SyntaxFail, filename: str) -> DiagnosticsError:
@@ -47,6 +50,15 @@ def parse_hcl_body(text: str, filename: str) -> tuple[dict[str, Attribute], list
     if text.startswith("\ufeff"):  # a UTF-8 byte-order mark, which terraform skips
         text = text[1:]
     src = Source.of(text, filename)
+    plain = read_plain(src.data, filename)
+    if plain is not None:  # hot path: a file of the plainest form, read from its lines
+        return plain
+    return tree_body(src)
+
+
+def tree_body(src: Source) -> tuple[dict[str, Attribute], list[Block]]:
+    """``parse_hcl_body`` of any file, through tree-sitter's syntax tree."""
+    filename = src.filename
     root = parse_tree(src.data).root_node
     if root.has_error:
         src, root = _with_fractions(src, root)

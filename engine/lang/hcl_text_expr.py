@@ -18,6 +18,7 @@ SIMPLE = re.compile(rb"(?P<int>[0-9]{1,18})|(?P<str>" + _PLAIN + rb")|(?P<root>[
                     rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*")
 _STEP = re.compile(rb'\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]{1,18})\]|\["([^"]*)"\]')
 _KEYWORDS = {"true": True, "false": False, "null": None}
+_WORDS = frozenset({"for", "in", "if", "else", "endif", "endfor"})  # left to the tree, which knows their uses
 
 # A one-line tuple or object of such expressions (``[80, 443]``, ``{ team = "core", tier = var.t }``),
 # keys bare names or plain strings, separated by commas as one line needs them: the element
@@ -29,7 +30,9 @@ COLLECTION = re.compile(
     rb"\[[ \t]*(?:" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\]"
     rb"|\{[ \t]*(?:" + _KEY + rb"[ \t]*=[ \t]*" + _SCALAR + rb"[ \t]*(?:,[ \t]*" + _KEY + rb"[ \t]*=[ \t]*"
     + _SCALAR + rb"[ \t]*)*(?:,[ \t]*)?)?\}")
-_ELEMENT = re.compile(rb"(" + _KEY + rb")[ \t]*=[ \t]*(" + _SCALAR + rb")|(" + _SCALAR + rb")")
+# an element of such a collection, its key (objects) and value as one of the three kinds (for findall)
+_ELEMENT = re.compile(rb"(?:(" + _KEY + rb")[ \t]*=[ \t]*)?(?:([0-9]{1,18})|(" + _PLAIN + rb")|([A-Za-z_][A-Za-z0-9_]*"
+                      rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*))")
 
 
 def text_expression(raw: bytes, line: int) -> E.Expr | None:
@@ -53,6 +56,8 @@ def _scalar(raw: bytes, m: re.Match[bytes], line: int) -> E.Expr | None:
     root = m.group("root").decode()
     if root in _KEYWORDS:
         return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
+    if root in _WORDS:
+        return None
     ex: E.Expr = E.Var(line, root)
     for step in _STEP.finditer(raw, len(root)):
         name, index, key = step.groups()
@@ -65,28 +70,32 @@ def _scalar(raw: bytes, m: re.Match[bytes], line: int) -> E.Expr | None:
     return ex
 
 
-def _element(raw: bytes, line: int) -> E.Expr | None:
-    m = SIMPLE.fullmatch(raw)
-    return None if m is None else _scalar(raw, m, line)
+def _element(whole: bytes, text: bytes, ref: bytes, line: int) -> E.Expr | None:
+    """An element of a collection, as ``_ELEMENT`` found it (one of the three is not empty)."""
+    if whole:
+        return E.Literal(line, int(whole))
+    if text:
+        return E.Literal(line, text[1:-1].decode("utf-8", "replace"))
+    m = SIMPLE.fullmatch(ref)
+    return None if m is None else _scalar(ref, m, line)
 
 
 def collection(raw: bytes, line: int) -> E.Expr | None:
     """The tuple or object ``raw``, which ``COLLECTION`` matched (None: an element is left to
     the tree). A key is the string it names, a bare keyword included, as :meth:`engine.lang.hcl_ast.Converter.object_key`
     reads it."""
-    elements = _ELEMENT.finditer(raw, 1, len(raw) - 1)
+    elements = _ELEMENT.findall(raw, 1, len(raw) - 1)
     if raw[:1] == b"[":
         items: list[E.Expr] = []
-        for el in elements:
-            v = _element(el.group(3), line)
+        for _, whole, text, ref in elements:
+            v = _element(whole, text, ref, line)
             if v is None:
                 return None
             items.append(v)
         return E.TupleExpr(line, tuple(items))
     pairs: list[tuple[E.Expr, E.Expr]] = []
-    for el in elements:
-        key, value = el.group(1), el.group(2)
-        v = _element(value, line)
+    for key, whole, text, ref in elements:
+        v = _element(whole, text, ref, line)
         if v is None:
             return None
         name = key[1:-1] if key[:1] == b'"' else key

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine.lang.hcl as hcl
 import engine.lang.hcl_ast as hcl_ast
 import engine.lang.hcl_text_expr as hcl_text_expr
 from engine.lang import expr as E
@@ -15,9 +16,10 @@ from engine.lang.hcl import parse_hcl
 
 def _locals(src: str, monkeypatch: pytest.MonkeyPatch | None = None, through_tree: bool = False) -> E.Expr:
     text = f'locals {{\n  # a comment\n  x = {src}\n  y = [{src}, {{ k = {src} }}]\n}}\n'
-    if through_tree:
+    if through_tree:  # neither a file read from its lines nor expressions from their text
         assert monkeypatch is not None
         monkeypatch.setattr(hcl_ast, "_SIMPLE_MAX", -1)
+        monkeypatch.setattr(hcl, "read_plain", lambda data, filename: None)
     try:
         blocks = parse_hcl(text, "main.tf")
     finally:
