@@ -11,6 +11,7 @@ import orjson
 from engine.backend.dependencies import require_installed
 from engine.cli.args import Args, UsageError, plan_options_from, workspace_from
 from engine.cli.output import Output, snippet
+from engine.config.model import Module
 from engine.config.module import load_module
 from engine.config.providers import check_resource_types
 from engine.config.references import resource_graph
@@ -21,27 +22,54 @@ from engine.planning.order import config_graph, config_order, resource_graph_of
 from engine.provider.registry import Providers
 
 
+def _findings(a: Args) -> tuple[Module, Providers, list[Diagnostic]]:
+    """The configuration, its providers, and what validate finds before asking any provider."""
+    path = a.flags.get("chdir", ".")  # what workspace_from(a).path is: the workspace itself is not needed
+    module = load_module(path)
+    providers = Providers()
+    require_installed(module, path, providers)
+    found = check_resource_types(module, providers)
+    config_order(config_graph(module), found)
+    return module, providers, module.with_context(found + validate_module(module, providers, found) + refusals(module))
+
+
 async def cmd_validate(a: Args, out: Output) -> int:
-    ws = workspace_from(a)
     try:
-        module = load_module(ws.path)
-        providers = Providers()
-        require_installed(module, ws.path, providers)
-        found = check_resource_types(module, providers)
-        config_order(config_graph(module), found)
-        found = module.with_context(found + validate_module(module, providers, found) + refusals(module))
+        module, providers, found = _findings(a)
         if not errors_of(found):  # terraform's validate walk: each provider's verdict
             from engine.config.provider_validation import provider_verdicts
 
             found += errors_of(module.with_context(await provider_verdicts(module, providers)))
-        errs = errors_of(found)
-        if errs:
-            raise DiagnosticsError(errs)
-        diags: list[Diagnostic] = []
+        diags = _checked(found)
     except DiagnosticsError as exc:
         if not out.json or out.quiet:
             raise
         diags = list(exc.diagnostics)
+    return _report(out, diags)
+
+
+def validate_without_loop(a: Args, out: Output, backend: str) -> int:
+    """``validate`` with human output, the event loop started only for providers that have a
+    verdict to give (a plugin's): validating a configuration of built-in providers starts none."""
+    module, providers, found = _findings(a)
+    if not errors_of(found):
+        from engine.config.provider_validation import asks_providers, provider_verdicts
+
+        if asks_providers(module, providers):
+            import anyio
+
+            found += errors_of(module.with_context(anyio.run(provider_verdicts, module, providers, backend=backend)))
+    return _report(out, _checked(found))
+
+
+def _checked(found: list[Diagnostic]) -> list[Diagnostic]:
+    errs = errors_of(found)
+    if errs:
+        raise DiagnosticsError(errs)
+    return []
+
+
+def _report(out: Output, diags: list[Diagnostic]) -> int:
     if out.json and not out.quiet:
         # terraform's validate -json: one document, not an event stream
         n_err = len(errors_of(diags))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from engine.cli.args import Args
     from engine.cli.output import Output
-    from engine.diagnostics import Diagnostic
+    from engine.diagnostics import Diagnostic, StrataError
 
 # Start-up is most of a small run's time, so this module imports nothing of the engine at its top:
 # a command imports what it uses when it runs (the event loop, the parser, the planner);
@@ -35,9 +35,9 @@ _PLAIN_VERSION = {("version",): False, ("version", "-json"): True, ("version", "
                   ("-version",): False, ("--version",): False, ("-v",): False}
 
 
-def without_event_loop(argv: list[str]) -> int | None:
+def without_event_loop(argv: list[str], backend: str = "asyncio") -> int | None:
     """The exit status of a command that needs no event loop (``version``, ``init``,
-    ``providers``, the usage), having run it; None for every other command."""
+    ``providers``, ``validate``, the usage), having run it; None for every other command."""
     from engine.cli.args import USAGE, check_options_for, parse_args
 
     a = parse_args(argv)
@@ -60,7 +60,27 @@ def without_event_loop(argv: list[str]) -> int | None:
         from engine.cli.workspace_command import cmd_workspace
 
         return cmd_workspace(a)
+    if a.command[0] == "validate" and not a.flags.get("json") and not a.lists.get("events"):
+        return _validate(a, backend)
     return _print_version_or_init(a) if a.command[0] in ("version", "init", "get") else None
+
+
+def _validate(a: Args, backend: str) -> int:
+    """``validate`` with human output: its event loop, if any, is the providers' (importing and
+    starting one is a fifth of validating a small configuration)."""
+    from engine.cli.config_commands import validate_without_loop
+    from engine.cli.output import Output
+    from engine.diagnostics import CycleError, DiagnosticsError, StrataError
+
+    out = Output(False, bool(a.flags.get("quiet")), bool(a.flags.get("no-color")))
+    problems = _select_workspace(".", "validate")
+    if problems:
+        out.diagnostics(problems)
+        return 1
+    try:
+        return validate_without_loop(a, out, backend)
+    except (DiagnosticsError, CycleError, StrataError) as exc:
+        return _failed(exc, out)
 
 
 def _print_version_or_init(a: Args) -> int:
@@ -179,24 +199,30 @@ def _heartbeat_interval() -> float:
 
 
 async def dispatch(a: Args, out: Output) -> int:
-    from engine.cli.args import UnknownCommand, UsageError
-    from engine.diagnostics import CycleError, DiagnosticsError, StrataError, error
+    from engine.diagnostics import CycleError, DiagnosticsError, StrataError
 
     cmd = a.command[0]
     try:
         return await _command(cmd, a, out)
-    except DiagnosticsError as exc:
+    except (DiagnosticsError, CycleError, StrataError) as exc:
+        return _failed(exc, out)
+
+
+def _failed(exc: StrataError, out: Output) -> int:
+    """A command's failure as diagnostics, and its exit status (a usage mistake is raised on)."""
+    from engine.cli.args import UnknownCommand, UsageError
+    from engine.diagnostics import CycleError, DiagnosticsError, error
+
+    if isinstance(exc, DiagnosticsError):
         out.diagnostics(exc.diagnostics)
-        return 1
-    except CycleError as exc:
+    elif isinstance(exc, CycleError):
         # terraform's words: one error per cycle, its summary naming the operations in it
         out.diagnostics([error("Cycle: " + ", ".join(c), "") for c in exc.cycles])
-        return 1
-    except StrataError as exc:
-        if isinstance(exc, (UsageError, UnknownCommand, MemoryError)):  # MemoryError: one line, in _main
-            raise
+    elif isinstance(exc, (UsageError, UnknownCommand, MemoryError)):  # MemoryError: one line, in _main
+        raise exc
+    else:
         out.diagnostics([error(str(exc).split(":")[0], str(exc))])
-        return 1
+    return 1
 
 
 async def _command(cmd: str, a: Args, out: Output) -> int:
@@ -351,7 +377,7 @@ def _main(argv: list[str], deferred: _DeferredReports | None) -> int:
         if backend not in ("trio", "asyncio"):
             raise UsageError(f'Invalid STRATA_ASYNC_BACKEND "{backend}": expected trio or asyncio.')
         argv = enter_chdir(argv)
-        quick = without_event_loop(argv)
+        quick = without_event_loop(argv, backend)
         if quick is not None:
             code = quick
         else:

@@ -32,23 +32,34 @@ def _validates(provider: Any, data: bool) -> bool:
     return mine is not None and mine is not getattr(BaseProvider, name)
 
 
+def _asked(m: Module, providers: Providers) -> list[tuple[Any, Any, Any]]:
+    """The resources of ``m`` (not of the modules it calls) whose providers have a verdict to give:
+    (resource, seam, schema) of each."""
+    asked: list[tuple[Any, Any, Any]] = []
+    for rc in m.resources.values():
+        key = m.root_provider_key(rc.provider_key)
+        if not providers.known(key):
+            continue  # reported as a missing provider
+        seam = providers.seam(key)
+        if not _validates(seam.provider, rc.addr.mode == "data"):
+            continue
+        schema = providers.schema(key, rc.addr.type, rc.addr.mode)
+        if schema is not None:
+            asked.append((rc, seam, schema))
+    return asked
+
+
+def asks_providers(module: Module, providers: Providers) -> bool:
+    """Would :func:`provider_verdicts` ask any provider?"""
+    return any(_asked(m, providers) for m in module.tree())
+
+
 async def provider_verdicts(module: Module, providers: Providers) -> list[Diagnostic]:
     """The diagnostics the providers give about the resources of ``module`` and the modules it
     calls, in configuration order."""
     diags: list[Diagnostic] = []
     for m in module.tree():
-        asked: list[tuple[Any, Any, Any]] = []
-        for rc in m.resources.values():
-            key = m.root_provider_key(rc.provider_key)
-            if not providers.known(key):
-                continue  # reported as a missing provider
-            seam = providers.seam(key)
-            data = rc.addr.mode == "data"
-            if not _validates(seam.provider, data):
-                continue
-            schema = providers.schema(key, rc.addr.type, rc.addr.mode)
-            if schema is not None:
-                asked.append((rc, seam, schema))
+        asked = _asked(m, providers)
         if not asked:
             continue
         sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
