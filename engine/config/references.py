@@ -147,11 +147,12 @@ def validate_references(module: Module) -> list[Diagnostic]:
         destroying = provisioner_expressions(rc, "destroy") if rc.provisioners else []
         if rc.provisioners or rc.connection is not None:  # `self`: the object provisioned
             post |= {id(x) for x in [*provisioner_expressions(rc, "create"), *destroying]}
+        ctx = str(rc.addr)
         for e in [*expressions_of(rc), *destroying]:
-            check(e, fn, str(rc.addr), rc.count is not None, rc.for_each is not None, id(e) in post)
+            check(e, fn, ctx, rc.count is not None, rc.for_each is not None, id(e) in post)
         for meta in (rc.count, rc.for_each):
             if meta is not None:
-                check(meta.expr, fn, str(rc.addr), False, False)
+                check(meta.expr, fn, ctx, False, False)
         for addr, _key, line in rc.depends_on:
             if addr not in module.resources:
                 diags.append(error("Reference to undeclared resource",

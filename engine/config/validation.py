@@ -10,8 +10,7 @@ configuration alone decides is checked.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from engine.addrs import ResourceAddr
@@ -113,51 +112,6 @@ def _resource_expressions(rc: ResourceConfig) -> list[E.Expr]:
     return out
 
 
-def _calls(e: E.Expr) -> Iterator[E.Call]:
-    """Every call in ``e``, outermost first (a loop, not recursion: nesting may be deep)."""
-    stack: list[Any] = [e]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        x = pop()
-        t = type(x)
-        if t is E.Literal or t is E.Var:  # the leaves most expressions are made of
-            continue
-        if t is E.Call:
-            yield x
-        kids = _KIDS.get(t)
-        if kids is None:
-            if not isinstance(x, E.Expr):
-                continue  # a template's literal text
-            kids = _KIDS[t] = _by_fields(tuple(f.name for f in fields(x)))
-        extend(reversed([k for k in kids(x) if isinstance(k, E.Expr)]))
-
-
-def _by_fields(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    def kids(x: Any) -> tuple[Any, ...]:
-        out: list[Any] = []
-        todo = [getattr(x, n) for n in reversed(names)]
-        while todo:
-            v = todo.pop()
-            if isinstance(v, tuple):
-                todo.extend(reversed(v))
-            else:
-                out.append(v)
-        return tuple(out)
-    return kids
-
-
-_KIDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
-    **E.PARTS,  # those that bind no names
-    E.SplatItem: lambda e: (),
-    E.GetAttr: lambda e: (e.obj,),
-    E.Index: lambda e: (e.obj, e.key),
-    E.ForExpr: lambda e: (e.collection, e.key, e.value, e.cond),
-    E.TemplateFor: lambda e: (e.collection, e.body),
-}
-"""Each kind of expression's sub-expressions, in the order of its fields (None and text skipped
-by the caller); a kind not listed is read through its dataclass fields."""
-
-
 def unknown_functions(module: Module) -> list[Diagnostic]:
     """terraform's "Call to unknown function" for each call of a name no function has."""
     from engine.lang.functions.registry import FUNCTIONS
@@ -165,7 +119,7 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
     diags = []
     seen: set[tuple[str, int, str]] = set()
     for fn, e in _all_expressions(module):
-        for c in _calls(e):
+        for c in E.calls(e):
             name = c.name[6:] if c.name.startswith("core::") else c.name
             if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS:
                 continue

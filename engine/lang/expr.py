@@ -173,18 +173,29 @@ def references(e: Expr, bound: frozenset[str] = frozenset()) -> Iterator[Referen
     configuration's graph each ask it of every expression): expressions are immutable, so the
     answer is kept beside the expression, which the cache holds so that its ``id`` stays its own."""
     if bound:
-        return _references(e, bound)
+        return _references(e, bound, None)
+    return iter(_facts(e)[1])
+
+
+def calls(e: Expr) -> tuple[Call, ...]:
+    """Every call in ``e``, outermost first, in source order: found by the same walk as its
+    references, and kept with them."""
+    return _facts(e)[2]
+
+
+def _facts(e: Expr) -> tuple[Expr, tuple[Reference, ...], tuple[Call, ...]]:
     hit = _REFERENCES.get(id(e))
     if hit is not None and hit[0] is e:
-        return iter(hit[1])
-    refs = tuple(_references(e, bound))
+        return hit
+    found: list[Call] = []
+    facts = (e, tuple(_references(e, frozenset(), found)), tuple(found))
     if len(_REFERENCES) >= _REFERENCES_KEPT:
         _REFERENCES.clear()
-    _REFERENCES[id(e)] = (e, refs)
-    return iter(refs)
+    _REFERENCES[id(e)] = facts
+    return facts
 
 
-_REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...]]] = {}
+_REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...], tuple[Call, ...]]] = {}
 _REFERENCES_KEPT = 1 << 18  # expressions; then the cache starts again (a long-lived program)
 
 
@@ -197,11 +208,12 @@ class _Bound:
         self.names = names
 
 
-def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
+def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> Iterator[Reference]:
     """:func:`references`, worked out: a loop over an explicit stack, not recursion (nesting
     may be deep, and a chain of nested generators costs every reference a step through each
     level). The names a ``for`` binds hold between two markers on the stack: the one that
-    binds them, popped first, and the one that restores the names bound before."""
+    binds them, popped first, and the one that restores the names bound before. Each call met on
+    the way goes into ``calls`` (when given)."""
     stack: list[Any] = [e]
     pop, push, extend = stack.pop, stack.append, stack.extend
     parts_of = PARTS.get
@@ -225,6 +237,8 @@ def _references(e: Expr, bound: frozenset[str]) -> Iterator[Reference]:
             continue
         parts = parts_of(t)
         if parts is not None:
+            if t is Call and calls is not None:
+                calls.append(x)
             extend([y for y in reversed(parts(x)) if isinstance(y, Expr)])
         elif t is _Bound:
             bound = x.names

@@ -9,6 +9,7 @@ dependencies): nothing here calls a provider or evaluates a value.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import field
 from typing import Any
 
 from engine.addrs import ModulePath, ResourceAddr, config_resource, resource_addr
@@ -32,6 +33,22 @@ class CfgNode:
     kind: str
     name: Any
     path: tuple[str, ...] = ()
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # the graph's dict keys, made afresh for each reference: hash once (as ResourceAddr does)
+        object.__setattr__(self, "_hash", hash((self.kind, self.name, self.path)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not CfgNode:
+            return NotImplemented
+        return (self._hash == other._hash and self.name == other.name and self.kind == other.kind
+                and self.path == other.path)
 
     def __str__(self) -> str:
         prefix = "".join(f"module.{n}." for n in self.path)

@@ -1,10 +1,10 @@
-"""validate finds every function call in an expression, wherever it is nested, outermost first."""
+"""Every function call in an expression, wherever it is nested, outermost first (``E.calls``: what
+validate checks for unknown functions), found by the walk that finds its references."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.config.validation import _calls
 from engine.lang import expr as E
 from engine.lang.hcl import parse_hcl
 
@@ -28,4 +28,10 @@ def _expr(src: str) -> E.Expr:
     ("provider::p::f(core::g(1))", ["provider::p::f", "core::g"]),
 ])
 def test_every_call_is_found_outermost_first(src: str, names: list[str]) -> None:
-    assert [c.name for c in _calls(_expr(src))] == names
+    assert [c.name for c in E.calls(_expr(src))] == names
+
+
+def test_calls_are_kept_with_the_references() -> None:
+    e = _expr("a(var.x, b())")
+    assert E.calls(e) is E.calls(e)
+    assert [r.root for r in E.references(e)] == ["var"]
