@@ -81,6 +81,18 @@ def test_a_plan_imports_only_what_it_uses(workdir: Workdir) -> None:
     assert mods & _NOT_FOR_A_PLAN == set()
 
 
+def test_validate_of_built_in_providers_starts_no_event_loop(workdir: Workdir) -> None:
+    """validate with human output needs a loop only for a plugin's verdict (asked in
+    tests/plugins/test_validate_provider_verdicts.py): of built-in providers it imports none."""
+    workdir.write('resource "terraform_data" "a" {\n  input = var.x\n}\nvariable "x" {}\n')
+    mods = imported_by(["validate"], str(workdir.path))
+    assert "engine.config.validation" in mods, "the validation ran"
+    assert mods & {"asyncio", "trio", "anyio._backends._asyncio", "engine.api.workspace"} == set()
+    assert workdir.strata("validate").stdout == "Success! The configuration is valid.\n"
+    bad = workdir.strata("validate", "-chdir=missing")
+    assert bad.returncode == 1 and "chdir" in bad.stderr
+
+
 def test_a_function_call_imports_the_functions(workdir: Workdir) -> None:
     workdir.write('output "x" {\n  value = upper("a")\n}\n')
     mods = imported_by(["plan"], str(workdir.path))
