@@ -173,7 +173,7 @@ def references(e: Expr, bound: frozenset[str] = frozenset()) -> Iterator[Referen
     configuration's graph each ask it of every expression): expressions are immutable, so the
     answer is kept beside the expression, which the cache holds so that its ``id`` stays its own."""
     if bound:
-        return _references(e, bound, None)
+        return iter(_references(e, bound, None))
     return iter(_facts(e)[1])
 
 
@@ -208,49 +208,73 @@ class _Bound:
         self.names = names
 
 
-def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> Iterator[Reference]:
+def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> list[Reference]:
     """:func:`references`, worked out: a loop over an explicit stack, not recursion (nesting
-    may be deep, and a chain of nested generators costs every reference a step through each
-    level). The names a ``for`` binds hold between two markers on the stack: the one that
+    may be deep). The names a ``for`` binds hold between two markers on the stack: the one that
     binds them, popped first, and the one that restores the names bound before. Each call met on
-    the way goes into ``calls`` (when given)."""
+    the way goes into ``calls`` (when given). Literals, the most common leaves, never go on the
+    stack."""
+    out: list[Reference] = []
+    found = out.append
     stack: list[Any] = [e]
     pop, push, extend = stack.pop, stack.append, stack.extend
     parts_of = PARTS.get
     while stack:
         x = pop()
         t = type(x)
-        if t is Literal:
-            continue
-        if t is GetAttr or t is Index or t is Var:
-            tr = _traversal(x)
-            if tr is not None:
-                root, steps = tr
-                if root not in bound:
-                    yield Reference(root, tuple(steps), x.line)
-                extend([s for s in reversed(steps) if isinstance(s, Expr)])
+        if t is GetAttr or t is Var or t is Index:
+            steps: list[str | Expr] = []
+            y = x
+            while True:  # the traversal's steps, back to its root (see _traversal)
+                ty = type(y)
+                if ty is GetAttr:
+                    steps.append(y.name)
+                    y = y.obj
+                elif ty is Index:
+                    steps.append(y.key)
+                    y = y.obj
+                else:
+                    break
+            if ty is Var:
+                steps.reverse()
+                if y.name not in bound:
+                    found(Reference(y.name, tuple(steps), x.line))
+                keys = [s for s in reversed(steps) if type(s) is not str and type(s) is not Literal]
+                if keys:
+                    extend(keys)
             elif t is GetAttr:
                 push(x.obj)
             else:
                 push(x.key)
                 push(x.obj)
+        elif t is ObjectExpr:
+            for k, v in reversed(x.items):
+                if type(v) is not Literal:
+                    push(v)
+                if type(k) is not Literal:
+                    push(k)
+        elif t is TupleExpr:
+            extend([y for y in reversed(x.items) if type(y) is not Literal])
+        elif t is Literal:
             continue
-        parts = parts_of(t)
-        if parts is not None:
-            if t is Call and calls is not None:
-                calls.append(x)
-            extend([y for y in reversed(parts(x)) if isinstance(y, Expr)])
-        elif t is _Bound:
-            bound = x.names
-        elif t is TemplateFor or t is ForExpr:
-            inner = bound | {x.value_var} | ({x.key_var} if x.key_var else set())
-            push(_Bound(bound))  # popped once the body is done
-            if t is TemplateFor:
-                push(x.body)
-            else:
-                extend([y for y in (x.cond, x.value, x.key) if y is not None])
-            push(_Bound(inner))
-            push(x.collection)  # popped first: in the names bound outside
+        else:
+            parts = parts_of(t)
+            if parts is not None:
+                if t is Call and calls is not None:
+                    calls.append(x)
+                extend([y for y in reversed(parts(x)) if isinstance(y, Expr)])
+            elif t is _Bound:
+                bound = x.names
+            elif t is TemplateFor or t is ForExpr:
+                inner = bound | {x.value_var} | ({x.key_var} if x.key_var else set())
+                push(_Bound(bound))  # popped once the body is done
+                if t is TemplateFor:
+                    push(x.body)
+                else:
+                    extend([y for y in (x.cond, x.value, x.key) if y is not None])
+                push(_Bound(inner))
+                push(x.collection)  # popped first: in the names bound outside
+    return out
 
 
 PARTS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
