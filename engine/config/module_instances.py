@@ -154,7 +154,8 @@ class ModuleInstance:
         return self._variables
 
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
-        return Scope(self.variables, self.local_value, self, count_index, each, sensitivity=self.sensitivity)
+        return Scope(self.variables, self.local_value, self, count_index, each, sensitivity=self.sensitivity,
+                     local_config=self.config.locals.get)
 
     def caller_scope(self) -> Scope:
         """The scope of the call that makes this instance, in its parent: ``count.index`` and

@@ -309,7 +309,8 @@ def validate_locals(module: Module, sensitivity: Any, types: ExprTypes, failed: 
                 d = dataclasses.replace(d, expr_values=tuple(sorted(said.items())))
         failed.append(d)
 
-    local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity), fail)
+    local_value = LocalValues(module, lambda: Scope(variables, local_value, resources, sensitivity=sensitivity,
+                                                    local_config=module.locals.get), fail)
     return local_value
 
 
@@ -350,7 +351,7 @@ def for_each_values(module: Module, local_value: Any, types: ExprTypes | None = 
     for rc in module.resources.values():
         if rc.for_each is None:
             continue
-        scope = Scope(variables, local_value, Unvalidated(module))
+        scope = Scope(variables, local_value, Unvalidated(module), local_config=module.locals.get)
         try:
             v = evaluate(rc.for_each.expr, scope)
         except EvalError:

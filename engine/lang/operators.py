@@ -18,6 +18,7 @@ from engine.lang.number import (
     to_decimal,
     to_number,
 )
+from engine.lang.refinements import definitely_not_null
 from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, cty_equals
 
@@ -78,7 +79,13 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
         return (left and right) if op == "&&" else (left or right)
     right = value_of(e.right, scope)
     if left is UNKNOWN or right is UNKNOWN:
-        return UNKNOWN if op == "==" or op == "!=" else _unknown_result(_num, left, right, e, scope)
+        if op == "==" or op == "!=":
+            # an unknown terraform knows is not null is not equal to null (its refinement)
+            if (left is None and definitely_not_null(e.right, scope)
+                    or right is None and definitely_not_null(e.left, scope)):
+                return op == "!="
+            return UNKNOWN
+        return _unknown_result(_num, left, right, e, scope)
     if op == "==" or op == "!=":
         tl = type(left)
         if tl is type(right) and tl in _SCALARS:

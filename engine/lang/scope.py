@@ -134,10 +134,13 @@ class Scope:
     sensitivity: Any = None
     """What may hold a sensitive value (an :class:`engine.sensitivity.Sensitivity`: ``hidden(root,
     names)``, ``uses(expr)``), so a diagnostic must not state it; None: state no value at all."""
+    local_config: Callable[[str], Any] | None = None
+    """``local.NAME``'s declaration (a :class:`engine.config.model.LocalConfig`, or None), where the
+    scope's locals are a module's: what :mod:`engine.lang.refinements` reads of an unknown local."""
 
     def child(self, names: dict[str, Any]) -> Scope:
         return Scope(self.variables, self.local_value, self.resources, self.count_index,
-                     self.each, {**self.for_vars, **names}, self.sensitivity)
+                     self.each, {**self.for_vars, **names}, self.sensitivity, self.local_config)
 
 
 class ResourceType:

@@ -114,7 +114,8 @@ class PlanContext:
     # ------------------------------------------------------------------ scope and locals
 
     def scope(self, count_index: int | None = None, each: tuple[Any, Any] | None = None) -> Scope:
-        return Scope(self.variables, self.local_value, self.root, count_index, each, sensitivity=self.sensitivity)
+        return Scope(self.variables, self.local_value, self.root, count_index, each, sensitivity=self.sensitivity,
+                     local_config=self.local_value.module.locals.get)
 
     def _sensitivity_of(self, m: Module) -> Sensitivity:
         got = self._sensitivities.get(m.path)

@@ -1,0 +1,58 @@
+"""An unknown value terraform knows is never null (a template's, an operator's, most functions',
+through local values) compares with null at plan time, so a ``count`` that asks so is known. The
+expected plan is terraform 1.11's, recorded here and compared with the binary when it is present.
+(Each function's case is in ``tests/engine/functions``.)"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.conftest import Workdir, requires_terraform
+
+CONFIG = """
+resource "terraform_data" "u" {
+  input = "a"
+}
+locals {
+  t     = "${terraform_data.u.output}-x"
+  chain = local.t
+  o     = terraform_data.u.output
+  j     = jsonencode(terraform_data.u.output)
+  c     = terraform_data.u.output == "a" ? local.t : "y"
+}
+resource "terraform_data" "counted" {
+  count = local.chain != null ? 2 : 0
+  input = count.index
+}
+output "t" { value = local.t == null }
+output "chain" { value = local.chain != null }
+output "o" { value = local.o == null }
+output "j" { value = null == local.j }
+output "c" { value = local.c == null }
+"""
+
+# terraform 1.11.4's plan of CONFIG: each output's planned value (None: unknown), and the instances
+RECORDED = {"outputs": {"t": False, "chain": True, "o": None, "j": False, "c": False},
+            "instances": ["terraform_data.counted[0]", "terraform_data.counted[1]", "terraform_data.u"]}
+
+
+def _plan(show: str) -> dict[str, object]:
+    doc = orjson.loads(show)
+    outputs = {k: (None if v["after_unknown"] is True else v["after"]) for k, v in doc["output_changes"].items()}
+    return {"outputs": outputs, "instances": sorted(r["address"] for r in doc["resource_changes"])}
+
+
+def test_what_terraform_knows_is_not_null_is_known_at_plan(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    workdir.strata("plan", "-out=p", check=True)
+    assert _plan(workdir.strata("show", "-json", "p", check=True).stdout) == RECORDED
+
+
+@requires_terraform
+def test_the_recorded_plan_is_terraforms(workdir: Workdir) -> None:
+    workdir.write(CONFIG)
+    res = workdir.terraform("plan", "-out=p", "-input=false", "-no-color")
+    if res.returncode != 0:
+        pytest.fail(res.stdout + res.stderr)
+    assert _plan(workdir.terraform("show", "-json", "p").stdout) == RECORDED
