@@ -41,6 +41,8 @@ def type_mistakes(module: Module, types: ExprTypes, evaluated: Collection[str] =
     evaluation failed already (reported with their values, not again here)."""
     diags = []
     for fn, e in _expressions(module, evaluated):
+        if _nothing_to_find(e):
+            continue
         try:
             found = types.mistakes(e)
         except RecursionError:  # nesting too deep for a check: evaluation says what it must
@@ -60,6 +62,17 @@ def type_mistakes(module: Module, types: ExprTypes, evaluated: Collection[str] =
                                    expr_values=types.statements(call.for_each.expr, {})))
     diags.sort(key=lambda d: (d.subject.filename, d.subject.line) if d.subject else ("", 0))
     return diags
+
+
+_TYPED_ROOTS = frozenset({"var", "local", "path", "terraform", "count"})
+"""The names whose attributes have types the checker knows (a step beyond one can be wrong)."""
+
+
+def _nothing_to_find(e: E.Expr) -> bool:
+    """Is ``e`` beyond any type mistake: literals, tuples, objects, templates and traversals, each
+    from a name whose type says nothing (a resource's, ``each``'s) or one step from a typed name
+    (``var.a``, ``local.b``)? (A hot path: most arguments of a large configuration are such.)"""
+    return E.only_names(e) and all(len(r.steps) <= 1 or r.root not in _TYPED_ROOTS for r in E.references(e))
 
 
 def for_each_type(types: ExprTypes, e: E.Expr) -> str | None:

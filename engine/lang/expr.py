@@ -183,19 +183,37 @@ def calls(e: Expr) -> tuple[Call, ...]:
     return _facts(e)[2]
 
 
-def _facts(e: Expr) -> tuple[Expr, tuple[Reference, ...], tuple[Call, ...]]:
+def only_names(e: Expr) -> bool:
+    """Is ``e`` made only of literals, tuples, objects, templates and traversals from a name
+    (``var.a``, ``aws_instance.web.tags["k"]``): no call, operator, conditional, ``for``, splat,
+    or step from anything but a name? Found by the walk that finds its references."""
+    return _facts(e)[3]
+
+
+class _Notes:
+    """What the references walk notes on the way: the calls, and whether anything but literals,
+    tuples, objects, templates and traversals from a name was met."""
+
+    __slots__ = ("calls", "only_names")
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.only_names = True
+
+
+def _facts(e: Expr) -> tuple[Expr, tuple[Reference, ...], tuple[Call, ...], bool]:
     hit = _REFERENCES.get(id(e))
     if hit is not None and hit[0] is e:
         return hit
-    found: list[Call] = []
-    facts = (e, tuple(_references(e, frozenset(), found)), tuple(found))
+    notes = _Notes()
+    facts = (e, tuple(_references(e, frozenset(), notes)), tuple(notes.calls), notes.only_names)
     if len(_REFERENCES) >= _REFERENCES_KEPT:
         _REFERENCES.clear()
     _REFERENCES[id(e)] = facts
     return facts
 
 
-_REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...], tuple[Call, ...]]] = {}
+_REFERENCES: dict[int, tuple[Expr, tuple[Reference, ...], tuple[Call, ...], bool]] = {}
 _REFERENCES_KEPT = 1 << 18  # expressions; then the cache starts again (a long-lived program)
 
 
@@ -208,12 +226,12 @@ class _Bound:
         self.names = names
 
 
-def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> list[Reference]:
+def _references(e: Expr, bound: frozenset[str], notes: _Notes | None) -> list[Reference]:
     """:func:`references`, worked out: a loop over an explicit stack, not recursion (nesting
     may be deep). The names a ``for`` binds hold between two markers on the stack: the one that
-    binds them, popped first, and the one that restores the names bound before. Each call met on
-    the way goes into ``calls`` (when given). Literals, the most common leaves, never go on the
-    stack."""
+    binds them, popped first, and the one that restores the names bound before. What the walk
+    meets on the way goes into ``notes`` (when given). Literals, the most common leaves, never go
+    on the stack."""
     out: list[Reference] = []
     found = out.append
     stack: list[Any] = [e]
@@ -242,11 +260,14 @@ def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> lis
                 keys = [s for s in reversed(steps) if type(s) is not str and type(s) is not Literal]
                 if keys:
                     extend(keys)
-            elif t is GetAttr:
-                push(x.obj)
             else:
-                push(x.key)
-                push(x.obj)
+                if notes is not None:  # a step from something else: {a = 1}.b, f(x)[0]
+                    notes.only_names = False
+                if t is GetAttr:
+                    push(x.obj)
+                else:
+                    push(x.key)
+                    push(x.obj)
         elif t is ObjectExpr:
             for k, v in reversed(x.items):
                 if type(v) is not Literal:
@@ -258,10 +279,12 @@ def _references(e: Expr, bound: frozenset[str], calls: list[Call] | None) -> lis
         elif t is Literal:
             continue
         else:
+            if notes is not None and t is not Template and t is not _Bound:
+                notes.only_names = False
+                if t is Call:
+                    notes.calls.append(x)
             parts = parts_of(t)
             if parts is not None:
-                if t is Call and calls is not None:
-                    calls.append(x)
                 extend([y for y in reversed(parts(x)) if isinstance(y, Expr)])
             elif t is _Bound:
                 bound = x.names
