@@ -114,12 +114,13 @@ def _resource_expressions(rc: ResourceConfig) -> list[E.Expr]:
 
 def unknown_functions(module: Module) -> list[Diagnostic]:
     """terraform's "Call to unknown function" for each call of a name no function has."""
-    from engine.lang.functions.registry import FUNCTIONS
-
     diags = []
     seen: set[tuple[str, int, str]] = set()
     for fn, e in _all_expressions(module):
         for c in E.calls(e):
+            # the functions' table only once a call is met: importing it is 50M instructions
+            from engine.lang.functions.registry import FUNCTIONS
+
             name = c.name[6:] if c.name.startswith("core::") else c.name
             if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS:
                 continue

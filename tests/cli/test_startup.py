@@ -87,7 +87,8 @@ def test_validate_of_built_in_providers_starts_no_event_loop(workdir: Workdir) -
     workdir.write('resource "terraform_data" "a" {\n  input = var.x\n}\nvariable "x" {}\n')
     mods = imported_by(["validate"], str(workdir.path))
     assert "engine.config.validation" in mods, "the validation ran"
-    assert mods & {"asyncio", "trio", "anyio._backends._asyncio", "engine.api.workspace"} == set()
+    assert mods & {"asyncio", "trio", "anyio._backends._asyncio", "engine.api.workspace",
+                    "engine.lang.functions.registry"} == set()  # the functions: only once a call is met
     assert workdir.strata("validate").stdout == "Success! The configuration is valid.\n"
     bad = workdir.strata("validate", "-chdir=missing")
     assert bad.returncode == 1 and "chdir" in bad.stderr
