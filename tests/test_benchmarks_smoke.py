@@ -20,7 +20,7 @@ ROW_KEYS = {
     "walker": {"shape", "n", "parallelism", "bound_s", "wall_s", "ratio", "efficiency"},
     "lifecycle": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "small": {"n", "step", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
-    "parse": {"n", "lines", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
+    "parse": {"form", "n", "lines", "strata_wall_s", "strata_cpu_s", "strata_rss_mb"},
     "plugins": {"case", "n"},
     "critical_path": {"n", "seed", "margin_ms", "expected_chain", "reported_chain", "same_chain"},
 }
