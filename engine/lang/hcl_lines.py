@@ -16,11 +16,14 @@ Every line must be one of:
 * the opening of an object or tuple spread over lines (``name = {``, ``key = [``, ``{`` in a tuple),
   or the closing ``}`` / ``]`` of one (with the comma a tuple or an object element may need).
 
-Anything else, anywhere in the file (a call, an operator, a heredoc, a single-line block, a second
-definition of an argument, a closing brace where none is open), and the whole file is left to the
-tree (None): every syntax error and every other construct is the tree's. What is read here is
-what the tree gives, to the expression kinds, values, lines and source positions (the tests read
-every fixture both ways and compare them).
+A one-line value of another kind (a call, an operator, a conditional, a ``for``) in an argument
+or an object's element is left to the tree: every such line of the file goes into one parse, of a
+file of those lines alone, each on its own line, and its expression takes the place of the value.
+Anything else, anywhere in the file (a heredoc, a value over several lines, a single-line block, a
+second definition of an argument, a closing brace where none is open, anything the tree finds
+wrong in those lines), and the whole file is left to the tree (None): every syntax error and every
+other construct is the tree's. What is read here is what the tree gives, to the expression kinds,
+values, lines and source positions (the tests read every fixture both ways and compare them).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import re
 from typing import Any
 
 from engine.diagnostics import SourceRange
+from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.hcl_ast import Attribute, Block
 from engine.lang.hcl_template import template_of
@@ -104,6 +108,7 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
     stack = [root]
     body_line, object_line, tuple_line = _BODY_LINE.fullmatch, _OBJECT_LINE.fullmatch, _TUPLE_LINE.fullmatch
     value_of = _value
+    pending: dict[int, _Pending] = {}  # line -> a one-line value left to the tree
     offset = 0
     line = 0
     for raw in data.split(b"\n"):
@@ -132,8 +137,8 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 expr = (E.Literal(line, int(whole)) if whole is not None
                         else E.Literal(line, text[1:-1].decode("utf-8", "replace")) if text is not None
                         else value_of(value, line))
-                if expr is None:
-                    return None
+                if expr is None:  # left to the tree, with the file's other such lines
+                    expr = pending[line] = _Pending(line, raw)
                 frame.items.append(Attribute(name.decode(), expr, where))
             elif btype is not None:
                 if btype in _RESERVED:
@@ -185,8 +190,8 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 expr = (E.Literal(line, int(whole)) if whole is not None
                         else E.Literal(line, text[1:-1].decode("utf-8", "replace")) if text is not None
                         else value_of(value, line))
-                if expr is None:
-                    return None
+                if expr is None:  # the element as an argument, without its comma
+                    expr = pending[line] = _Pending(line, raw[:m.start("value")] + value)
                 frame.items.append((k, expr))
                 continue
         else:
@@ -240,7 +245,86 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
             attrs[item.name] = item
         else:
             blocks.append(item)
+    if pending:
+        resolved = _through_the_tree(pending, line, filename)
+        if resolved is None:
+            return None
+        _resolve(attrs, blocks, resolved)
     return attrs, blocks
+
+
+@frozen
+class _Pending(E.Expr):
+    """A one-line value the line reader leaves to the tree, in its place until the tree has read
+    it: the line as an argument (``name = value``) the tree reads."""
+
+    text: bytes
+
+
+def _through_the_tree(pending: dict[int, _Pending], lines: int, filename: str) -> dict[int, E.Expr] | None:
+    """The expressions of the ``pending`` lines, read by the tree at once: a file of those lines
+    alone, each on its own line (so each expression has its line), every other line blank. None
+    if the tree finds anything wrong (then the whole file is the tree's, to say it as it says)."""
+    from engine.lang.hcl_ast import MAX_NESTING, Converter
+    from engine.lang.hcl_tree import Source, SyntaxFail, parse_tree
+
+    rows = [b""] * lines
+    for ln, p in pending.items():
+        rows[ln - 1] = p.text
+    data = b"\n".join(rows)
+    src = Source(filename, data, data.isascii())
+    root = parse_tree(data).root_node
+    if root.has_error:
+        return None
+    body = next((c for c in root.named_children if c.type == "body"), None)
+    if body is None:
+        return None
+    conv = Converter(src)
+    out: dict[int, E.Expr] = {}
+    try:
+        for node in body.named_children:
+            if node.type == "comment":
+                continue
+            row = node.start_point[0]
+            if (node.type != "attribute" or node.end_point[0] != row or row + 1 not in pending
+                    or row + 1 in out):  # one argument a line: the tree is newline-insensitive
+                return None
+            expr_node = node.child(node.child_count - 1)
+            assert expr_node is not None
+            out[row + 1] = conv.run(expr_node)
+    except SyntaxFail:
+        return None
+    if len(out) != len(pending) or conv.deepest > MAX_NESTING:
+        return None
+    return out
+
+
+def _resolve(attrs: dict[str, Attribute], blocks: list[Block], resolved: dict[int, E.Expr]) -> None:
+    """Each pending value in ``attrs`` and ``blocks`` (at any depth) replaced by the tree's."""
+    todo: list[dict[str, Attribute]] = [attrs]
+    stack = list(blocks)
+    while stack:
+        b = stack.pop()
+        todo.append(b.attributes)
+        stack.extend(b.blocks)
+    for body in todo:
+        for name, a in body.items():
+            new = _substituted(a.expr, resolved)
+            if new is not a.expr:
+                body[name] = Attribute(name, new, a.range)
+
+
+def _substituted(e: Any, resolved: dict[int, E.Expr]) -> Any:
+    t = type(e)
+    if t is _Pending:
+        return resolved[e.line]
+    if t is E.ObjectExpr:
+        items = tuple((k, _substituted(v, resolved)) for k, v in e.items)
+        return e if all(a[1] is b[1] for a, b in zip(items, e.items, strict=True)) else E.ObjectExpr(e.line, items)
+    if t is E.TupleExpr:
+        elems = tuple(_substituted(v, resolved) for v in e.items)
+        return e if all(a is b for a, b in zip(elems, e.items, strict=True)) else E.TupleExpr(e.line, elems)
+    return e
 
 
 def _label(raw: bytes) -> str:

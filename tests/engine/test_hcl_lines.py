@@ -82,10 +82,6 @@ def test_a_plain_file_is_read_from_its_lines_as_the_tree_reads_it() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "a = f(1)\n",                       # a call
-    "a = 1 + 2\n",                      # an operator
-    "a = -1\n",
-    "a = 1.5\n",
     'a = <<EOT\nx\nEOT\n',              # a heredoc
     "b { a = 1 }\n",                    # a single-line block
     "b {\n  a = 1\n  a = 2\n}\n",       # an argument defined twice: the tree's error
@@ -95,18 +91,35 @@ def test_a_plain_file_is_read_from_its_lines_as_the_tree_reads_it() -> None:
     "a = {\n  b = 1\n},\n",             # an argument is not followed by a comma
     "a = 1\r\n",                        # carriage returns
     "/* a */\na = 1\n",                 # a block comment
-    "a = 1 # trailing comment\n",
     'b "x${y}" {\n}\n',                 # an interpolated label
-    'a = "%{ if x }y%{ endif }"\n',     # a directive
-    'a = "${x}${"\n',
-    "a = [for x in y : x]\n",
+    'a = "${x}${"\n',                   # the tree's error
+    "a = f(1,\n  2)\n",                 # a value over lines
+    "a = {\n  k = f(1) k2 = 2\n}\n",     # two elements on a line: the tree's error
+    "a = [\n  f(1),\n]\n",               # a tuple element not plain
     "for = 1\n",
-    "a = in\n",
     "a = {\n  for = 1\n}\n",
     "b {\n" * 70 + "}\n" * 70,          # deeper than the line reader goes
 ])
 def test_anything_else_is_left_to_the_tree(text: str) -> None:
     assert _plain(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "a = f(1)\n",                       # a call
+    "a = 1 + 2\n",                      # an operator
+    "a = -1\n",
+    "a = 1.5\n",
+    "a = 1 # trailing comment\n",
+    'a = "%{ if x }y%{ endif }"\n',     # a directive
+    "a = [for x in y : x]\n",
+    'resource "x" "y" {\n  input = {\n    n = format("%d", 1),\n    m = 2\n  }\n  v = var.a ? 1 : 2\n}\n',
+])
+def test_a_value_that_is_not_plain_is_read_by_the_tree_with_the_others(text: str) -> None:
+    """One line's value the line reader cannot read goes to the tree, with every other such line
+    of the file in one parse; the rest of the file is still read from its lines."""
+    got = _plain(text)
+    assert got is not None
+    assert repr(got) == repr(_tree(text))
 
 
 def test_errors_still_come_from_the_tree() -> None:
