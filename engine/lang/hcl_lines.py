@@ -102,7 +102,7 @@ class _Frame:
 def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[Block]] | None:
     """The file's top-level arguments and blocks, when every line of ``data`` (UTF-8) is of the
     plain form above; None otherwise (the tree is to read it)."""
-    if b"\r" in data or b"/*" in data or b"<<" in data:
+    if b"\r" in data or b"/*" in data or b"<<" in data or b"\x00" in data:
         return None
     root = frame = _Frame(_BODY, 0, None)
     stack = [root]
@@ -294,7 +294,7 @@ def _through_the_tree(pending: dict[int, _Pending], lines: int, filename: str) -
             out[row + 1] = conv.run(expr_node)
     except SyntaxFail:
         return None
-    if len(out) != len(pending) or conv.deepest > MAX_NESTING:
+    if len(out) != len(pending) or conv.deepest > MAX_NESTING - _DEEPEST:  # with the blocks around them
         return None
     return out
 

@@ -98,6 +98,11 @@ def collection(raw: bytes, line: int) -> E.Expr | None:
         v = _element(whole, text, ref, line)
         if v is None:
             return None
-        name = key[1:-1] if key[:1] == b'"' else key
+        if key[:1] == b'"':
+            name = key[1:-1]
+        elif key.decode() in _WORDS:  # {for = 1}: the tree's to read (or refuse)
+            return None
+        else:
+            name = key
         pairs.append((E.Literal(line, name.decode("utf-8", "replace")), v))
     return E.ObjectExpr(line, tuple(pairs))

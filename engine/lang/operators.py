@@ -81,8 +81,8 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
     if left is UNKNOWN or right is UNKNOWN:
         if op == "==" or op == "!=":
             # an unknown terraform knows is not null is not equal to null (its refinement)
-            if (left is None and definitely_not_null(e.right, scope)
-                    or right is None and definitely_not_null(e.left, scope)):
+            if (left is None and definitely_not_null(e.right, scope, value_of)
+                    or right is None and definitely_not_null(e.left, scope, value_of)):
                 return op == "!="
             return UNKNOWN
         return _unknown_result(_num, left, right, e, scope)

@@ -25,9 +25,11 @@ refined (terraform 1.11 refines none of them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.lang import expr as E
+from engine.lang.scope import EvalError
 
 NOT_NULL_FUNCTIONS = frozenset({
     "abs", "abspath", "base64decode", "base64encode", "base64gzip", "base64sha256", "base64sha512",
@@ -46,9 +48,10 @@ plan of each called with unknown arguments, its result compared with null)."""
 _DEEPEST = 100  # locals referring to locals: deeper than this (or a cycle) is not followed
 
 
-def definitely_not_null(e: E.Expr, scope: Any, depth: int = 0) -> bool:
+def definitely_not_null(e: E.Expr, scope: Any, value_of: Callable[[E.Expr, Any], Any], depth: int = 0) -> bool:
     """Would terraform's value of ``e``, were it unknown, be refined as not null? ``scope``: the
-    evaluation's (a local value is followed to its expression where the scope knows it)."""
+    evaluation's (a local value is followed to its expression where the scope knows it);
+    ``value_of``: its evaluator (a conditional's condition known decides which result counts)."""
     t = type(e)
     if t is E.Template or t is E.TemplateIf or t is E.TemplateFor or t is E.Binary or t is E.Unary:
         return True
@@ -58,13 +61,17 @@ def definitely_not_null(e: E.Expr, scope: Any, depth: int = 0) -> bool:
         name = e.name  # type: ignore[attr-defined]
         return (name[6:] if name.startswith("core::") else name) in NOT_NULL_FUNCTIONS
     if t is E.Conditional:
-        cond = e.cond  # type: ignore[attr-defined]
-        if type(cond) is E.Literal and type(cond.value) is bool:
-            return definitely_not_null(e.true if cond.value else e.false, scope, depth)  # type: ignore[attr-defined]
-        return (definitely_not_null(e.true, scope, depth)  # type: ignore[attr-defined]
-                and definitely_not_null(e.false, scope, depth))  # type: ignore[attr-defined]
-    if t is E.GetAttr and type(e.obj) is E.Var and e.obj.name == "local" and depth < _DEEPEST:  # type: ignore[attr-defined]
+        try:
+            cond = value_of(e.cond, scope)  # type: ignore[attr-defined]
+        except EvalError:
+            return False
+        if cond is True or cond is False:  # the result is the branch taken: its own refinement
+            return definitely_not_null(e.true if cond else e.false, scope, value_of, depth)  # type: ignore[attr-defined]
+        return (definitely_not_null(e.true, scope, value_of, depth)  # type: ignore[attr-defined]
+                and definitely_not_null(e.false, scope, value_of, depth))  # type: ignore[attr-defined]
+    if (t is E.GetAttr and type(e.obj) is E.Var and e.obj.name == "local"  # type: ignore[attr-defined]
+            and "local" not in scope.for_vars and depth < _DEEPEST):  # not a for's own "local"
         declared = scope.local_config
         local = None if declared is None else declared(e.name)  # type: ignore[attr-defined]
-        return local is not None and definitely_not_null(local.expr, scope, depth + 1)
+        return local is not None and definitely_not_null(local.expr, scope, value_of, depth + 1)
     return False

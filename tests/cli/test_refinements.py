@@ -11,10 +11,14 @@ import pytest
 from tests.conftest import Workdir, requires_terraform
 
 CONFIG = """
+variable "on" {
+  default = true
+}
 resource "terraform_data" "u" {
   input = "a"
 }
 locals {
+  picked = var.on ? "${terraform_data.u.output}-a" : null
   t     = "${terraform_data.u.output}-x"
   chain = local.t
   o     = terraform_data.u.output
@@ -30,10 +34,13 @@ output "chain" { value = local.chain != null }
 output "o" { value = local.o == null }
 output "j" { value = null == local.j }
 output "c" { value = local.c == null }
+output "picked" { value = local.picked != null }
+output "for_local" { value = [for local in [{ t = terraform_data.u.output }] : local.t != null] }
 """
 
 # terraform 1.11.4's plan of CONFIG: each output's planned value (None: unknown), and the instances
-RECORDED = {"outputs": {"t": False, "chain": True, "o": None, "j": False, "c": False},
+RECORDED = {"outputs": {"t": False, "chain": True, "o": None, "j": False, "c": False, "picked": True,
+                        "for_local": [None]},  # a list of one unknown: after shows null
             "instances": ["terraform_data.counted[0]", "terraform_data.counted[1]", "terraform_data.u"]}
 
 

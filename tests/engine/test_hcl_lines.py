@@ -98,6 +98,9 @@ def test_a_plain_file_is_read_from_its_lines_as_the_tree_reads_it() -> None:
     "a = [\n  f(1),\n]\n",               # a tuple element not plain
     "for = 1\n",
     "a = {\n  for = 1\n}\n",
+    "a {\n  x = {for = 1}\n}\n",         # a keyword as a one-line object's key: the tree's error
+    'a {\n  x = "a\x00b"\n}\n',           # a NUL byte: the tree's error
+    "a {\n  x = " + "[" * 19_998 + "1" + "]" * 19_998 + "\n}\n",  # too deep with its block
     "b {\n" * 70 + "}\n" * 70,          # deeper than the line reader goes
 ])
 def test_anything_else_is_left_to_the_tree(text: str) -> None:
