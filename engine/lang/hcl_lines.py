@@ -107,7 +107,7 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
     root = frame = _Frame(_BODY, 0, None)
     stack = [root]
     body_line, object_line, tuple_line = _BODY_LINE.fullmatch, _OBJECT_LINE.fullmatch, _TUPLE_LINE.fullmatch
-    value_of = _value
+    value_of = _value_of
     pending: dict[int, _Pending] = {}  # line -> a one-line value left to the tree
     offset = 0
     line = 0
@@ -129,14 +129,12 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 indent = m.start(1)
                 where = SourceRange(filename, line, indent + 1, start + indent)
                 if value in (b"{", b"["):
-                    frame = _Frame(_OPEN[value], line, ("attribute", name.decode(), where))
-                    stack.append(frame)
-                    if len(stack) > _DEEPEST:
+                    opened = _opened(stack, _OPEN[value], line, ("attribute", name.decode(), where))
+                    if opened is None:
                         return None
+                    frame = opened
                     continue
-                expr = (E.Literal(line, int(whole)) if whole is not None
-                        else E.Literal(line, text[1:-1].decode("utf-8", "replace")) if text is not None
-                        else value_of(value, line))
+                expr = value_of(whole, text, value, line)
                 if expr is None:  # left to the tree, with the file's other such lines
                     expr = pending[line] = _Pending(line, raw)
                 frame.items.append(Attribute(name.decode(), expr, where))
@@ -149,10 +147,10 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 if empty is not None:
                     frame.items.append(Block(btype.decode(), label_t, where, {}, [], line))
                 else:
-                    frame = _Frame(_BODY, line, (btype.decode(), label_t, where))
-                    stack.append(frame)
-                    if len(stack) > _DEEPEST:
+                    opened = _opened(stack, _BODY, line, (btype.decode(), label_t, where))
+                    if opened is None:
                         return None
+                    frame = opened
             elif close is not None:
                 if frame is root:
                     return None
@@ -182,14 +180,12 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 if value in (b"{", b"["):
                     if sep is not None:
                         return None
-                    frame = _Frame(_OPEN[value], line, ("pair", k))
-                    stack.append(frame)
-                    if len(stack) > _DEEPEST:
+                    opened = _opened(stack, _OPEN[value], line, ("pair", k))
+                    if opened is None:
                         return None
+                    frame = opened
                     continue
-                expr = (E.Literal(line, int(whole)) if whole is not None
-                        else E.Literal(line, text[1:-1].decode("utf-8", "replace")) if text is not None
-                        else value_of(value, line))
+                expr = value_of(whole, text, value, line)
                 if expr is None:  # the element as an argument, without its comma
                     expr = pending[line] = _Pending(line, raw[:m.start("value")] + value)
                 frame.items.append((k, expr))
@@ -207,14 +203,12 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 if value in (b"{", b"["):
                     if sep is not None:
                         return None
-                    frame = _Frame(_OPEN[value], line, ("element",))
-                    stack.append(frame)
-                    if len(stack) > _DEEPEST:
+                    opened = _opened(stack, _OPEN[value], line, ("element",))
+                    if opened is None:
                         return None
+                    frame = opened
                     continue
-                expr = (E.Literal(line, int(whole)) if whole is not None
-                        else E.Literal(line, text[1:-1].decode("utf-8", "replace")) if text is not None
-                        else value_of(value, line))
+                expr = value_of(whole, text, value, line)
                 if expr is None:
                     return None
                 frame.items.append(expr)
@@ -327,8 +321,25 @@ def _substituted(e: Any, resolved: dict[int, E.Expr]) -> Any:
     return e
 
 
+def _opened(stack: list[_Frame], kind: int, line: int, owner: Any) -> _Frame | None:
+    """A new body, object or tuple on top of ``stack``; None when that is deeper than the line
+    reader goes."""
+    frame = _Frame(kind, line, owner)
+    stack.append(frame)
+    return frame if len(stack) <= _DEEPEST else None
+
+
 def _label(raw: bytes) -> str:
     return (raw[1:-1] if raw[:1] == b'"' else raw).decode("utf-8", "replace")
+
+
+def _value_of(whole: bytes | None, text: bytes | None, value: bytes | None, line: int) -> E.Expr | None:
+    """A value as the line's expression found it: a whole number, a plain string, or other text."""
+    if whole is not None:
+        return E.Literal(line, int(whole))
+    if text is not None:
+        return E.Literal(line, text[1:-1].decode("utf-8", "replace"))
+    return None if value is None else _value(value, line)
 
 
 def _value(raw: bytes, line: int) -> E.Expr | None:
