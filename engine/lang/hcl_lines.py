@@ -36,7 +36,7 @@ from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.hcl_ast import Attribute, Block
 from engine.lang.hcl_template import template_of
-from engine.lang.hcl_text_expr import text_expression
+from engine.lang.hcl_text_expr import KEYWORDS, WORDS, text_expression
 
 _NAME = rb"[A-Za-z_][A-Za-z0-9_-]*"
 _KEY = rb'[A-Za-z_][A-Za-z0-9_]*|"[^"\\$%\r\n]*"'
@@ -77,7 +77,7 @@ _OPEN = {b"{": _OBJECT, b"[": _TUPLE}
 _INTERP = re.compile(rb"\$\{[ \t]*([A-Za-z_][^{}\"\\$%~ \t]*)[ \t]*\}")
 _TEMPLATE = re.compile(rb'"(?:[^"\\$%\r\n]|\$\{[ \t]*[A-Za-z_][^{}"\\$%~ \t]*[ \t]*\})*"')
 _LABEL = re.compile(rb'"[^"]*"|[^ \t"]+')
-_RESERVED = frozenset({b"true", b"false", b"null", b"for", b"in", b"if", b"else", b"endif", b"endfor"})
+_RESERVED = frozenset(w.encode() for w in (*KEYWORDS, *WORDS))  # names left to the tree
 
 _DEEPEST = 64
 """Deeper nesting is left to the tree, which knows how deep is too deep."""
@@ -156,13 +156,7 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                     return None
                 stack.pop()
                 btype_s, label_t, where = frame.owner
-                attrs: dict[str, Attribute] = {}
-                blocks: list[Block] = []
-                for item in frame.items:
-                    if type(item) is Attribute:
-                        attrs[item.name] = item
-                    else:
-                        blocks.append(item)
+                attrs, blocks = _body(frame.items)
                 frame = stack[-1]
                 frame.items.append(Block(btype_s, label_t, where, attrs, blocks, line))
             continue
@@ -232,18 +226,24 @@ def read_plain(data: bytes, filename: str) -> tuple[dict[str, Attribute], list[B
                 frame.after_item = comma is None
     if frame is not root:
         return None
-    attrs = {}
-    blocks = []
-    for item in root.items:
-        if type(item) is Attribute:
-            attrs[item.name] = item
-        else:
-            blocks.append(item)
+    attrs, blocks = _body(root.items)
     if pending:
         resolved = _through_the_tree(pending, line, filename)
         if resolved is None:
             return None
         _resolve(attrs, blocks, resolved)
+    return attrs, blocks
+
+
+def _body(items: list[Any]) -> tuple[dict[str, Attribute], list[Block]]:
+    """A body's arguments by name, and its blocks, from its items in order."""
+    attrs: dict[str, Attribute] = {}
+    blocks: list[Block] = []
+    for item in items:
+        if type(item) is Attribute:
+            attrs[item.name] = item
+        else:
+            blocks.append(item)
     return attrs, blocks
 
 

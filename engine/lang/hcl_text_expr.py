@@ -17,8 +17,8 @@ _PLAIN = rb'"[^"\\$%\r\n]*"'
 SIMPLE = re.compile(rb"(?P<int>[0-9]{1,18})|(?P<str>" + _PLAIN + rb")|(?P<root>[A-Za-z_][A-Za-z0-9_]*)"
                     rb"(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{1,18}\]|\[" + _PLAIN + rb"\])*")
 _STEP = re.compile(rb'\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]{1,18})\]|\["([^"]*)"\]')
-_KEYWORDS = {"true": True, "false": False, "null": None}
-_WORDS = frozenset({"for", "in", "if", "else", "endif", "endfor"})  # left to the tree, which knows their uses
+KEYWORDS = {"true": True, "false": False, "null": None}
+WORDS = frozenset({"for", "in", "if", "else", "endif", "endfor"})  # left to the tree, which knows their uses
 
 # A one-line tuple or object of such expressions (``[80, 443]``, ``{ team = "core", tier = var.t }``),
 # keys bare names or plain strings, separated by commas as one line needs them: the element
@@ -54,9 +54,9 @@ def _scalar(raw: bytes, m: re.Match[bytes], line: int) -> E.Expr | None:
     if kind == "str":
         return E.Literal(line, raw[1:-1].decode("utf-8", "replace"))
     root = m.group("root").decode()
-    if root in _KEYWORDS:
-        return E.Literal(line, _KEYWORDS[root]) if len(root) == len(raw) else None
-    if root in _WORDS:
+    if root in KEYWORDS:
+        return E.Literal(line, KEYWORDS[root]) if len(root) == len(raw) else None
+    if root in WORDS:
         return None
     ex: E.Expr = E.Var(line, root)
     for step in _STEP.finditer(raw, len(root)):
@@ -100,7 +100,7 @@ def collection(raw: bytes, line: int) -> E.Expr | None:
             return None
         if key[:1] == b'"':
             name = key[1:-1]
-        elif key.decode() in _WORDS:  # {for = 1}: the tree's to read (or refuse)
+        elif key.decode() in WORDS:  # {for = 1}: the tree's to read (or refuse)
             return None
         else:
             name = key
