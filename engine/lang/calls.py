@@ -14,6 +14,7 @@ from engine.lang.diagnostic_values import path_of, traversals
 from engine.lang.ephemerality import Ephemerality, references
 from engine.lang.functions.arguments import ArgumentError
 from engine.lang.quote import go_quote
+from engine.lang.refinements import REFINING_CALLS, refined_call
 from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, is_wholly_known
 
@@ -53,7 +54,7 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     name = F.base_name(e.name)
     args = _arguments(e, scope, value_of)
     if args is None:
-        return UNKNOWN
+        return refined_call(e, scope, value_of) if name in REFINING_CALLS else UNKNOWN
     try:
         if name == "ephemeralasnull":
             fn(*args)
@@ -62,7 +63,10 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
             fn(*args)  # only its arguments checked: the evaluator does the rest, below
             return _issensitive(e, args, scope) if name == "issensitive" else _template(e, name, args, scope,
                                                                                          value_of)
-        return fn(*args)
+        result = fn(*args)
+        if result is UNKNOWN and name in REFINING_CALLS:  # what terraform's refinements still know
+            return refined_call(e, scope, value_of)
+        return result
     except FunctionArityError as exc:
         raise EvalError(exc.summary, str(exc), e.line,
                         _calling(F.signature(name), scope)).blame(e, scope) from None

@@ -17,6 +17,7 @@ from engine.lang.convert import ConversionError, convert
 from engine.lang.iteration import for_expr, splat
 from engine.lang.number import to_string
 from engine.lang.operators import binary, unary
+from engine.lang.refinements import unknown_conditional
 from engine.lang.scope import (
     EvalError,
     Namespace,
@@ -116,8 +117,8 @@ def _eval(e: E.Expr, scope: Scope) -> Any:  # noqa: C901 - dispatch on node type
     if t is E.Conditional:
         assert isinstance(e, E.Conditional)
         c = _val(e.cond, scope)
-        if c is UNKNOWN:
-            return UNKNOWN
+        if c is UNKNOWN:  # unknown, or what terraform's refinements of the two results leave no choice of
+            return unknown_conditional(e, scope, _val)
         if not isinstance(c, bool):
             if c == "true" or c == "false":
                 c = c == "true"

@@ -18,7 +18,7 @@ from engine.lang.number import (
     to_decimal,
     to_number,
 )
-from engine.lang.refinements import definitely_not_null
+from engine.lang.refinements import Refinement, equality, of_value, ordering, refinement
 from engine.lang.scope import EvalError, Evaluator, Scope
 from engine.values import UNKNOWN, cty_equals
 
@@ -80,12 +80,17 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
     right = value_of(e.right, scope)
     if left is UNKNOWN or right is UNKNOWN:
         if op == "==" or op == "!=":
-            # an unknown terraform knows is not null is not equal to null (its refinement)
-            if (left is None and definitely_not_null(e.right, scope, value_of)
-                    or right is None and definitely_not_null(e.left, scope, value_of)):
+            if left is UNKNOWN and right is UNKNOWN:
+                return UNKNOWN
+            # what terraform's refinements of the unknown one rule out (null, another type, a prefix...)
+            if equality(refinement(e.left, left, scope, value_of), refinement(e.right, right, scope, value_of)) is False:
                 return op == "!="
             return UNKNOWN
-        return _unknown_result(_num, left, right, e, scope)
+        _unknown_result(_num, left, right, e, scope)
+        if op in _ARITH:
+            return UNKNOWN
+        return ordering(op, _number_refinement(e.left, left, scope, value_of),
+                        _number_refinement(e.right, right, scope, value_of))
     if op == "==" or op == "!=":
         tl = type(left)
         if tl is type(right) and tl in _SCALARS:
@@ -116,6 +121,13 @@ def binary(e: E.Binary, scope: Scope, value_of: Evaluator) -> Any:
 
 
 _ARITH = frozenset(("+", "-", "*", "/", "%"))
+
+
+def _number_refinement(e: E.Expr, v: Any, scope: Scope, value_of: Evaluator) -> Refinement:
+    """What is known of an operand of an ordering: a known one as the number it converts to."""
+    if v is UNKNOWN:
+        return refinement(e, v, scope, value_of)
+    return of_value(_num(v, e.line))
 
 
 def _unknown_result(check: Callable[..., Any], left: Any, right: Any, e: E.Binary, scope: Scope) -> Any:

@@ -1,7 +1,9 @@
-"""An unknown value terraform knows is never null (a template's, an operator's, most functions',
-through local values) compares with null at plan time, so a ``count`` that asks so is known. The
-expected plan is terraform 1.11's, recorded here and compared with the binary when it is present.
-(Each function's case is in ``tests/engine/functions``.)"""
+"""What terraform knows of an unknown value decides a plan: one it knows is never null (a
+template's, an operator's, most functions', through local values) compares with null; a template's
+known start decides ``==`` and ``startswith``; a conditional over two numbers or two lists of one
+length has a range or a length; so a ``count`` that asks so is known. The expected plans are
+terraform 1.11's, recorded here and compared with the binary when it is present. (Each function's
+case is in ``tests/engine/functions``.)"""
 
 from __future__ import annotations
 
@@ -63,3 +65,57 @@ def test_the_recorded_plan_is_terraforms(workdir: Workdir) -> None:
     if res.returncode != 0:
         pytest.fail(res.stdout + res.stderr)
     assert _plan(workdir.terraform("show", "-json", "p").stdout) == RECORDED
+
+
+PREFIX_CONFIG = """
+resource "terraform_data" "id" {
+  input = "x"
+}
+locals {
+  name   = "app-${terraform_data.id.output}"
+  arn    = format("arn:aws:s3:::%s", local.name)
+  pair   = terraform_data.id.output == "x" ? tolist(["a", "b"]) : tolist(["c", "d"])
+  size   = terraform_data.id.output == "x" ? 1 : 3
+}
+resource "terraform_data" "named" {
+  count = local.name != "" ? 1 : 0
+  input = local.name
+}
+resource "terraform_data" "paired" {
+  count = length(local.pair)
+  input = local.pair[count.index]
+}
+resource "terraform_data" "sized" {
+  count = local.size > 0 ? 1 : 0
+  input = local.size
+}
+output "is_s3" { value = startswith(local.arn, "arn:aws:s3") }
+output "is_gcp" { value = startswith(local.arn, "gcp") }
+output "undecided" { value = startswith(local.name, "app-x") }
+output "named_app" { value = local.name == "app" }
+output "json_object" { value = startswith(jsonencode({ n = local.name }), "{") }
+output "small" { value = local.size < 4 }
+output "one" { value = terraform_data.id.output == "y" ? 1 : 1 }
+"""
+
+PREFIX_RECORDED = {
+    "outputs": {"is_s3": True, "is_gcp": False, "undecided": None, "named_app": False, "json_object": True,
+                "small": True, "one": 1},
+    "instances": ["terraform_data.id", "terraform_data.named[0]", "terraform_data.paired[0]",
+                  "terraform_data.paired[1]", "terraform_data.sized[0]"],
+}
+
+
+def test_a_known_prefix_a_range_and_a_length_are_known_at_plan(workdir: Workdir) -> None:
+    workdir.write(PREFIX_CONFIG)
+    workdir.strata("plan", "-out=p", check=True)
+    assert _plan(workdir.strata("show", "-json", "p", check=True).stdout) == PREFIX_RECORDED
+
+
+@requires_terraform
+def test_the_recorded_prefix_plan_is_terraforms(workdir: Workdir) -> None:
+    workdir.write(PREFIX_CONFIG)
+    res = workdir.terraform("plan", "-out=p", "-input=false", "-no-color")
+    if res.returncode != 0:
+        pytest.fail(res.stdout + res.stderr)
+    assert _plan(workdir.terraform("show", "-json", "p").stdout) == PREFIX_RECORDED

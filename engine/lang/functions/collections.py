@@ -11,7 +11,7 @@ from engine.diagnostics import FunctionArityError, FunctionError
 from engine.lang import convert as _convert
 from engine.lang.functions.arguments import ArgumentError, _convert_to, _string_arg, _unified
 from engine.lang.functions.numeric import _one_number
-from engine.lang.functions.strings import _graphemes
+from engine.lang.functions.strings import graphemes
 from engine.lang.number import (
     DECIMAL_CONTEXT,
     number_from_decimal,
@@ -36,7 +36,7 @@ def length(v: Any) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
     if isinstance(v, str):
-        return len(v) if v.isascii() else len(_graphemes(v))
+        return len(v) if v.isascii() else len(graphemes(v))
     if isinstance(v, (tuple, dict)):
         return len(v)
     if v is None:

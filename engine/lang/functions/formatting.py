@@ -13,7 +13,7 @@ from engine.diagnostics import FunctionError
 from engine.lang.functions.arguments import ArgumentError, _string_arg
 from engine.lang.functions.conversion import tobool
 from engine.lang.functions.encoding import _json
-from engine.lang.functions.strings import _graphemes
+from engine.lang.functions.strings import graphemes
 from engine.lang.number import number_text, to_number, to_string, whole_number
 from engine.lang.quote import go_quote
 from engine.values import UNKNOWN, ListVal, is_wholly_known
@@ -24,7 +24,7 @@ _VERB = re.compile(r"%([-+# 0]*)(?:\[([1-9][0-9]*)\])?([1-9][0-9]*)?(\.[0-9]*)?(
 def _pad(text: str, width: int | None, minus: bool, zero: bool) -> str:
     if width is None:
         return text
-    have = len(text) if text.isascii() else len(_graphemes(text))
+    have = len(text) if text.isascii() else len(graphemes(text))
     if have >= width:
         return text
     pads = ("0" if zero else " ") * (width - have)
@@ -177,7 +177,7 @@ def format_(fmt: Any, *args: Any) -> Any:
                 raise FunctionError(f"{where}: string required.")
             s = to_string(arg)
             if prec is not None and prec > 0:
-                s = "".join(_graphemes(s)[:prec])
+                s = "".join(graphemes(s)[:prec])
             if verb == "q":
                 s = _json(s)
             out.append(_pad(s, width, minus, zero))

@@ -14,7 +14,7 @@ from engine.lang.number import to_string, whole_number
 from engine.values import UNKNOWN, ListVal, type_name
 
 
-def _graphemes(s: str) -> list[str]:
+def graphemes(s: str) -> list[str]:
     """``s`` split into user-perceived characters (approximate grapheme clusters)."""
     if s.isascii():
         return list(s)
@@ -72,7 +72,7 @@ def split(sep: Any, s: Any) -> Any:
 def substr(s: Any, offset: Any, n: Any) -> Any:
     if s is UNKNOWN or offset is UNKNOWN or n is UNKNOWN:
         return UNKNOWN
-    chars = _graphemes(_string_arg(s))
+    chars = graphemes(_string_arg(s))
     o = whole_number(offset, "offset")
     ln = whole_number(n, "length")
     if o < 0:
@@ -232,7 +232,7 @@ def title(s: Any) -> Any:
 
 
 def strrev(s: Any) -> Any:
-    return "".join(reversed(_graphemes(_string_arg(s)))) if _known(s) else UNKNOWN
+    return "".join(reversed(graphemes(_string_arg(s)))) if _known(s) else UNKNOWN
 
 
 def strcontains(s: Any, substr: Any) -> Any:

@@ -29,8 +29,14 @@ KNOWN_DIFFERENCES = {
                                  "not a list, so the result has one element",
     "flatten([[local.u], [\"a\"]])": "strata's unknowns carry no type: terraform keeps an unknown string as an "
                                      "element, where an unknown could as well be a list to flatten",
-    "toset([local.u])": "strata's unknowns carry no type: terraform knows the set has one element, an unknown "
-                        "string; strata cannot tell whether two unknowns would be one element",
+    'toset([local.u, "a"])': "strata's unknowns carry no type: terraform knows the set holds \"a\" and an unknown "
+                             "string; strata cannot tell whether the unknown would be \"a\"",
+    "length(local.u) > -1": "strata's unknowns carry no type: terraform knows terraform_data's output is a string "
+                            "(its input's type), whose length is at least 0",
+    'split(",", local.u) == []': "cty compares types first: an unknown list(string) never equals an empty tuple; "
+                                 "strata's values do not tell every cty type apart, so it compares no collection types",
+    'split(",", local.u) == tolist([])': "cty compares types first: list(string) is not list(dynamic)",
+    'tolist(split(",", local.u)) == ["a"]': "cty compares types first: a list never equals a tuple",
     'rsadecrypt(file("files/secret.b64"), "-----BEGIN RSA PRIVATE KEY-----\\nAAAA\\n-----END RSA PRIVATE KEY-----\\n")':
         "Go's ASN.1 parser describes a malformed key in its own words",
 }
