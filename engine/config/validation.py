@@ -62,6 +62,18 @@ def referred_attributes(module: Module, providers: Providers, found: list[Diagno
     return resource_attributes(module, _schemas(module, providers), failed)
 
 
+def typed_unknown_mistakes(module: Module, providers: Providers) -> list[Diagnostic]:
+    """The type mistakes :func:`validate_module` finds from the types of unknown values (an input
+    variable's declared type, a function's result type), as plan checks them before planning:
+    terraform's plan runs its validate walk first, so ``[for c in tostring(x.id) : c]`` fails
+    there whatever ``x.id`` turns out to be."""
+    diags: list[Diagnostic] = []
+    for m in module.tree():
+        sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
+        diags += type_mistakes(m, module_types(m, sensitivity.hidden))
+    return diags
+
+
 def _schemas(module: Module, providers: Providers) -> dict[ResourceAddr, ResourceSchema]:
     out = {}
     known: dict[tuple[str, str, str], ResourceSchema | None] = {}  # one lookup a resource type

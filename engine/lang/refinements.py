@@ -272,6 +272,7 @@ def _converted(kind: str | None, src: Refinement) -> Refinement:
             return Refinement(not_null=src.not_null, kind=kind, len_lo=1, len_hi=n)
     if src.kind in _COLLECTIONS and kind in _COLLECTIONS:
         lo = (1 if src.len_lo > 0 else 0) if kind == "set" else src.len_lo
+        # no whole type: terraform's toset(list of string) does not compare as a set of string
         return Refinement(not_null=src.not_null, kind=kind, len_lo=lo, len_hi=src.len_hi)
     return base
 
@@ -357,9 +358,11 @@ def excludes(r: Refinement, v: Any) -> bool:
     if r.kind is None or v is UNKNOWN:
         return False
     known = of_value(v)
+    if r.ty is not None and known.ty is not None and r.ty != known.ty:
+        return True  # cty compares types first: an unknown list(string) is never a tuple
     if known.kind != r.kind:
-        # two types of a different kind are never equal; within a kind (a tuple and a list...)
-        # strata's values do not always tell the cty type apart: no answer
+        # two types of a different kind are never equal; where a whole type is not known (a
+        # collection of unknowns), a primitive's kind is all that tells
         return known.kind in _PRIMITIVES or r.kind in _PRIMITIVES
     if r.kind == "string":
         return not v.startswith(r.prefix)

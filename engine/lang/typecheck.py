@@ -233,8 +233,11 @@ class ExprTypes:
 
     def _splat(self, e: E.Splat, env: dict[str, Any], d: int) -> Any:
         source = self.of(e.obj, env, d)
+        if source in _PRIMITIVE:  # hcl makes the value a tuple of one (unless null): its item is the value
+            self.of(e.each, {**env, "\0splat": source}, d)
+            return DYNAMIC
         if _kind(source) not in ("list", "set"):
-            return DYNAMIC  # a tuple's elements, or a value made a tuple of one: not worked out here
+            return DYNAMIC  # a tuple's elements: not worked out here
         each = self.of(e.each, {**env, "\0splat": source[1]}, d)
         return DYNAMIC if each == DYNAMIC else ["list", each]
 
