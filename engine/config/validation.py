@@ -62,18 +62,6 @@ def referred_attributes(module: Module, providers: Providers, found: list[Diagno
     return resource_attributes(module, _schemas(module, providers), failed)
 
 
-def typed_unknown_mistakes(module: Module, providers: Providers) -> list[Diagnostic]:
-    """The type mistakes :func:`validate_module` finds from the types of unknown values (an input
-    variable's declared type, a function's result type), as plan checks them before planning:
-    terraform's plan runs its validate walk first, so ``[for c in tostring(x.id) : c]`` fails
-    there whatever ``x.id`` turns out to be."""
-    diags: list[Diagnostic] = []
-    for m in module.tree():
-        sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
-        diags += type_mistakes(m, module_types(m, sensitivity.hidden))
-    return diags
-
-
 def _schemas(module: Module, providers: Providers) -> dict[ResourceAddr, ResourceSchema]:
     out = {}
     known: dict[tuple[str, str, str], ResourceSchema | None] = {}  # one lookup a resource type
@@ -286,22 +274,44 @@ def evaluated_values(module: Module, providers: Providers) -> list[Diagnostic]:
     the type mistakes the declared types of the input variables show (:mod:`engine.config.type_checks`)."""
     diags: list[Diagnostic] = []
     for m in module.tree():
-        failed: list[Diagnostic] = []
-        failed_locals: set[str] = set()
-        sensitivity = sensitivity_of(m, providers, getattr(m, "root_provider_key", None))
-        types = module_types(m, sensitivity.hidden)
-        local_value = validate_locals(m, sensitivity, types, failed, failed_locals)
-        for name, lc in m.locals.items():
-            try:
-                local_value(name, lc.range.line)
-            except EvalError:
-                pass  # a cycle, reported with the configuration's order
-        found = [d for d in failed if d.summary not in _REFERENCE_ERRORS] + type_mistakes(m, types, failed_locals)
+        walk = _ValidateWalk(m, providers)
+        found = [d for d in walk.failed if d.summary not in _REFERENCE_ERRORS] + walk.type_mistakes()
         found.sort(key=lambda d: (d.subject.filename, d.subject.line) if d.subject else ("", 0))  # stable
         diags += found
         if m is module:
-            diags += for_each_values(module, local_value, types)
+            diags += for_each_values(module, walk.local_value, walk.types)
     return diags
+
+
+def unknown_type_mistakes(module: Module, providers: Providers) -> list[Diagnostic]:
+    """The type mistakes terraform's validate walk finds from the types of unknown values (an
+    input variable's declared type, a function's result type), as plan checks them before
+    planning: terraform's plan runs that walk first, so ``[for c in tostring(x.id) : c]`` fails
+    there whatever ``x.id`` turns out to be. (A local whose evaluation fails is left to plan's
+    own evaluation, which says so with its values.)"""
+    return [d for m in module.tree() for d in _ValidateWalk(m, providers).type_mistakes()]
+
+
+class _ValidateWalk:
+    """One module's local values as the validate walk has them (every input variable and resource
+    unknown), each evaluated once: ``failed`` holds the diagnostics of those that fail."""
+
+    def __init__(self, module: Module, providers: Providers) -> None:
+        self.module = module
+        self.failed: list[Diagnostic] = []
+        self.failed_locals: set[str] = set()
+        sensitivity = sensitivity_of(module, providers, getattr(module, "root_provider_key", None))
+        self.types = module_types(module, sensitivity.hidden)
+        self.local_value = validate_locals(module, sensitivity, self.types, self.failed, self.failed_locals)
+        self.types.known_local = lambda name: self.local_value(name, 0)
+        for name, lc in module.locals.items():
+            try:
+                self.local_value(name, lc.range.line)
+            except EvalError:
+                pass  # a cycle, reported with the configuration's order
+
+    def type_mistakes(self) -> list[Diagnostic]:
+        return type_mistakes(self.module, self.types, self.failed_locals)
 
 
 def validate_locals(module: Module, sensitivity: Any, types: ExprTypes, failed: list[Diagnostic],

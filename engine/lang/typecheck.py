@@ -24,11 +24,11 @@ from typing import Any
 
 from engine.lang import expr as E
 from engine.lang.convert import ConversionError, concrete, convert
-from engine.lang.diagnostic_values import path_of, traversal_text, traversals
+from engine.lang.diagnostic_values import compact_value, path_of, traversal_text, traversals
 from engine.lang.functions.terraform_signatures import TERRAFORM_FUNCTIONS
 from engine.lang.scope import EvalError
 from engine.lang.unify import convertible, mismatch, unify_unsafe
-from engine.values import friendly_name, value_type
+from engine.values import friendly_name, is_wholly_known, value_type
 
 DYNAMIC = "dynamic"
 _PRIMITIVE = frozenset({"string", "number", "bool"})
@@ -86,6 +86,9 @@ class ExprTypes:
         self._locals: dict[str, Any] = {}
         self._stating = False
         self._found: list[TypeMistake] = []
+        self.known_local: Callable[[str], Any] | None = None
+        """A local value as the validate walk has it (raising when it fails): one wholly known is
+        stated by its value, as terraform states it (``local.l is tuple with 2 elements``)."""
 
     def mistakes(self, e: E.Expr) -> list[TypeMistake]:
         """Every type mistake in ``e``, as hcl reports them: each failed part's, the parts around it
@@ -233,7 +236,7 @@ class ExprTypes:
 
     def _splat(self, e: E.Splat, env: dict[str, Any], d: int) -> Any:
         source = self.of(e.obj, env, d)
-        if source in _PRIMITIVE:  # hcl makes the value a tuple of one (unless null): its item is the value
+        if type(source) is str and source in _PRIMITIVE:  # hcl makes the value a tuple of one (unless null): its item is the value
             self.of(e.each, {**env, "\0splat": source}, d)
             return DYNAMIC
         if _kind(source) not in ("list", "set"):
@@ -343,6 +346,12 @@ class ExprTypes:
                 root, names = path_of(node)
                 if self._hidden(root, names):
                     break
+                if self.known_local is not None and root == "local" and len(names) == 1 and "local" not in env \
+                        and isinstance(node, E.GetAttr):
+                    said = self._known_local(node.name)
+                    if said is not None:
+                        seen.setdefault(traversal_text(node), said)
+                        break
                 try:
                     ty = self.of(node, env)
                 except TypeMistake:
@@ -352,6 +361,15 @@ class ExprTypes:
                     seen.setdefault(traversal_text(node), f"is a {friendly_name(ty)}")
                 break
         return tuple(sorted(seen.items()))
+
+
+    def _known_local(self, name: str) -> str | None:
+        assert self.known_local is not None
+        try:
+            v = self.known_local(name)
+        except Exception:  # noqa: BLE001 - a local that fails is stated by its type
+            return None
+        return "is " + compact_value(v) if is_wholly_known(v) else None
 
 
 def attribute(base: Any, name: str) -> tuple[Any, str | None]:

@@ -25,7 +25,7 @@ from engine.config.checkables import not_checked
 from engine.config.checks import not_evaluated
 from engine.config.model import Module
 from engine.config.providers import check_resource_types, configure_providers
-from engine.config.validation import referred_attributes, typed_unknown_mistakes
+from engine.config.validation import referred_attributes, unknown_type_mistakes
 from engine.diagnostics import Diagnostic
 from engine.events import stream as ev
 from engine.graph.limits import Limits
@@ -121,7 +121,7 @@ class Planner:
             ctx.raise_if_errors()
         ctx.diags.extend(check_resource_types(self.module, self.providers))
         ctx.diags.extend(self.module.with_context(referred_attributes(self.module, self.providers, ctx.diags)))
-        ctx.diags.extend(self.module.with_context(typed_unknown_mistakes(self.module, self.providers)))
+        ctx.diags.extend(self.module.with_context(unknown_type_mistakes(self.module, self.providers)))
         ctx.diags.extend(self.module.with_context(check_removed(self.module)))
         check_sensitive_uses(ctx)
         ctx.diags.extend(refusals(self.module))
