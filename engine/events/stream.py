@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import orjson
 
@@ -113,6 +113,15 @@ Recorder = Callable[[int, float, Event], None]
 """What sees every event with its sequence number and monotonic time: the event log, subscribers."""
 
 
+class Relay(Protocol):
+    """What takes the formatted outputs' place on a bus (:attr:`EventBus.relay`)."""
+
+    def add(self, seq: int, t: float, event: Event, flags: int) -> None:
+        """One call per event (hot path): a method, not ``__call__``, because CPython 3.11 calls
+        a bound method as cheaply as a function, and an instance through ``__call__`` the slow
+        way (an argument tuple and a lookup each time)."""
+
+
 class EventBus:
     """Fans events out to sinks, synchronously and in order.
 
@@ -131,10 +140,10 @@ class EventBus:
         self.before: Callable[[], None] | None = None
         """Called before each event while set: the fan-out, looking whether its relay runs yet
         while the event loop does not (a large plan); it may take over from there."""
-        self.relay: Callable[[int, float, Event, int], None] | None = None
+        self.relay: Relay | None = None
         """The fan-out in place of the formatted outputs while its relay process runs
-        (:class:`engine.events.fanout.Fanout`): given each event once, numbered, with 1 when it was
-        emitted (0: recorded only)."""
+        (:class:`engine.events.fanout.Fanout`): given each event once (:meth:`Relay.add`),
+        numbered, with 1 when it was emitted (0: recorded only)."""
 
     def add_recorder(self, recorder: Recorder, wants_detail: bool = True) -> None:
         self.recorders.append(recorder)
@@ -152,7 +161,7 @@ class EventBus:
             self.seq += 1
             seq, t = self.seq, _monotonic()
             if relay is not None:
-                relay(seq, t, event, 1)
+                relay.add(seq, t, event, 1)
             for r in self.recorders:
                 r(seq, t, event)
 
@@ -166,7 +175,7 @@ class EventBus:
             self.seq += 1
             seq, t = self.seq, _monotonic()
             if relay is not None:
-                relay(seq, t, event, 0)
+                relay.add(seq, t, event, 0)
             for r in self.recorders:
                 r(seq, t, event)
 
@@ -488,11 +497,12 @@ def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) ->
 
 
 def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_value: Any = None,
-                deposed: str | None = None) -> Event:
+                deposed: str | None = None, detail: tuple[Any, ...] | None = None) -> Event:
+    """``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
     suffix = f" [{id_key}={id_value}]" if id_value is not None else ""
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
     return Event("apply_start", f"{where}: {_START_VERB[action]}{suffix}",
-                 {"hook": _hook(addr, action, id_key, id_value)})
+                 {"hook": _hook(addr, action, id_key, id_value)}, detail=detail)
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
@@ -512,19 +522,23 @@ def progress_event(resource: dict[str, Any], action: str, elapsed: float, messag
 
 
 def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str | None = None,
-                   id_value: Any = None, deposed: str | None = None) -> Event:
+                   id_value: Any = None, deposed: str | None = None, detail: tuple[Any, ...] | None = None
+                   ) -> Event:
+    """``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
     suffix = f" [{id_key}={id_value}]" if id_value is not None and action != "delete" else ""
     hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
     hook["elapsed_seconds"] = int(elapsed)
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
     return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {go_duration(elapsed)}{suffix}",
-                 {"hook": hook})
+                 {"hook": hook}, detail=detail)
 
 
-def apply_errored(addr: InstanceAddr, action: str, elapsed: float) -> Event:
-    """At info level, as every hook of terraform's JSON view (the diagnostic says the error)."""
+def apply_errored(addr: InstanceAddr, action: str, elapsed: float, detail: tuple[Any, ...] | None = None) -> Event:
+    """At info level, as every hook of terraform's JSON view (the diagnostic says the error);
+    ``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
     hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
-    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {go_duration(elapsed)}", {"hook": hook})
+    return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {go_duration(elapsed)}", {"hook": hook},
+                 detail=detail)
 
 
 def read_ended(addr: InstanceAddr, value: dict[str, Any] | None, failed: bool, elapsed: float,
