@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 from engine.apply.graph import ApplyNode, Barrier, Node
-from engine.events import stream as ev
 from engine.graph.dag import Graph
 from engine.graph.walker import Done
 
@@ -55,18 +54,18 @@ class EventDetail:
         return (str(node), pname, sorted(str(x) for x in deps), None if after is None else str(after),
                 ready - self.t0, started - ready if started > ready else 0.0)
 
-    def add(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event, end: bool = True
-            ) -> ev.Event:
-        """``event`` with its detail; at the operation's ``end``, with its ``run`` time (started
-        to durable) and ``call`` (the provider's call, slot held)."""
+    def of(self, node: ApplyNode, pname: str, started: list[float], end: bool = True) -> tuple[Any, ...]:
+        """The detail of ``node``'s event; at the operation's ``end``, with its ``run`` time
+        (started to durable) and ``call`` (the provider's call, slot held). Given to the event's
+        constructor (hot path: an event made again with its detail cost as much as the first)."""
         start = started[0]
         if not end:
             d = self._details[node] = self._detail(node, pname, start)
-            return event.with_detail(d)
+            return d
         d = self._details.pop(node, ())
         if not d:
             d = self._detail(node, pname, start)
-        return event.with_detail((*d, _monotonic() - start, (started[1] if len(started) > 1 else start) - start))
+        return (*d, _monotonic() - start, (started[1] if len(started) > 1 else start) - start)
 
 
 _monotonic = time.monotonic

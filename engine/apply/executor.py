@@ -162,7 +162,8 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
-        if self.detailed:
+        if self.detailed and self.graph.dependents.get(node):
+            # its end is looked at only by what depends on it (most nodes of a wide graph: none)
             done = self._detail.timed(node, done)
         try:
             if node.op == Action.DELETE:
@@ -177,11 +178,12 @@ class Applier:
                        "please report this.")
             done(False)
 
-    def _with_detail(self, node: ApplyNode, pname: str, started: list[float], event: ev.Event,
-                     end: bool = True) -> ev.Event:
-        """``event`` with its detail, when a recorder reads it; at the operation's ``end``, with
-        its ``run`` time (started to durable) and ``call`` (the provider's call, slot held)."""
-        return self._detail.add(node, pname, started, event, end) if self.detailed else event
+    def _detail_of(self, node: ApplyNode, pname: str, started: list[float], end: bool = True
+                   ) -> tuple[Any, ...] | None:
+        """The detail of ``node``'s event, when a recorder reads it (else None); at the
+        operation's ``end``, with its ``run`` time (started to durable) and ``call`` (the
+        provider's call, slot held)."""
+        return self._detail.of(node, pname, started, end) if self.detailed else None
 
     # ------------------------------------------------------------------ helpers
 
@@ -316,11 +318,12 @@ class Applier:
 
         def starting() -> None:  # once a concurrency slot is held, right before the provider's call
             started[0] = time.monotonic()
+            detail = self._detail_of(node, pname, started, end=False)
             if node.op == Action.UPDATE:
-                e = ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None)
+                e = ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None, detail=detail)
             else:
-                e = ev.apply_start(addr, "create")
-            self.emit(self._with_detail(node, pname, started, e, end=False))
+                e = ev.apply_start(addr, "create", detail=detail)
+            self.emit(e)
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
@@ -355,7 +358,7 @@ class Applier:
                               f'When applying changes to {addr}, provider "{pname}" produced an unexpected '
                               f"new value: {problem}.")]
         if errs:
-            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed)))
+            self.emit(ev.apply_errored(addr, action, elapsed, self._detail_of(node, pname, started)))
             for d in errs:
                 self._fail(addr, d.summary, d.detail)
             if new is not None and is_wholly_known(new):
@@ -381,14 +384,14 @@ class Applier:
             if not await self._provision(addr, "create", new):
                 obj = dataclasses.replace(obj, status="tainted")
                 elapsed = time.monotonic() - started[0]
-                errored = self._with_detail(node, pname, started, ev.apply_errored(addr, action, elapsed))
+                errored = ev.apply_errored(addr, action, elapsed, self._detail_of(node, pname, started))
                 self.writer.put(addr, c.provider, obj,
                                 on_durable=lambda: self._provision_failed(addr, errored, done, unmet))
                 return
             elapsed = time.monotonic() - started[0]  # "Creation complete after": provisioning included
         self._record(addr, c.provider, obj, None,
-                     lambda: self._with_detail(node, pname, started,
-                                               ev.apply_complete(addr, action, elapsed, id_key, id_value)),
+                     lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value,
+                                               detail=self._detail_of(node, pname, started)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
 
@@ -564,9 +567,8 @@ class Applier:
 
         def starting() -> None:
             started[0] = time.monotonic()
-            self.emit(self._with_detail(node, pname, started,
-                                        ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key),
-                                                       node.deposed), end=False))
+            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed,
+                                     detail=self._detail_of(node, pname, started, end=False)))
 
         # destroy-time provisioners run after "Destroying..." and before the provider's call, on the
         # current object alone (terraform runs none for a deposed one) and not on a tainted one
@@ -574,8 +576,8 @@ class Applier:
                                                                                 "destroy")[0]:
             starting()
             if not await self._provision(addr, "destroy", obj.attributes):
-                self._provision_failed(addr, self._with_detail(node, pname, started, ev.apply_errored(
-                    addr, "delete", time.monotonic() - started[0])), done)
+                self._provision_failed(addr, ev.apply_errored(addr, "delete", time.monotonic() - started[0],
+                                                              self._detail_of(node, pname, started)), done)
                 return
             starting = _nothing
         new, diags, _, _ = await self._call_apply(
@@ -588,14 +590,14 @@ class Applier:
         elapsed = time.monotonic() - started[0]
         errs = errors_of(diags)
         if errs or new is not None:
-            self.emit(self._with_detail(node, pname, started, ev.apply_errored(addr, "delete", elapsed)))
+            self.emit(ev.apply_errored(addr, "delete", elapsed, self._detail_of(node, pname, started)))
             for d in errs or [error("Provider returned an object after delete",
                                     f'Provider "{pname}" returned a non-null object for a destroyed {addr}.')]:
                 self._fail(addr, d.summary, d.detail)
             done(False)
             return
         self._record(addr, c.provider, None, node.deposed,
-                     lambda: self._with_detail(node, pname, started,
-                                               ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed)),
+                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed,
+                                               detail=self._detail_of(node, pname, started)),
                      done)
         self.result.counts["remove"] += 1
