@@ -55,6 +55,8 @@ class Event(tuple[str, str, dict[str, Any], str, float]):
 
     __slots__ = ()
 
+    # hot path: made with positional arguments (keyword arguments to a class cost a dict per call)
+
     def __new__(cls, type: str, message: str, payload: dict[str, Any] | None = None, level: str = "info",
                 timestamp: float | None = None, detail: dict[str, Any] | tuple[Any, ...] | None = None) -> Event:
         if detail is None:
@@ -502,7 +504,7 @@ def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_v
     suffix = f" [{id_key}={id_value}]" if id_value is not None else ""
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
     return Event("apply_start", f"{where}: {_START_VERB[action]}{suffix}",
-                 {"hook": _hook(addr, action, id_key, id_value)}, detail=detail)
+                 {"hook": _hook(addr, action, id_key, id_value)}, "info", None, detail)
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
@@ -530,7 +532,7 @@ def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str 
     hook["elapsed_seconds"] = int(elapsed)
     where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
     return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {go_duration(elapsed)}{suffix}",
-                 {"hook": hook}, detail=detail)
+                 {"hook": hook}, "info", None, detail)
 
 
 def apply_errored(addr: InstanceAddr, action: str, elapsed: float, detail: tuple[Any, ...] | None = None) -> Event:
@@ -538,7 +540,7 @@ def apply_errored(addr: InstanceAddr, action: str, elapsed: float, detail: tuple
     ``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
     hook = {"resource": resource_json(addr), "action": action, "elapsed_seconds": int(elapsed)}
     return Event("apply_errored", f"{addr}: {_ERR_VERB[action]} after {go_duration(elapsed)}", {"hook": hook},
-                 detail=detail)
+                 "info", None, detail)
 
 
 def read_ended(addr: InstanceAddr, value: dict[str, Any] | None, failed: bool, elapsed: float,
