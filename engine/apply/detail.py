@@ -20,6 +20,22 @@ class EventDetail:
         self.t0 = t0
         self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
         self._details: dict[ApplyNode, tuple[Any, ...]] = {}
+        self._barriers_read: dict[int, bool] = {}  # by id: a barrier's own hash is a Python call
+
+    def end_read(self, node: Node) -> bool:
+        """Whether anything reads when ``node`` ended: an operation that depends on it, directly
+        or through barriers (a barrier ends when its last dependency does). Most operations of a
+        wide graph have none but their resource's barrier, on which nothing depends: their end
+        is then not recorded (hot path: :meth:`timed` costs a closure and a call per operation)."""
+        for d in self.graph.dependents.get(node, ()):
+            if type(d) is not Barrier:
+                return True
+            read = self._barriers_read.get(id(d))
+            if read is None:
+                read = self._barriers_read[id(d)] = self.end_read(d)
+            if read:
+                return True
+        return False
 
     def timed(self, node: ApplyNode, done: Done) -> Done:
         """``done``, noting when ``node`` ended."""

@@ -162,8 +162,7 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
-        if self.detailed and self.graph.dependents.get(node):
-            # its end is looked at only by what depends on it (most nodes of a wide graph: none)
+        if self.detailed and self._detail.end_read(node):
             done = self._detail.timed(node, done)
         try:
             if node.op == Action.DELETE:

@@ -1,0 +1,27 @@
+"""The detail of apply events (engine.apply.detail): which operations' ends are recorded."""
+
+from engine.addrs import ROOT, InstanceAddr, ResourceAddr
+from engine.apply.detail import EventDetail
+from engine.apply.graph import ApplyNode, Barrier, Node
+from engine.graph.dag import Graph
+
+
+def _op(name: str, key: int | None = None) -> ApplyNode:
+    return ApplyNode(InstanceAddr(ResourceAddr("terraform_data", name, "managed", ROOT), key), "create")
+
+
+def test_an_end_is_read_by_what_depends_on_it_directly_or_through_barriers_only() -> None:
+    a0, a1, b, c0 = _op("a", 0), _op("a", 1), _op("b"), _op("c", 0)
+    a_all = Barrier(a0.addr.resource, "applied")
+    c_all = Barrier(c0.addr.resource, "applied")
+    g: Graph[Node] = Graph()
+    for n in (a0, a1, b, c0, a_all, c_all):
+        g.add(n)
+    g.add_edge(a_all, a0)
+    g.add_edge(a_all, a1)
+    g.add_edge(b, a_all)  # b waits for every instance of a
+    g.add_edge(c_all, c0)  # nothing waits for c
+    detail = EventDetail(g, 0.0)
+    assert detail.end_read(a0) and detail.end_read(a1), "b's ready time is a's last end"
+    assert not detail.end_read(c0), "c's barrier has no dependent: its end is never read"
+    assert not detail.end_read(b)
