@@ -35,6 +35,7 @@ from engine.events import jsonline
 from engine.events.stream import (
     _FLUSH_NOW,
     HUMAN_ONLY,
+    RELAY_BATCH,
     Event,
     EventBus,
     FlushWithin,
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from engine.events.nats_sink import NatsSink
 
 RELAY = str(Path(__file__).with_name("relay.py"))
-_BATCH_EVENTS = 4096  # events gathered before they go to the relay without waiting for max_delay
 _PIPE_BACKLOG = 64 << 20  # bytes waiting for the relay beyond this: wait for it, not grow
 _START_POLL = 0.005  # seconds between looks at whether the relay runs, while the loop runs
 _PROBE_EVERY = 255  # events between looks while it does not (a mask: every 256th)
@@ -68,7 +68,9 @@ class Fanout:
         self.logs = list(logs or ())
         self.nats = list(nats or ())
         self.max_delay = max_delay
-        self._batch: list[tuple[int, int, float, Event]] = []  # events not yet encoded
+        self.batch: list[tuple[int, int, float, tuple[Any, ...]]] = []
+        """Events not yet encoded, ``(flags, seq, t, event[:])``: appended to by the bus itself
+        (:meth:`EventBus.emit`, hot path), which calls :meth:`added` when one must be looked at."""
         self._buf = bytearray()  # encoded, not yet taken by the relay's pipe
         self._within: FlushWithin | None = None
         self._writer: jsonline.Writer | None = None
@@ -88,16 +90,24 @@ class Fanout:
     # ------------------------------------------------------------------ the bus's hot path
 
     def add(self, seq: int, t: float, event: Event, flags: int) -> None:
-        """One call per event while the relay runs: ``flags`` 1 when the bus emitted it (it is in
-        the ``-json`` stream, unless only people see it), 0 when it only recorded it. Gathered,
-        and encoded a batch at a time (one orjson call for thousands of events)."""
-        batch = self._batch
+        """An event for the relay: ``flags`` 1 when the bus emitted it (it is in the ``-json``
+        stream, unless only people see it), 0 when it only recorded it. Gathered, and encoded a
+        batch at a time (one orjson call for thousands of events). The bus does the same inline
+        for the events it emits (:meth:`EventBus.emit`)."""
+        batch = self.batch
         # a plain tuple's copy (C, no Python call): orjson encodes it as it is, where an Event
         # would cost a call of ``default`` each
         batch.append((flags, seq, t, event[:]))
-        if len(batch) >= _BATCH_EVENTS or event[0] in _FLUSH_NOW:
+        if len(batch) == 1 or len(batch) >= RELAY_BATCH or event[0] in _FLUSH_NOW:
+            self.added(event)
+
+    def added(self, event: Event) -> None:
+        """``event`` was appended to the batch, its first, its last (:data:`RELAY_BATCH`
+        events), or one sent at once (a diagnostic, the summary): send it now, or within
+        ``max_delay``."""
+        if len(self.batch) >= RELAY_BATCH or event[0] in _FLUSH_NOW:
             self.flush()
-        elif len(batch) == 1 and self._within is not None:
+        elif self._within is not None:
             self._within.mark()
 
     @_ki_protected  # Ctrl-C between a write and its bookkeeping would send lines twice
@@ -108,13 +118,13 @@ class Fanout:
         if writer is None:
             return
         if self._gone:
-            self._batch = []
+            self.batch = []
             self._buf = bytearray()
             return
-        if self._batch:
+        if self.batch:
             # encoded before it is let go: should encoding fail, or a Ctrl-C come, nothing is lost
-            self._buf += _encoded(self._batch)
-            self._batch = []
+            self._buf += _encoded(self.batch)
+            self.batch = []
         if not self._buf:
             return
         if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):
@@ -253,11 +263,11 @@ class Fanout:
         writer, self._writer = self._writer, None
         if writer is None:
             return
-        if self._batch and not self._gone:
-            self._buf += _encoded(self._batch)
+        if self.batch and not self._gone:
+            self._buf += _encoded(self.batch)
         if self._buf and not self._gone:
             writer.send(self._buf, block=True)
-        self._batch = []
+        self.batch = []
         self._buf = bytearray()
         status = writer.stop()
         self._restore()
@@ -281,7 +291,7 @@ class Fanout:
         """The relay is gone before its time (killed: it never stops reading but at the end):
         what it had not written is lost, said once with the outputs it wrote; later events are
         written by the outputs themselves (its process is reaped at the end)."""
-        self._batch = []
+        self.batch = []
         self._buf = bytearray()
         if self._gone:
             return
