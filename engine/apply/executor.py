@@ -67,6 +67,10 @@ Emit = Callable[[ev.Event], None]
 __all__ = ["Applier", "ApplyResolver", "ApplyResult", "StopNow"]  # StopNow: the command looks for it here
 
 
+def _no_detail(node: ApplyNode, pname: str, started: list[float], end: bool = True) -> None:
+    return None
+
+
 def _nothing() -> None:
     pass
 
@@ -119,6 +123,9 @@ class Applier:
         # run times): computed only then (a bound EventBus.emit says whether one does)
         self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
         self._detail = EventDetail(graph, 0.0)
+        self._detail_of: Callable[..., tuple[Any, ...] | None] = self._detail.of if self.detailed else _no_detail
+        """``(node, pname, started, end=True)``: the detail of an operation's event when a recorder
+        reads it, else None (:meth:`EventDetail.of`; chosen once: two events an operation)."""
         self.provisioners = Provisioners(emit)
         self._provision_errors: dict[InstanceAddr, list[Diagnostic]] = {}
 
@@ -176,13 +183,6 @@ class Applier:
                        f"{type(exc).__name__}: {exc}. The state holds everything that completed; "
                        "please report this.")
             done(False)
-
-    def _detail_of(self, node: ApplyNode, pname: str, started: list[float], end: bool = True
-                   ) -> tuple[Any, ...] | None:
-        """The detail of ``node``'s event, when a recorder reads it (else None); at the
-        operation's ``end``, with its ``run`` time (started to durable) and ``call`` (the
-        provider's call, slot held)."""
-        return self._detail.of(node, pname, started, end) if self.detailed else None
 
     # ------------------------------------------------------------------ helpers
 
