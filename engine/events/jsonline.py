@@ -96,7 +96,7 @@ made where the line is formatted (here, or in the writer process)."""
 
 def detail_dict(detail: Any) -> Any:
     """An event's detail as a dict (a tuple or list of :data:`DETAIL_FIELDS`, or a dict already)."""
-    if isinstance(detail, tuple | list):
+    if type(detail) is list or type(detail) is tuple:  # hot path: no isinstance of a union
         return dict(zip(DETAIL_FIELDS, detail, strict=False))
     return detail
 
@@ -112,10 +112,14 @@ def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any
 def log_line_from(seq: int, t: float, line: bytes, detail: Any = None) -> bytes:
     """:func:`log_line` from the event's :func:`json_line` ``line``, made already (the relay
     process writes both)."""
-    head = b'{"seq":%d,"monotonic":%.6f,' % (seq, t)
+    # one formatting each (hot path: the relay makes every log line here)
     if detail is not None:
-        return head + line[1:-2] + b',"detail":' + _dumps(detail_dict(detail)) + b"}\n"
-    return head + line[1:]
+        return _LOG_LINE_DETAIL % (seq, t, line[1:-2], _dumps(detail_dict(detail)))
+    return _LOG_LINE % (seq, t, line[1:])
+
+
+_LOG_LINE = b'{"seq":%d,"monotonic":%.6f,%b'
+_LOG_LINE_DETAIL = b'{"seq":%d,"monotonic":%.6f,%b,"detail":%b}\n'
 
 
 # --------------------------------------------------------------------------- the writer process
