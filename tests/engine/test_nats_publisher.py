@@ -54,6 +54,20 @@ def test_messages_hold_whole_log_lines_and_name_their_sequence_numbers(monkeypat
         assert [orjson.loads(x)["seq"] for x in m.splitlines()] == list(range(first, last + 1))
 
 
+def test_formatted_lines_are_cut_into_the_same_messages_without_a_look_at_each(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the relay's lines, formatted already: cut where the loop over lines would cut them
+    monkeypatch.setattr(nats_publisher, "BATCH", 2000)
+    events = [(seq, 0.5 * seq, _event(seq)) for seq in range(1, 40)]
+    data = b"".join(log_line(*x) for x in events)
+    data += log_line(40, 20.0, ev.Event("x", "m" * 3000, {}, timestamp=1.5))  # longer than a message
+    data += log_line(41, 20.5, _event(41))
+    messages = nats_publisher.batches(data)
+    assert messages[-2][:2] == (40, 40) and messages[-1][:2] == (41, 41)
+    monkeypatch.setattr(nats_publisher, "_SEQ", b"never")  # the loop over lines
+    assert nats_publisher.batches(data) == messages
+
+
 def test_a_publisher_that_cannot_start_drops_everything_and_says_so_once(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     def no_process(*args: Any, **kwargs: Any) -> Any:
