@@ -304,9 +304,10 @@ class Fanout:
         self._restore()
 
 
-def _encoded(batch: list[tuple[int, int, float, Event]]) -> bytes:
+def _encoded(batch: list[tuple[int, int, float, tuple[Any, ...]]]) -> bytes:
     """The relay's input for ``batch``: one line, an array of ``[flags, seq, t, event]`` (the
-    event as an array: type, message, payload, level, timestamp and, maybe, detail)."""
+    event, a plain tuple or an :class:`Event`, as an array: type, message, payload, level,
+    timestamp and, maybe, detail)."""
     try:
         return _dumps(batch, default=_event_array, option=_ARRAY)
     except TypeError:  # an integer beyond 64 bits somewhere: event by event, those formatted here
@@ -327,13 +328,13 @@ def _event_array(obj: Any) -> tuple[Any, ...]:
     raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
-def _formatted(flags: int, seq: int, t: float, event: Event) -> bytes:
-    """The relay's input for an event orjson cannot encode: both lines, formatted here."""
+def _formatted(flags: int, seq: int, t: float, entry: tuple[Any, ...]) -> bytes:
+    """The relay's input for an event orjson cannot encode (``entry``: the event, or the plain
+    tuple of it a batch holds): both lines, formatted here."""
     from engine.events.log import log_line
     from engine.events.stream import _line_here
 
-    if type(event) is not Event:  # the fan-out's batch holds plain tuples (see Fanout.__call__)
-        event = tuple.__new__(Event, event)
+    event = entry if type(entry) is Event else tuple.__new__(Event, entry)
     json_line = flags and event[0] not in HUMAN_ONLY
     doc: dict[str, Any] = {"s": seq, "j": _line_here(event).decode() if json_line else None,
                            "l": log_line(seq, t, event).decode()}

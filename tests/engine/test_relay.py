@@ -184,6 +184,13 @@ def test_an_event_orjson_cannot_encode_leaves_the_rest_of_its_batch_to_the_relay
     assert logged[3]["n"] == 2**70 and logged[4]["type"] == "import_start"
 
 
+def test_a_batch_of_plain_tuples_is_encoded_as_a_batch_of_events() -> None:
+    # the fan-out's batch holds each event as a plain tuple (event[:]): the same input, also
+    # for an event orjson cannot encode, formatted by strata
+    entries = [(seq % 2, seq, seq / 10, e) for seq, e in enumerate([*_events()[:4], HUGE], 1)]
+    assert _encoded([(f, s, t, e[:]) for f, s, t, e in entries]) == _encoded(entries)
+
+
 def test_what_orjson_cannot_encode_is_not_passed_off_as_an_array() -> None:
     # only an Event becomes an array: a set in a payload fails, as it fails in strata's own lines
     bad = ev.Event("x", "m", {"s": {1, 2}}, timestamp=1.5)
