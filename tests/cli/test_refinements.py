@@ -52,21 +52,6 @@ def _plan(show: str) -> dict[str, object]:
     return {"outputs": outputs, "instances": sorted(r["address"] for r in doc["resource_changes"])}
 
 
-def test_what_terraform_knows_is_not_null_is_known_at_plan(workdir: Workdir) -> None:
-    workdir.write(CONFIG)
-    workdir.strata("plan", "-out=p", check=True)
-    assert _plan(workdir.strata("show", "-json", "p", check=True).stdout) == RECORDED
-
-
-@requires_terraform
-def test_the_recorded_plan_is_terraforms(workdir: Workdir) -> None:
-    workdir.write(CONFIG)
-    res = workdir.terraform("plan", "-out=p", "-input=false", "-no-color")
-    if res.returncode != 0:
-        pytest.fail(res.stdout + res.stderr)
-    assert _plan(workdir.terraform("show", "-json", "p").stdout) == RECORDED
-
-
 PREFIX_CONFIG = """
 resource "terraform_data" "id" {
   input = "x"
@@ -106,16 +91,23 @@ PREFIX_RECORDED = {
 }
 
 
-def test_a_known_prefix_a_range_and_a_length_are_known_at_plan(workdir: Workdir) -> None:
-    workdir.write(PREFIX_CONFIG)
+PLANS = {"not null": (CONFIG, RECORDED), "prefix, range, length": (PREFIX_CONFIG, PREFIX_RECORDED)}
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_what_terraform_knows_of_an_unknown_is_known_at_plan(workdir: Workdir, name: str) -> None:
+    config, recorded = PLANS[name]
+    workdir.write(config)
     workdir.strata("plan", "-out=p", check=True)
-    assert _plan(workdir.strata("show", "-json", "p", check=True).stdout) == PREFIX_RECORDED
+    assert _plan(workdir.strata("show", "-json", "p", check=True).stdout) == recorded
 
 
 @requires_terraform
-def test_the_recorded_prefix_plan_is_terraforms(workdir: Workdir) -> None:
-    workdir.write(PREFIX_CONFIG)
+@pytest.mark.parametrize("name", list(PLANS))
+def test_the_recorded_plans_are_terraforms(workdir: Workdir, name: str) -> None:
+    config, recorded = PLANS[name]
+    workdir.write(config)
     res = workdir.terraform("plan", "-out=p", "-input=false", "-no-color")
     if res.returncode != 0:
         pytest.fail(res.stdout + res.stderr)
-    assert _plan(workdir.terraform("show", "-json", "p").stdout) == PREFIX_RECORDED
+    assert _plan(workdir.terraform("show", "-json", "p").stdout) == recorded
