@@ -277,11 +277,13 @@ def _converted(kind: str | None, src: Refinement) -> Refinement:
     return base
 
 
-def _conditional(e: E.Conditional, scope: Any, value_of: Value, depth: int) -> Refinement:
-    try:
-        cond = value_of(e.cond, scope)
-    except EvalError:
-        return NOTHING
+def _conditional(e: E.Conditional, scope: Any, value_of: Value, depth: int, cond: Any = None) -> Refinement:
+    """``cond``: the condition's value when the caller has it (:data:`UNKNOWN`), else evaluated."""
+    if cond is None:
+        try:
+            cond = value_of(e.cond, scope)
+        except EvalError:
+            return NOTHING
     if cond == "true" or cond == "false":
         cond = cond == "true"
     if cond is True or cond is False:  # the result is the branch taken: its own refinement
@@ -346,8 +348,31 @@ def collapsed(r: Refinement) -> Any:
 
 def unknown_conditional(e: E.Conditional, scope: Any, value_of: Value) -> Any:
     """A conditional whose condition is unknown: unknown, unless its two results' refinements
-    leave no choice (``c ? 1 : 1``, two lists of one length, two nulls)."""
-    return collapsed(_conditional(e, scope, value_of, 0))
+    leave no choice (``c ? 1 : 1``, two lists of one length, two nulls). Neither result is
+    evaluated where one cannot be a number, a collection or null (hot path: an object, a string
+    or a template in a result, the usual case, costs nothing more)."""
+    if not (_may_collapse(e.true) and _may_collapse(e.false)):
+        return UNKNOWN
+    return collapsed(_conditional(e, scope, value_of, 0, UNKNOWN))
+
+
+_NEVER_COLLAPSES = frozenset({E.ObjectExpr, E.TupleExpr, E.Template, E.TemplateIf, E.TemplateFor, E.ForExpr})
+
+
+def _may_collapse(e: E.Expr) -> bool:
+    """Could ``e``'s value be a number, a list, set or map, or null (what a conditional's
+    refinement can make one value of)? Only the syntax is looked at."""
+    t = type(e)
+    if t in _NEVER_COLLAPSES:
+        return False
+    if t is E.Literal:
+        v = e.value  # type: ignore[attr-defined]
+        return v is None or (type(v) is int or type(v) is float)
+    if t is E.Binary:
+        return e.op in _ARITHMETIC  # type: ignore[attr-defined]
+    if t is E.Unary:
+        return bool(e.op == "-")  # type: ignore[attr-defined]
+    return True
 
 
 def excludes(r: Refinement, v: Any) -> bool:
