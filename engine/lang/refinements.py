@@ -41,8 +41,9 @@ from typing import Any
 from engine.frozen import frozen
 from engine.lang import expr as E
 from engine.lang.known_prefix import safe_known_prefix
+from engine.lang.number import to_string
 from engine.lang.scope import EvalError
-from engine.values import UNKNOWN, ListVal, MapVal, SetVal
+from engine.values import UNKNOWN, ListVal, MapVal, SetVal, is_wholly_known, value_type
 
 NOT_NULL_FUNCTIONS = frozenset({
     "abs", "abspath", "base64decode", "base64encode", "base64gzip", "base64sha256", "base64sha512",
@@ -119,8 +120,6 @@ def of_value(v: Any) -> Refinement:
     """A known value's (cty's ``Range`` of it); ``v`` may hold unknowns inside."""
     if v is None:
         return Refinement(known=True)
-    from engine.values import is_wholly_known, value_type
-
     ty = value_type(v)
     kind = _kind_of_type(ty)
     # an empty collection's type is its own (``tolist([])`` is a list of dynamic in cty too)
@@ -192,8 +191,6 @@ def _template_prefix(e: E.Template, scope: Any, value_of: Value) -> str:
         if type(v) is str:
             buf.append(v)
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            from engine.lang.number import to_string
-
             buf.append(to_string(v))
         else:
             return ""  # a value no template takes: hcl keeps no prefix of a failed template
@@ -209,14 +206,16 @@ def _template_prefix(e: E.Template, scope: Any, value_of: Value) -> str:
 def _signature_type(name: str) -> Any:
     from engine.lang.functions.terraform_signatures import TERRAFORM_FUNCTIONS
 
-    sig = TERRAFORM_FUNCTIONS.get(name)
-    if name == "format":
+    if name == "format":  # its signature says dynamic: its result is a string
         return "string"
+    sig = TERRAFORM_FUNCTIONS.get(name)
     return "dynamic" if sig is None else sig[2]
 
 
-def _call(e: E.Call, scope: Any, value_of: Value, depth: int) -> Refinement:
-    name = e.name[6:] if e.name.startswith("core::") else e.name
+def _call(e: E.Call, scope: Any, value_of: Value, depth: int, name: str | None = None) -> Refinement:
+    """``name``: the function's, without ``core::``, when the caller has it."""
+    if name is None:
+        name = e.name[6:] if e.name.startswith("core::") else e.name
     if name.startswith("provider::"):
         return NOTHING
     if name in ("sensitive", "nonsensitive") and len(e.args) == 1:
@@ -375,14 +374,14 @@ def _may_collapse(e: E.Expr) -> bool:
     return True
 
 
-def excludes(r: Refinement, v: Any) -> bool:
-    """``v`` (known) cannot be the value ``r`` (unknown) refines (cty's ``Range.Includes`` false,
-    or the two types differ)."""
+def excludes(r: Refinement, known: Refinement) -> bool:
+    """The value ``known`` refines (a known one, :func:`of_value`'s) cannot be the value ``r``
+    (unknown) refines (cty's ``Range.Includes`` false, or the two types differ)."""
+    v = known.value
     if v is None:
         return r.not_null
     if r.kind is None or v is UNKNOWN:
         return False
-    known = of_value(v)
     if r.ty is not None and known.ty is not None and r.ty != known.ty:
         return True  # cty compares types first: an unknown list(string) is never a tuple
     if known.kind != r.kind:
@@ -410,9 +409,9 @@ def _above(v: Any, hi: Any, inc: bool) -> bool:
 def equality(left: Refinement, right: Refinement) -> Any:
     """``==`` of two values, one of them unknown: False where a refinement rules it out, else
     :data:`UNKNOWN`."""
-    if left.known and excludes(right, left.value):
+    if left.known and excludes(right, left):
         return False
-    if right.known and excludes(left, right.value):
+    if right.known and excludes(left, right):
         return False
     return UNKNOWN
 
@@ -458,10 +457,9 @@ def starts_with(r: Refinement, prefix: Any) -> Any:
     return UNKNOWN
 
 
-def refined_call(e: E.Call, scope: Any, value_of: Value) -> Any:
-    """The result of a call of :data:`REFINING_CALLS` the evaluator found unknown, as far as
-    terraform's refinements make it known."""
-    name = e.name[6:] if e.name.startswith("core::") else e.name
+def refined_call(e: E.Call, name: str, scope: Any, value_of: Value) -> Any:
+    """The result of a call of :data:`REFINING_CALLS` (``name``, without ``core::``) the evaluator
+    found unknown, as far as terraform's refinements make it known."""
     if name == "startswith":
         if len(e.args) != 2:
             return UNKNOWN
@@ -470,4 +468,4 @@ def refined_call(e: E.Call, scope: Any, value_of: Value) -> Any:
         except EvalError:
             return UNKNOWN
         return starts_with(_of(e.args[0], scope, value_of, 0), prefix)
-    return collapsed(_call(e, scope, value_of, 0))
+    return collapsed(_call(e, scope, value_of, 0, name))
