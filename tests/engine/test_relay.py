@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.events import jsonline, relay
 from engine.events import stream as ev
@@ -209,3 +211,37 @@ def test_the_slow_way_writes_the_same_line_as_the_fast_way() -> None:
     small = ev.Event("x", "big", {"n": 1}, timestamp=1.5).with_detail(DETAIL)
     fast = log_line(7, 0.5, small)
     assert line.replace(b"%d" % 2**70, b"1") == fast
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)  # orjson refuses lone surrogates
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8)
+_DETAIL = st.none() | st.tuples(_TEXT, _TEXT, st.lists(_TEXT, max_size=3), st.none() | _TEXT,
+                                st.floats(0, 1e6), st.floats(0, 1e6)).flatmap(
+    lambda d: st.just(d) | st.tuples(st.floats(0, 1e6), st.floats(0, 1e6)).map(lambda rc: (*d, *rc))
+) | st.dictionaries(_TEXT, _JSON, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(type_=st.sampled_from(["apply_start", "apply_complete", "planned_change", "outputs", "import_start", "x"]),
+       message=_TEXT, payload=st.dictionaries(_TEXT, _JSON, max_size=4), level=st.sampled_from(["info", "warn"]),
+       timestamp=st.floats(0, 4e9), seq=st.integers(1, 2**40), monotonic=st.floats(0, 1e7),
+       flags=st.sampled_from([0, 1]), detail=_DETAIL)
+def test_a_batch_is_formatted_from_its_parts_as_the_formatters_make_each_line(  # type: ignore[no-untyped-def]
+        type_, message, payload, level, timestamp, seq, monotonic, flags, detail) -> None:
+    # the relay pastes the bytes strata's orjson made of the payload, the message and the detail
+    # where the formatters encode them again: the same lines, byte for byte
+    event = ev.Event(type_, message, payload, level, timestamp)
+    if detail is not None:
+        event = event.with_detail(detail)
+    second = ev.Event("outputs", "Outputs: 0", {}, "info", timestamp + 1)
+    data = _encoded([(flags, seq, monotonic, event[:]), (1, seq + 1, monotonic, second[:])])
+    json_lines: list[bytes] = []
+    log_lines: list[bytes] = []
+    relay.format_batch(data.rstrip(b"\n"), json_lines, log_lines)
+    in_stream = [ev.json_line(event)] if flags and type_ not in jsonline.HUMAN_ONLY else []
+    assert json_lines == [*in_stream, ev.json_line(second)]
+    assert log_lines == [log_line(seq, monotonic, event), log_line(seq + 1, monotonic, second)]
