@@ -19,7 +19,7 @@ class EventDetail:
         self.graph = graph
         self.t0 = t0
         self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
-        self._details: dict[ApplyNode, tuple[Any, ...]] = {}
+        self._details: dict[int, tuple[Any, ...]] = {}  # by id: a node's own hash is a Python call
         self._barriers_read: dict[int, bool] = {}  # by id: a barrier's own hash is a Python call
 
     def end_read(self, node: Node) -> bool:
@@ -76,9 +76,9 @@ class EventDetail:
         constructor (hot path: an event made again with its detail cost as much as the first)."""
         start = started[0]
         if not end:
-            d = self._details[node] = self._detail(node, pname, start)
+            d = self._details[id(node)] = self._detail(node, pname, start)
             return d
-        d = self._details.pop(node, ())
+        d = self._details.pop(id(node), ())
         if not d:
             d = self._detail(node, pname, start)
         return (*d, _monotonic() - start, (started[1] if len(started) > 1 else start) - start)

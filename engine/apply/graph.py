@@ -55,6 +55,7 @@ class ApplyNode:
     op: str
     deposed: str | None = None
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _name: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # nodes are dict keys throughout the walk: hash once
@@ -64,11 +65,16 @@ class ApplyNode:
         return self._hash
 
     def __str__(self) -> str:
-        if self.op == "delete":
-            if self.deposed:
-                return f"{self.addr} (destroy deposed {self.deposed})"
-            return f"{self.addr} (destroy)"
-        return f"{self.addr} ({self.op})"
+        # made once, when first asked (each apply event's detail names its node; most nodes of a
+        # run without one are never named)
+        name = self._name
+        if not name:
+            if self.op == "delete":
+                name = f"{self.addr} (destroy deposed {self.deposed})" if self.deposed else f"{self.addr} (destroy)"
+            else:
+                name = f"{self.addr} ({self.op})"
+            object.__setattr__(self, "_name", name)
+        return name
 
 
 @frozen
