@@ -121,7 +121,7 @@ def unknown_functions(module: Module) -> list[Diagnostic]:
             # the functions' table only once a call is met: importing it is 50M instructions
             from engine.lang.functions.registry import FUNCTIONS
 
-            name = c.name[6:] if c.name.startswith("core::") else c.name
+            name = c.function
             if name in FUNCTIONS or name in _EXPRESSION_FUNCTIONS:
                 continue
             if (fn, c.line, c.name) in seen:

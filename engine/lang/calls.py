@@ -54,7 +54,7 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
     name = F.base_name(e.name)
     args = _arguments(e, scope, value_of)
     if args is None:
-        return refined_call(e, name, scope, value_of) if name in REFINING_CALLS else UNKNOWN
+        return refined_call(e, scope, value_of) if name in REFINING_CALLS else UNKNOWN
     try:
         if name == "ephemeralasnull":
             fn(*args)
@@ -65,7 +65,7 @@ def call(e: E.Call, scope: Scope, value_of: Evaluator) -> Any:
                                                                                          value_of)
         result = fn(*args)
         if result is UNKNOWN and name in REFINING_CALLS:  # what terraform's refinements still know
-            return refined_call(e, name, scope, value_of)
+            return refined_call(e, scope, value_of)
         return result
     except FunctionArityError as exc:
         raise EvalError(exc.summary, str(exc), e.line,

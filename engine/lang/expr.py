@@ -78,6 +78,11 @@ class Call(Expr):
     args: tuple[Expr, ...]
     expand_final: bool = False
 
+    @property
+    def function(self) -> str:
+        """The function's name without ``core::`` (``upper`` for ``core::upper``)."""
+        return self.name.removeprefix("core::")
+
 
 @frozen
 class Binary(Expr):

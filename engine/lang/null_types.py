@@ -124,7 +124,7 @@ class StaticTypes:
         return "dynamic"
 
     def _call(self, e: E.Call, d: int, env: dict[str, Any]) -> Any:
-        name = e.name[6:] if e.name.startswith("core::") else e.name
+        name = e.function
         if name in _CONVERSIONS:
             return _CONVERSIONS[name]
         args = [self.of(a, d, env) for a in e.args]

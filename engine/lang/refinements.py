@@ -212,10 +212,8 @@ def _signature_type(name: str) -> Any:
     return "dynamic" if sig is None else sig[2]
 
 
-def _call(e: E.Call, scope: Any, value_of: Value, depth: int, name: str | None = None) -> Refinement:
-    """``name``: the function's, without ``core::``, when the caller has it."""
-    if name is None:
-        name = e.name[6:] if e.name.startswith("core::") else e.name
+def _call(e: E.Call, scope: Any, value_of: Value, depth: int) -> Refinement:
+    name = e.function
     if name.startswith("provider::"):
         return NOTHING
     if name in ("sensitive", "nonsensitive") and len(e.args) == 1:
@@ -457,10 +455,10 @@ def starts_with(r: Refinement, prefix: Any) -> Any:
     return UNKNOWN
 
 
-def refined_call(e: E.Call, name: str, scope: Any, value_of: Value) -> Any:
-    """The result of a call of :data:`REFINING_CALLS` (``name``, without ``core::``) the evaluator
-    found unknown, as far as terraform's refinements make it known."""
-    if name == "startswith":
+def refined_call(e: E.Call, scope: Any, value_of: Value) -> Any:
+    """The result of a call of :data:`REFINING_CALLS` the evaluator found unknown, as far as
+    terraform's refinements make it known."""
+    if e.function == "startswith":
         if len(e.args) != 2:
             return UNKNOWN
         try:
@@ -468,4 +466,4 @@ def refined_call(e: E.Call, name: str, scope: Any, value_of: Value) -> Any:
         except EvalError:
             return UNKNOWN
         return starts_with(_of(e.args[0], scope, value_of, 0), prefix)
-    return collapsed(_call(e, scope, value_of, 0, name))
+    return collapsed(_call(e, scope, value_of, 0))

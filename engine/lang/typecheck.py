@@ -282,7 +282,7 @@ class ExprTypes:
     # -- calls
 
     def _call(self, e: E.Call, env: dict[str, Any], d: int) -> Any:
-        name = e.name[6:] if e.name.startswith("core::") else e.name
+        name = e.function
         if name in ("try", "can"):  # their arguments' mistakes are what they catch
             return DYNAMIC if name == "try" else "bool"
         before = len(self._found)
