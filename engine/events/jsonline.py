@@ -53,7 +53,8 @@ def second_prefix(sec: int) -> str:
     return prefix
 
 
-_LINE = b'{"@level":%s,"@message":%s,"@module":"terraform.ui","@timestamp":"%s%06dZ",%s"type":%s}\n'
+_LINE = b'{"@level":%b,"@message":%b,"@module":"terraform.ui","@timestamp":"%b%06dZ",%b,"type":%b}\n'
+_LINE_BARE = b'{"@level":%b,"@message":%b,"@module":"terraform.ui","@timestamp":"%b%06dZ","type":%b}\n'
 _B_PREFIX: dict[int, bytes] = {}
 _B_NAMES: dict[str, bytes] = {}  # JSON of each type and level seen: a handful of strings
 
@@ -65,7 +66,12 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
 
     Raises TypeError for what orjson cannot encode (an integer beyond 64 bits)."""
     # by index: an Event may carry its detail sixth
-    type_, message, payload, level, t = event[0], event[1], event[2], event[3], event[4]
+    return line_of(event[0], _dumps(event[1]), _dumps(event[2]), event[3], event[4])
+
+
+def line_of(type_: str, message: Any, payload: Any, level: str, t: float) -> bytes:
+    """:func:`json_line` from the event's parts, its ``message`` and ``payload`` JSON already
+    (bytes, or any buffer of them: the relay process passes the bytes strata encoded)."""
     us = int(t * 1_000_000)
     sec = us // 1_000_000
     prefix = _B_PREFIX.get(sec)
@@ -79,10 +85,10 @@ def json_line(event: tuple[str, str, dict[str, Any], str, float] | list[Any]) ->
     lb = names.get(level)
     if lb is None:
         lb = names[level] = _dumps(level)
-    body = _dumps(payload)
-    # the payload's members sit between @timestamp and type, each followed by a comma
-    body = body[1:-1] + b"," if len(body) > 2 else b""
-    return _LINE % (lb, _dumps(message), prefix, us - sec * 1_000_000, body, tb)
+    body = memoryview(payload)
+    if len(body) > 2:  # the payload's members sit between @timestamp and type
+        return _LINE % (lb, message, prefix, us - sec * 1_000_000, body[1:-1], tb)
+    return _LINE_BARE % (lb, message, prefix, us - sec * 1_000_000, tb)
 
 
 HUMAN_ONLY = frozenset({"import_preparing", "import_start", "import_complete", "provision_blank_line"})
@@ -112,10 +118,15 @@ def log_line(seq: int, t: float, event: tuple[Any, ...] | list[Any], detail: Any
 def log_line_from(seq: int, t: float, line: bytes, detail: Any = None) -> bytes:
     """:func:`log_line` from the event's :func:`json_line` ``line``, made already (the relay
     process writes both)."""
+    return log_line_json(seq, t, line, None if detail is None else _dumps(detail_dict(detail)))
+
+
+def log_line_json(seq: int, t: float, line: bytes, detail: Any = None) -> bytes:
+    """:func:`log_line_from` with ``detail`` JSON already (bytes, or any buffer of them), or None."""
     # one formatting each (hot path: the relay makes every log line here)
     if detail is not None:
-        return _LOG_LINE_DETAIL % (seq, t, line[1:-2], _dumps(detail_dict(detail)))
-    return _LOG_LINE % (seq, t, line[1:])
+        return _LOG_LINE_DETAIL % (seq, t, memoryview(line)[1:-2], detail)
+    return _LOG_LINE % (seq, t, memoryview(line)[1:])
 
 
 _LOG_LINE = b'{"seq":%d,"monotonic":%.6f,%b'

@@ -59,6 +59,7 @@ else:
 
 HUMAN_ONLY, OUTPUT_FAILED_STATUS = jsonline.HUMAN_ONLY, jsonline.OUTPUT_FAILED_STATUS
 say_cannot_write, send, wait, write_fd = jsonline.say_cannot_write, jsonline.send, jsonline.wait, jsonline.write_fd
+line_of, log_line_json = jsonline.line_of, jsonline.log_line_json
 
 QUEUE_BYTES = 64 << 20
 
@@ -144,21 +145,15 @@ class _Entry(msgspec.Struct, array_like=True, gc=False):
 
 
 _decode_batch = msgspec.json.Decoder(list[_Entry] | dict[str, Any]).decode
-_NAMES: dict[str, bytes] = {}  # the JSON of each type and level met: a handful of strings
 _DETAIL_KEYS = tuple(b"," * (i > 0) + orjson.dumps(k) + b":" for i, k in enumerate(jsonline.DETAIL_FIELDS))
-_LINE = b'{"@level":%b,"@message":%b,"@module":"terraform.ui","@timestamp":"%b%06dZ",%b,"type":%b}\n'
-_LINE_BARE = b'{"@level":%b,"@message":%b,"@module":"terraform.ui","@timestamp":"%b%06dZ","type":%b}\n'
-_LOG_LINE = b'{"seq":%d,"monotonic":%.6f,%b'
-_LOG_LINE_DETAIL = b'{"seq":%d,"monotonic":%.6f,%b,"detail":{%b}}\n'
-_PREFIX: dict[int, bytes] = {}
 
 
-def _detail_members(detail: list[msgspec.Raw] | dict[str, msgspec.Raw]) -> bytes:
-    """The detail object's members (``jsonline.detail_dict`` of it, encoded), from its parts."""
+def _detail_json(detail: list[msgspec.Raw] | dict[str, msgspec.Raw]) -> bytes:
+    """The detail as an object (``jsonline.detail_dict`` of it, encoded), from its parts."""
     if type(detail) is list:
-        return b"".join([k + v for k, v in zip(_DETAIL_KEYS, detail)])  # noqa: B905 - as detail_dict
+        return b"{" + b"".join([k + v for k, v in zip(_DETAIL_KEYS, detail)]) + b"}"  # noqa: B905 - as detail_dict
     assert isinstance(detail, dict)
-    return b",".join([orjson.dumps(k) + b":" + bytes(v) for k, v in detail.items()])
+    return b"{" + b",".join([orjson.dumps(k) + b":" + bytes(v) for k, v in detail.items()]) + b"}"
 
 
 def format_batch(line: bytes, json_lines: list[bytes] | None, log_lines: list[bytes] | None) -> None:
@@ -173,36 +168,15 @@ def format_batch(line: bytes, json_lines: list[bytes] | None, log_lines: list[by
         if log_lines is not None:
             log_lines.append(batch["l"].encode())
         return
-    prefixes, names = _PREFIX, _NAMES
     for entry in batch:
         ev = entry.event
-        us = int(ev.timestamp * 1_000_000)
-        sec = us // 1_000_000
-        prefix = prefixes.get(sec)
-        if prefix is None:
-            prefixes.clear()
-            prefix = prefixes[sec] = jsonline.second_prefix(sec).encode()
-        type_, level = ev.type, ev.level
-        tb = names.get(type_)
-        if tb is None:
-            tb = names[type_] = orjson.dumps(type_)
-        lb = names.get(level)
-        if lb is None:
-            lb = names[level] = orjson.dumps(level)
-        payload = memoryview(ev.payload)
-        if len(payload) > 2:  # its members sit between @timestamp and type
-            out = _LINE % (lb, ev.message, prefix, us - sec * 1_000_000, payload[1:-1], tb)
-        else:
-            out = _LINE_BARE % (lb, ev.message, prefix, us - sec * 1_000_000, tb)
-        if json_lines is not None and entry.flags and type_ not in HUMAN_ONLY:
+        out = line_of(ev.type, ev.message, ev.payload, ev.level, ev.timestamp)
+        if json_lines is not None and entry.flags and ev.type not in HUMAN_ONLY:
             json_lines.append(out)
         if log_lines is not None:
             detail = ev.detail
-            if detail is None:
-                log_lines.append(_LOG_LINE % (entry.seq, entry.monotonic, memoryview(out)[1:]))
-            else:
-                log_lines.append(_LOG_LINE_DETAIL % (entry.seq, entry.monotonic, memoryview(out)[1:-2],
-                                                     _detail_members(detail)))
+            log_lines.append(log_line_json(entry.seq, entry.monotonic, out,
+                                           None if detail is None else _detail_json(detail)))
 
 
 def relay_lines(data: bytes, json_out: _File | None, logs: list[_File], feeds: list[_Feed]) -> int:
