@@ -20,22 +20,37 @@ class EventDetail:
         self.t0 = t0
         self._ends: dict[Node, tuple[float, ApplyNode | None]] = {}
         self._details: dict[int, tuple[Any, ...]] = {}  # by id: a node's own hash is a Python call
-        self._barriers_read: dict[int, bool] = {}  # by id: a barrier's own hash is a Python call
+        self._read: set[int] | None = None
+        self._deps: dict[int, Any] = {}
 
     def end_read(self, node: Node) -> bool:
         """Whether anything reads when ``node`` ended: an operation that depends on it, directly
         or through barriers (a barrier ends when its last dependency does). Most operations of a
         wide graph have none but their resource's barrier, on which nothing depends: their end
         is then not recorded (hot path: :meth:`timed` costs a closure and a call per operation)."""
-        for d in self.graph.dependents.get(node, ()):
-            if type(d) is not Barrier:
-                return True
-            read = self._barriers_read.get(id(d))
-            if read is None:
-                read = self._barriers_read[id(d)] = self.end_read(d)
-            if read:
-                return True
-        return False
+        read = self._read
+        if read is None:
+            read = self._index()
+        return id(node) in read
+
+    def _index(self) -> set[int]:
+        """Once, at the walk's first operation: the ids of the nodes whose end is read (each
+        dependency of an operation and, through a barrier among them, the barrier's own, and so on)
+        and the dependencies of each operation that has some, by id. One pass over the graph: a
+        node's own hash is a Python call, and each operation would otherwise cost a look at its
+        dependents and at its dependencies (a wide graph's operations have none)."""
+        deps = self.graph.deps
+        self._deps = {id(n): ds for n, ds in deps.items() if ds and type(n) is not Barrier}
+        read: set[int] = set()
+        stack = [d for ds in self._deps.values() for d in ds]
+        while stack:
+            d = stack.pop()
+            if id(d) not in read:
+                read.add(id(d))
+                if type(d) is Barrier:
+                    stack.extend(deps[d])
+        self._read = read
+        return read
 
     def timed(self, node: ApplyNode, done: Done) -> Done:
         """``done``, noting when ``node`` ended."""
@@ -62,7 +77,9 @@ class EventDetail:
     def _detail(self, node: ApplyNode, pname: str, started: float) -> tuple[Any, ...]:
         """The node's detail as its operation starts, a tuple of ``jsonline.DETAIL_FIELDS`` (hot
         path: no dict; computed once, its end adds ``run`` and ``call``)."""
-        deps = self.graph.deps[node]
+        if self._read is None:
+            self._index()
+        deps = self._deps.get(id(node))
         if not deps:  # ready from the start (most nodes of a wide graph)
             ready = self.t0
             return str(node), pname, [], None, 0.0, started - ready if started > ready else 0.0

@@ -92,7 +92,7 @@ class Fanout:
     def add(self, seq: int, t: float, event: Event, flags: int) -> None:
         """An event for the relay: ``flags`` 1 when the bus emitted it (it is in the ``-json``
         stream, unless only people see it), 0 when it only recorded it. Gathered, and encoded a
-        batch at a time (one orjson call for thousands of events). The bus does the same inline
+        batch at a time (one orjson call for :data:`RELAY_BATCH` events). The bus does the same inline
         for the events it emits (:meth:`EventBus.emit`)."""
         batch = self.batch
         # a plain tuple's copy (C, no Python call): orjson encodes it as it is, where an Event

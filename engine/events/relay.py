@@ -284,8 +284,8 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     # what it makes are trees (decoded batches, lines) that reference counting frees: with the
-    # default thresholds, the collector traversed each batch's thousands of lists and dicts
-    # while it was being formatted, a twentieth of the relay's time; cycles are still collected
+    # default thresholds, the collector traversed the decoded batches' lists and dicts while
+    # they were being formatted, a twentieth of the relay's time; cycles are still collected
     gc.set_threshold(100_000, 50, 100)
     ready = int(argv[1])
     os.write(ready, b"1")

@@ -25,3 +25,22 @@ def test_an_end_is_read_by_what_depends_on_it_directly_or_through_barriers_only(
     assert detail.end_read(a0) and detail.end_read(a1), "b's ready time is a's last end"
     assert not detail.end_read(c0), "c's barrier has no dependent: its end is never read"
     assert not detail.end_read(b)
+
+
+def test_an_end_is_read_through_a_chain_of_barriers_and_by_an_operation_directly() -> None:
+    a0, b0, d = _op("a", 0), _op("b", 0), _op("d")
+    inner = Barrier(a0.addr.resource, "applied")
+    outer = Barrier(a0.addr.resource, "closed")
+    g: Graph[Node] = Graph()
+    for n in (a0, b0, d, inner, outer):
+        g.add(n)
+    g.add_edge(inner, a0)
+    g.add_edge(outer, inner)
+    g.add_edge(d, outer)  # d waits for a through two barriers
+    g.add_edge(d, b0)  # and for b directly
+    detail = EventDetail(g, 10.0)
+    assert detail.end_read(a0) and detail.end_read(b0)
+    assert not detail.end_read(d)
+    start = detail.of(d, "terraform", [12.5], end=False)
+    assert start[:4] == ("terraform_data.d (create)", "terraform",
+                         ["terraform_data.a [closed]", "terraform_data.b[0] (create)"], None)
