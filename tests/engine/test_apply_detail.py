@@ -2,8 +2,8 @@
 
 from engine.addrs import ROOT, InstanceAddr, ResourceAddr
 from engine.apply.detail import EventDetail
-from engine.apply.graph import ApplyNode, Barrier, Node
-from engine.graph.dag import Graph
+from engine.apply.graph import ApplyNode, Barrier
+from tests.engine.graphs import graph_of
 
 
 def _op(name: str, key: int | None = None) -> ApplyNode:
@@ -14,13 +14,9 @@ def test_an_end_is_read_by_what_depends_on_it_directly_or_through_barriers_only(
     a0, a1, b, c0 = _op("a", 0), _op("a", 1), _op("b"), _op("c", 0)
     a_all = Barrier(a0.addr.resource, "applied")
     c_all = Barrier(c0.addr.resource, "applied")
-    g: Graph[Node] = Graph()
-    for n in (a0, a1, b, c0, a_all, c_all):
-        g.add(n)
-    g.add_edge(a_all, a0)
-    g.add_edge(a_all, a1)
-    g.add_edge(b, a_all)  # b waits for every instance of a
-    g.add_edge(c_all, c0)  # nothing waits for c
+    g = graph_of((a0, a1, b, c0, a_all, c_all), [(a_all, a0), (a_all, a1),
+                                                 (b, a_all),  # b waits for every instance of a
+                                                 (c_all, c0)])  # nothing waits for c
     detail = EventDetail(g, 0.0)
     assert detail.end_read(a0) and detail.end_read(a1), "b's ready time is a's last end"
     assert not detail.end_read(c0), "c's barrier has no dependent: its end is never read"
@@ -31,13 +27,9 @@ def test_an_end_is_read_through_a_chain_of_barriers_and_by_an_operation_directly
     a0, b0, d = _op("a", 0), _op("b", 0), _op("d")
     inner = Barrier(a0.addr.resource, "applied")
     outer = Barrier(a0.addr.resource, "closed")
-    g: Graph[Node] = Graph()
-    for n in (a0, b0, d, inner, outer):
-        g.add(n)
-    g.add_edge(inner, a0)
-    g.add_edge(outer, inner)
-    g.add_edge(d, outer)  # d waits for a through two barriers
-    g.add_edge(d, b0)  # and for b directly
+    g = graph_of((a0, b0, d, inner, outer), [(inner, a0), (outer, inner),
+                                             (d, outer),  # d waits for a through two barriers
+                                             (d, b0)])  # and for b directly
     detail = EventDetail(g, 10.0)
     assert detail.end_read(a0) and detail.end_read(b0)
     assert not detail.end_read(d)

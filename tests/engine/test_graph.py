@@ -12,17 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.diagnostics import CycleError
-from engine.graph.dag import Graph
-
-
-def graph_of(nodes, edges) -> Graph:
-    """A graph with ``nodes`` (in that insertion order) and ``edges`` as (node, depends_on) pairs."""
-    g: Graph = Graph()
-    for n in nodes:
-        g.add(n)
-    for n, d in edges:
-        g.add_edge(n, d)
-    return g
+from tests.engine.graphs import graph_of
 
 
 @st.composite

@@ -14,6 +14,7 @@ import pytest
 
 from engine.graph.dag import Graph
 from engine.graph.walker import Walker
+from tests.engine.graphs import graph_of
 
 TIMEOUT = 3
 
@@ -21,16 +22,6 @@ TIMEOUT = 3
 @pytest.fixture(params=["asyncio", "trio"])
 def anyio_backend(request):
     return request.param
-
-
-def graph_of(nodes, edges) -> Graph[str]:
-    """``edges`` are (node, depends_on) pairs; nodes are added in the given order."""
-    g: Graph[str] = Graph()
-    for n in nodes:
-        g.add(n)
-    for n, d in edges:
-        g.add_edge(n, d)
-    return g
 
 
 class Recorder:
