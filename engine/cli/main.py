@@ -180,7 +180,7 @@ async def _dispatch_batching(a: Args, out: Output, logs: tuple[Any, ...] = (), n
             await stack.enter_async_context(out.sink.batching())
             await stack.enter_async_context(beats.running())
         from engine.events.fanout import Fanout
-        from engine.events.stream import JsonSink
+        from engine.events.json_sink import JsonSink
 
         json_sink = out.sink if type(out.sink) is JsonSink else None
         if json_sink is not None or logs or nats:

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.diagnostics import Diagnostic, source_line
 from engine.events import stream as ev
+from engine.events.json_sink import JsonSink
 from engine.render.text import HumanSink, render_diagnostic
 
 
@@ -21,12 +22,12 @@ class Output:
         self.json = json_mode
         self.quiet = quiet
         self.plain = plain  # -no-color: diagnostics without the frame, as terraform prints them then
-        self.sink: ev.JsonSink | HumanSink | None = None
+        self.sink: JsonSink | HumanSink | None = None
         self._text_failed = False
         if quiet:
             self.json = True  # and no human text either
         elif json_mode:
-            self.sink = ev.JsonSink()
+            self.sink = JsonSink()
         else:
             from engine.render.live import human_sink
 

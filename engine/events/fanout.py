@@ -2,7 +2,7 @@
 targets, through one relay process (:mod:`engine.events.relay`).
 
 Each output formats its own lines in strata's process while a run is small
-(:class:`~engine.events.stream.JsonSink`, :class:`~engine.events.log.EventLog`). Once one of them
+(:class:`~engine.events.json_sink.JsonSink`, :class:`~engine.events.log.EventLog`). Once one of them
 has seen ``writer_after`` events (``STRATA_JSON_WRITER_AFTER``), or as soon as it runs when there
 is an event log or a NATS target, the :class:`Fanout` takes their place on the bus:
 
@@ -32,6 +32,7 @@ import anyio
 import orjson
 
 from engine.events import jsonline
+from engine.events.json_sink import JsonSink, _writer_after
 from engine.events.stream import (
     _FLUSH_NOW,
     HUMAN_ONLY,
@@ -39,8 +40,6 @@ from engine.events.stream import (
     Event,
     EventBus,
     FlushWithin,
-    JsonSink,
-    _writer_after,
 )
 from engine.events.writing import _ki_protected, process_ended, stream_failed
 
@@ -331,8 +330,8 @@ def _event_array(obj: Any) -> tuple[Any, ...]:
 def _formatted(flags: int, seq: int, t: float, entry: tuple[Any, ...]) -> bytes:
     """The relay's input for an event orjson cannot encode (``entry``: the event, or the plain
     tuple of it a batch holds): both lines, formatted here."""
+    from engine.events.json_sink import _line_here
     from engine.events.log import log_line
-    from engine.events.stream import _line_here
 
     event = entry if type(entry) is Event else tuple.__new__(Event, entry)
     json_line = flags and event[0] not in HUMAN_ONLY

@@ -2,7 +2,7 @@
 write them for a large run.
 
 :func:`json_line` is the only formatter of event lines. A run with many events hands the
-formatting to a **writer process** (:func:`serve`, started by ``events.JsonSink``): strata sends
+formatting to a **writer process** (:func:`serve`, started by ``json_sink.JsonSink``): strata sends
 it each event as a compact JSON array, ``[type, message, payload, level, timestamp]``, one per
 line (an event log's arrays are ``[seq, monotonic, type, message, payload, level, timestamp,
 detail]``; or, rarely, a finished line: an object, for what orjson cannot encode), and the writer

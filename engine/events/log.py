@@ -18,7 +18,7 @@ Invariants, which a crash at any moment keeps:
 * lines are written whole, in order, by one writer: after a SIGKILL every line but possibly the
   last is valid JSON (:func:`read_log` skips a torn last line).
 
-Lines are gathered and written within ``max_delay`` seconds (:class:`~engine.events.stream.FlushWithin`),
+Lines are gathered and written within ``max_delay`` seconds (:class:`~engine.events.writing.FlushWithin`),
 at once for a diagnostic or the summary; a failed write (a full disk) stops the log, never the run.
 In a large run of the command, the relay (:mod:`engine.events.fanout`) writes the log's lines,
 with the ``-json`` stream's and the other targets', formatted once.
@@ -33,7 +33,8 @@ from typing import Any
 import orjson
 
 from engine.events import jsonline
-from engine.events.stream import _ARRAY, LAST_ARRAY, Event, JsonSink, _writer_after
+from engine.events.json_sink import _ARRAY, LAST_ARRAY, JsonSink, _writer_after
+from engine.events.stream import Event
 from engine.frozen import frozen
 
 _dumps = orjson.dumps
@@ -42,7 +43,7 @@ _Fragment = orjson.Fragment
 
 class EventLog(JsonSink):
     """A recorder (:meth:`engine.events.stream.EventBus.add_recorder`) writing the event log to
-    ``path`` (created or truncated): a :class:`~engine.events.stream.JsonSink` of log lines, which
+    ``path`` (created or truncated): a :class:`~engine.events.json_sink.JsonSink` of log lines, which
     hands their formatting to a writer process in a large run as the ``-json`` stream does (the
     event loop then encodes one array per event). Open from construction until :meth:`close`."""
 

@@ -19,6 +19,7 @@ import pytest
 
 from engine.addrs import parse_instance_addr
 from engine.diagnostics import SourceRange, error
+from engine.events import json_sink, jsonline
 from engine.events import stream as ev
 from engine.plans.plan import Reason
 
@@ -173,15 +174,15 @@ def _every_kind_of_event() -> list[ev.Event]:
 
 @pytest.mark.parametrize("event", _every_kind_of_event(), ids=lambda e: e.type)
 def test_json_line_is_to_json_encoded_byte_for_byte(event):
-    assert ev.json_line(event) == orjson.dumps(event.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    assert jsonline.json_line(event) == orjson.dumps(event.to_json(), option=orjson.OPT_APPEND_NEWLINE)
 
 
 def test_json_line_raises_type_error_for_a_huge_integer_and_the_sink_still_writes_it():
     e = ev.Event("x", "m", {"n": 2**70})
     with pytest.raises(TypeError):
-        ev.json_line(e)
+        jsonline.json_line(e)
     out = io.BytesIO()
-    ev.JsonSink(out)(e)
+    json_sink.JsonSink(out)(e)
     assert json.loads(out.getvalue())["n"] == 2**70
 
 
@@ -296,7 +297,7 @@ def test_warning_diagnostic_is_warn_level():
 
 def test_json_sink_writes_one_json_object_per_line():
     buf = io.BytesIO()
-    sink = ev.JsonSink(buf)
+    sink = json_sink.JsonSink(buf)
     sink(ev.planned_change(NET, "create"))
     sink(ev.change_summary({"add": 1, "change": 0, "import": 0, "remove": 0}, "plan"))
     lines = buf.getvalue().decode().splitlines()
@@ -325,7 +326,7 @@ async def test_batching_json_sink_writes_a_batch_within_max_delay_without_furthe
     import anyio
 
     buf = ShortWrites()
-    sink = ev.JsonSink(buf)  # type: ignore[arg-type]
+    sink = json_sink.JsonSink(buf)  # type: ignore[arg-type]
     async with sink.batching(max_delay=0.01):
         sink(ev.planned_change(NET, "create"))
         sink(ev.apply_start(NET, "create"))
@@ -346,7 +347,7 @@ async def test_batching_json_sink_writes_diagnostics_and_the_summary_at_once():
     import anyio
 
     buf = io.BytesIO()
-    sink = ev.JsonSink(buf)
+    sink = json_sink.JsonSink(buf)
     async with sink.batching(max_delay=60):
         sink(ev.apply_start(NET, "create"))
         sink(ev.change_summary({"add": 1, "change": 0, "import": 0, "remove": 0}, "apply"))
@@ -363,7 +364,7 @@ async def test_batching_json_sink_loses_and_reorders_nothing_when_the_block_ends
 
     for rounds in (1, 3, 10):
         buf = io.BytesIO()
-        sink = ev.JsonSink(buf)
+        sink = json_sink.JsonSink(buf)
         async with sink.batching(max_delay=0):
             for i in range(300):
                 sink(ev.Event("n", str(i)))
@@ -376,7 +377,7 @@ async def test_batching_json_sink_loses_and_reorders_nothing_when_the_block_ends
 @pytest.mark.trio
 async def test_an_error_inside_batching_comes_out_as_itself_after_the_lines_are_written():
     buf = io.BytesIO()
-    sink = ev.JsonSink(buf)
+    sink = json_sink.JsonSink(buf)
     with pytest.raises(KeyError):  # not an ExceptionGroup around it
         async with sink.batching(max_delay=60):
             sink(ev.apply_start(NET, "create"))
@@ -389,7 +390,7 @@ def test_an_error_raised_while_a_cancellation_is_pending_is_not_swallowed(backen
     import anyio
 
     async def main() -> None:
-        sink = ev.JsonSink(io.BytesIO())
+        sink = json_sink.JsonSink(io.BytesIO())
         with anyio.move_on_after(0.01):
             async with sink.batching():
                 try:
@@ -403,7 +404,7 @@ def test_an_error_raised_while_a_cancellation_is_pending_is_not_swallowed(backen
 
 @pytest.mark.trio
 async def test_system_exit_inside_batching_comes_out_unwrapped():
-    sink = ev.JsonSink(io.BytesIO())
+    sink = json_sink.JsonSink(io.BytesIO())
     with pytest.raises(SystemExit):
         async with sink.batching():
             raise SystemExit(3)
@@ -419,7 +420,7 @@ def test_a_full_disk_stops_the_stream_with_one_message_not_the_run(capsys: pytes
         def write(self, b: Any) -> int:
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    sink = ev.JsonSink(Full())  # type: ignore[arg-type]
+    sink = json_sink.JsonSink(Full())  # type: ignore[arg-type]
     sink(ev.apply_start(NET, "create"))
     sink(ev.apply_start(NET, "create"))
     assert sink.closed
@@ -457,7 +458,7 @@ def test_json_sink_stops_writing_when_the_reader_goes_away():
         def write(self, b: Any) -> int:
             raise BrokenPipeError
 
-    sink = ev.JsonSink(Gone())  # type: ignore[arg-type]
+    sink = json_sink.JsonSink(Gone())  # type: ignore[arg-type]
     sink(ev.apply_start(NET, "create"))
     assert sink.closed
     sink(ev.apply_start(NET, "create"))  # and no error after that

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from engine.events import jsonline
+from engine.events import json_sink, jsonline, writing
 from engine.events import stream as ev
 from tests.engine.test_events import _every_kind_of_event
 
@@ -21,7 +21,7 @@ HUGE = ev.Event("x", "big", {"n": 2**70}, timestamp=1.5)  # beyond orjson: forma
 
 def test_the_writer_formats_an_event_array_as_the_sink_formats_the_event() -> None:
     for e in _every_kind_of_event():
-        assert jsonline.format_lines(orjson.dumps(e[:]) + b"\n") == ev.json_line(e)
+        assert jsonline.format_lines(orjson.dumps(e[:]) + b"\n") == jsonline.json_line(e)
 
 
 def test_a_line_that_is_not_an_array_passes_through() -> None:
@@ -38,7 +38,7 @@ def test_the_writer_process_writes_every_line_in_order_when_its_input_ends() -> 
     data = b"".join(orjson.dumps(e[:], option=orjson.OPT_APPEND_NEWLINE) for e in events)
     res = run_writer(data + b'{"passed":"through"}\n')
     assert res.returncode == 0, res.stderr
-    assert res.stdout == b"".join(ev.json_line(e) for e in events) + b'{"passed":"through"}\n'
+    assert res.stdout == b"".join(jsonline.json_line(e) for e in events) + b'{"passed":"through"}\n'
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -49,9 +49,9 @@ def test_the_writer_says_once_why_its_output_failed_and_exits_with_its_status() 
     assert res.stderr.decode().count("No space left on device") == 1
 
 
-async def sink_run(stream_path: Path, events: list[ev.Event], writer_after: int) -> tuple[ev.JsonSink, bool]:
+async def sink_run(stream_path: Path, events: list[ev.Event], writer_after: int) -> tuple[json_sink.JsonSink, bool]:
     with open(stream_path, "wb") as f:
-        sink = ev.JsonSink(f, writer_after=writer_after)
+        sink = json_sink.JsonSink(f, writer_after=writer_after)
         async with sink.batching():
             for e in events:
                 sink(e)
@@ -78,7 +78,7 @@ async def test_a_writer_that_could_not_write_fails_the_run_as_the_sink_would(tmp
     before = len(ev.OUTPUT_FAILED)
     try:
         with open("/dev/full", "wb", buffering=0) as full:
-            sink = ev.JsonSink(full, writer_after=0)  # every line goes through the writer
+            sink = json_sink.JsonSink(full, writer_after=0)  # every line goes through the writer
             async with sink.batching():
                 for e in _every_kind_of_event() * 100:
                     sink(e)
@@ -91,16 +91,16 @@ def test_the_writer_is_started_only_for_this_process_standard_output_unless_aske
     import io
 
     monkeypatch.setenv("STRATA_JSON_WRITER_AFTER", "7")  # read when the sink is made
-    assert ev.JsonSink()._writer_after == 7
-    assert ev.JsonSink(io.BytesIO())._writer_after == -1
+    assert json_sink.JsonSink()._writer_after == 7
+    assert json_sink.JsonSink(io.BytesIO())._writer_after == -1
     monkeypatch.setenv("STRATA_JSON_WRITER_AFTER", "nonsense")
-    assert ev.JsonSink()._writer_after == 5000
+    assert json_sink.JsonSink()._writer_after == 5000
 
 
 @pytest.mark.trio
 async def test_a_writer_that_cannot_start_leaves_the_stream_to_the_sink(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # an interpreter whose writer exits at once (here: `false`), as one without orjson would
-    monkeypatch.setattr(ev.sys, "executable", "/bin/false")
+    monkeypatch.setattr(json_sink.sys, "executable", "/bin/false")
     events = [*_every_kind_of_event(), HUGE] * 5
     sink, had = await sink_run(tmp_path / "a", events, 0)
     await sink_run(tmp_path / "b", events, -1)
@@ -115,7 +115,7 @@ async def test_a_writer_whose_reader_is_slow_gets_every_line_in_order(tmp_path: 
     import threading
     import time
 
-    monkeypatch.setattr(ev, "_PIPE_BACKLOG", 2 << 20)
+    monkeypatch.setattr(json_sink, "_PIPE_BACKLOG", 2 << 20)
     events = [*_every_kind_of_event(), HUGE] * 2500  # ~6 MB of lines
     r, w = os.pipe()
     got = bytearray()
@@ -129,7 +129,7 @@ async def test_a_writer_whose_reader_is_slow_gets_every_line_in_order(tmp_path: 
     reader.start()
     try:
         with open(w, "wb", buffering=0, closefd=True) as out:
-            sink = ev.JsonSink(out, writer_after=0)
+            sink = json_sink.JsonSink(out, writer_after=0)
             async with sink.batching():
                 for e in events:
                     sink(e)
@@ -139,20 +139,20 @@ async def test_a_writer_whose_reader_is_slow_gets_every_line_in_order(tmp_path: 
         reader.join(timeout=60)
         os.close(r)
     assert waited, "the writer's pipe never filled: this test did not test what it says"
-    assert bytes(got) == b"".join(ev._line_here(e) for e in events)
+    assert bytes(got) == b"".join(json_sink._line_here(e) for e in events)
 
 
 @pytest.mark.trio
 async def test_the_sinks_hand_over_is_protected_from_keyboard_interrupt_under_trio() -> None:
     import trio
 
-    @ev._ki_protected
+    @writing._ki_protected
     def inside() -> bool:
         return trio.lowlevel.currently_ki_protected()
 
     assert inside() and not trio.lowlevel.currently_ki_protected()
     for name in ("flush", "_start_writer", "_stop_writer"):
-        assert getattr(ev.JsonSink, name).__wrapped__ is not None  # decorated
+        assert getattr(json_sink.JsonSink, name).__wrapped__ is not None  # decorated
 
 
 def test_importing_the_events_does_not_import_trio() -> None:

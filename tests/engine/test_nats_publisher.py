@@ -11,7 +11,7 @@ import anyio
 import orjson
 import pytest
 
-from engine.events import log, nats_publisher, nats_sink
+from engine.events import json_sink, log, nats_publisher, nats_sink
 from engine.events import stream as ev
 from engine.events.log import log_line, wire_line
 
@@ -33,8 +33,8 @@ def test_an_event_is_encoded_once_for_every_recorder() -> None:
 def test_an_event_the_json_stream_encoded_is_not_encoded_again_for_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
     e = _event(3)
     expected = wire_line(11, 2.5, e)
-    monkeypatch.setattr(ev, "LAST_ARRAY", [e, orjson.dumps(e[:5], option=orjson.OPT_APPEND_NEWLINE)])
-    monkeypatch.setattr(log, "LAST_ARRAY", ev.LAST_ARRAY)
+    monkeypatch.setattr(json_sink, "LAST_ARRAY", [e, orjson.dumps(e[:5], option=orjson.OPT_APPEND_NEWLINE)])
+    monkeypatch.setattr(log, "LAST_ARRAY", json_sink.LAST_ARRAY)
     assert wire_line(12, 2.5, e) == expected.replace(b"[11,", b"[12,", 1)
 
 

@@ -230,10 +230,11 @@ def test_events_say_where_an_object_moved_from_and_what_it_was_imported_by() -> 
 def test_the_json_stream_leaves_out_import_progress_terraform_prints_only_as_text() -> None:
     import io
 
+    from engine.events import json_sink
     from engine.events import stream as ev
 
     out = io.BytesIO()
-    sink = ev.JsonSink(out)
+    sink = json_sink.JsonSink(out)
     a = parse_instance_addr("terraform_data.a")
     for e in (ev.import_preparing(a, "x"), ev.import_start(a, "x"), ev.import_complete(a, "x")):
         sink(e)

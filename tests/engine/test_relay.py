@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.events import jsonline, relay
+from engine.events import json_sink, jsonline, relay
 from engine.events import stream as ev
 from engine.events.fanout import _encoded
 from engine.events.log import log_line
@@ -63,7 +63,7 @@ def test_the_relay_writes_each_output_as_the_output_itself_would(tmp_path) -> No
         for fd in fds:
             os.close(fd)
     assert res.returncode == 0 and res.stderr == b"", res.stderr
-    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+    assert res.stdout == b"".join(jsonline.json_line(e) for e in events)
     expected = b"".join(log_line(seq, seq / 10, e) for seq, e in enumerate(events, 1))
     assert [p.read_bytes() for p in logs] == [expected, expected]
 
@@ -110,7 +110,7 @@ def test_an_output_that_fails_stops_alone_and_says_so_once(tmp_path) -> None:  #
     assert res.returncode == jsonline.OUTPUT_FAILED_STATUS
     said = res.stderr.decode().splitlines()
     assert len(said) == 1 and said[0].startswith("strata: the event log /dev/full could not be written ("), said
-    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+    assert res.stdout == b"".join(jsonline.json_line(e) for e in events)
     assert len(good.read_bytes().splitlines()) == len(events)
 
 
@@ -124,7 +124,7 @@ def test_a_publisher_that_does_not_read_is_not_waited_for_beyond_its_time() -> N
         os.close(w)
         os.close(r)
     assert res.returncode == 0, res.stderr
-    assert res.stdout == b"".join(ev.json_line(e) for e in events)
+    assert res.stdout == b"".join(jsonline.json_line(e) for e in events)
 
 
 def test_a_publisher_that_is_gone_is_no_failure_of_the_relay() -> None:
@@ -150,7 +150,7 @@ def test_lines_that_come_with_the_spec_are_written_before_any_more_input() -> No
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"json": True}).encode() + b"\n" + _input(events))
         proc.stdin.flush()  # and the input stays open
-        expected = b"".join(ev.json_line(e) for e in events)
+        expected = b"".join(jsonline.json_line(e) for e in events)
         got = b""
         while len(got) < len(expected) and jsonline.wait(proc.stdout.fileno(), select.POLLIN, timeout=10):
             chunk = os.read(proc.stdout.fileno(), 1 << 16)
@@ -199,7 +199,7 @@ def test_what_orjson_cannot_encode_is_not_passed_off_as_an_array() -> None:
     with pytest.raises(TypeError):
         _encoded([(1, 1, 0.5, bad)])
     with pytest.raises(TypeError):
-        ev._line_here(bad)
+        json_sink._line_here(bad)
 
 
 def test_the_slow_way_writes_the_same_line_as_the_fast_way() -> None:
@@ -242,6 +242,6 @@ def test_a_batch_is_formatted_from_its_parts_as_the_formatters_make_each_line(  
     json_lines: list[bytes] = []
     log_lines: list[bytes] = []
     relay.format_batch(data.rstrip(b"\n"), json_lines, log_lines)
-    in_stream = [ev.json_line(event)] if flags and type_ not in jsonline.HUMAN_ONLY else []
-    assert json_lines == [*in_stream, ev.json_line(second)]
+    in_stream = [jsonline.json_line(event)] if flags and type_ not in jsonline.HUMAN_ONLY else []
+    assert json_lines == [*in_stream, jsonline.json_line(second)]
     assert log_lines == [log_line(seq, monotonic, event), log_line(seq + 1, monotonic, second)]
