@@ -23,6 +23,12 @@ class EventDetail:
         self._read: set[int] | None = None
         self._deps: dict[int, Any] = {}
 
+    def ends_read(self) -> set[int]:
+        """The ids of the nodes whose end is read (:meth:`end_read` of each, at once: the executor
+        looks each operation up there, without a call)."""
+        read = self._read
+        return self._index() if read is None else read
+
     def end_read(self, node: Node) -> bool:
         """Whether anything reads when ``node`` ended: an operation that depends on it, directly
         or through barriers (a barrier ends when its last dependency does). Most operations of a
@@ -93,7 +99,14 @@ class EventDetail:
         constructor (hot path: an event made again with its detail cost as much as the first)."""
         start = started[0]
         if not end:
-            d = self._details[id(node)] = self._detail(node, pname, start)
+            if self._read is None:
+                self._index()
+            if id(node) in self._deps:
+                d = self._detail(node, pname, start)
+            else:  # ready from the start (most nodes of a wide graph): _detail's, without its call
+                t0 = self.t0
+                d = (str(node), pname, [], None, 0.0, start - t0 if start > t0 else 0.0)
+            self._details[id(node)] = d
             return d
         d = self._details.pop(id(node), ())
         if not d:

@@ -123,6 +123,7 @@ class Applier:
         # run times): computed only then (a bound EventBus.emit says whether one does)
         self.detailed = bool(getattr(getattr(emit, "__self__", None), "wants_detail", False))
         self._detail = EventDetail(graph, 0.0)
+        self._ends_read: set[int] = set()  # EventDetail.ends_read, at the walk's start
         self._detail_of: Callable[..., tuple[Any, ...] | None] = self._detail.of if self.detailed else _no_detail
         """``(node, pname, started, end=True)``: the detail of an operation's event when a recorder
         reads it, else None (:meth:`EventDetail.of`; chosen once: two events an operation)."""
@@ -137,6 +138,7 @@ class Applier:
         walker: Walker[Node] = Walker(self.graph, parallelism, fail_fast)
         self._walker = walker
         self._detail.t0 = time.monotonic()
+        self._ends_read = self._detail.ends_read() if self.detailed else set()
         walk = walker.run(self._execute, is_passthrough=lambda n: type(n) is Barrier, on_skip=self._skipped)
         if not on_signals:
             await walk
@@ -169,7 +171,7 @@ class Applier:
     async def _execute(self, node: Node, done: Done) -> None:
         assert isinstance(node, ApplyNode)
         w = self.work[node]
-        if self.detailed and self._detail.end_read(node):
+        if self.detailed and id(node) in self._ends_read:  # EventDetail.end_read, without a call (hot path)
             done = self._detail.timed(node, done)
         try:
             if node.op == Action.DELETE:

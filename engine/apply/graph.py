@@ -69,12 +69,15 @@ class ApplyNode:
         # run without one are never named)
         name = self._name
         if not name:
-            if self.op == "delete":
-                name = f"{self.addr} (destroy deposed {self.deposed})" if self.deposed else f"{self.addr} (destroy)"
-            else:
-                name = f"{self.addr} ({self.op})"
+            if self.deposed and self.op == "delete":
+                name = f"{self.addr} (destroy deposed {self.deposed})"
+            else:  # a concatenation: an f-string formats the address through a call of format()
+                name = str(self.addr) + (_OP_NAME.get(self.op) or f" ({self.op})")
             object.__setattr__(self, "_name", name)
         return name
+
+
+_OP_NAME = {"create": " (create)", "update": " (update)", "read": " (read)", "delete": " (destroy)"}
 
 
 @frozen

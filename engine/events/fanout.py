@@ -122,8 +122,21 @@ class Fanout:
             return
         if self.batch:
             # encoded before it is let go: should encoding fail, or a Ctrl-C come, nothing is lost
-            self._buf += _encoded(self.batch)
+            data = _encoded(self.batch)
             self.batch = []
+            if self._buf or len(data) >= _PIPE_BACKLOG:
+                self._buf += data
+            else:  # hot path: straight into the pipe, and into the buffer only what it did not take
+                try:
+                    written = os.write(writer.pipe, data)
+                except BlockingIOError:
+                    written = 0
+                except OSError:
+                    self._lost()
+                    return
+                if written == len(data):
+                    return
+                self._buf = bytearray(memoryview(data)[written:])
         if not self._buf:
             return
         if not writer.send(self._buf, block=len(self._buf) >= _PIPE_BACKLOG):

@@ -3,7 +3,8 @@
 the elapsed time as terraform reckons it (now and the start each rounded to the second, printed
 as Go prints a duration: ``1m0s``). An operation shorter than the interval has none.
 
-:class:`Heartbeats` is a sink (it sees operations start and end on the bus) and a task
+:class:`Heartbeats` is a sink (it sees operations start and end on the bus: given only those
+events, :data:`TYPES`, through :meth:`engine.events.stream.EventBus.add_sink_for`) and a task
 (:meth:`Heartbeats.running`) that emits the beats that fall due; :meth:`Heartbeats.due` is the
 whole decision, a function of the clock's reading, tested without waiting.
 """
@@ -24,6 +25,8 @@ INTERVAL = 10.0
 """Seconds between two beats of one operation, as terraform's ``periodicUiTimer``."""
 
 _ENDS = frozenset({"apply_complete", "apply_errored"})
+TYPES = ("apply_start", *sorted(_ENDS))
+"""The events the sink reads (it passes over any other)."""
 
 
 def _rounded(t: float) -> float:

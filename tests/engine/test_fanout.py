@@ -75,3 +75,50 @@ async def test_without_a_wait_the_outputs_write_their_own_lines_until_the_relay_
     got = [orjson.loads(x) for x in path.read_bytes().splitlines()]
     assert [e["seq"] for e in got] == list(range(1, 2001))
     assert taken_at is None or taken_at > 1
+
+
+class _PipeWriter:
+    """The relay's end as the fan-out sees it, on a pipe this test reads (non-blocking, small)."""
+
+    def __init__(self) -> None:
+        import fcntl
+        import os
+
+        self.read, self.pipe = os.pipe()
+        os.set_blocking(self.pipe, False)
+        fcntl.fcntl(self.pipe, 1031, 4096)  # F_SETPIPE_SZ: one page
+
+    def send(self, buf: bytearray, block: bool) -> bool:
+        from engine.events import jsonline
+
+        return jsonline.send(self.pipe, buf, block)
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_what_the_pipe_does_not_take_waits_in_order(anyio_backend: str) -> None:
+    """A batch goes straight into the relay's pipe; what the pipe does not take then waits, and
+    goes first, before any later batch."""
+    import os
+
+    from engine.events.fanout import _encoded
+
+    fanout = Fanout(ev.EventBus(), None)
+    writer = _PipeWriter()
+    fanout._writer = writer  # type: ignore[assignment]
+    try:
+        entries = [(1, i + 1, 0.5, _event(i)[:]) for i in range(200)]
+        fanout.batch = list(entries[:100])
+        fanout.flush()
+        first = os.read(writer.read, 1 << 20)
+        assert 0 < len(first) < len(_encoded(entries[:100])), "the pipe should have taken a part"
+        fanout.batch = list(entries[100:])
+        fanout.flush()  # the rest of the first batch goes first
+        got = first
+        while fanout._buf or fanout.batch:
+            got += os.read(writer.read, 1 << 20)
+            fanout.flush()
+        got += os.read(writer.read, 1 << 20)
+        assert got == _encoded(entries[:100]) + _encoded(entries[100:])
+    finally:
+        os.close(writer.read)
+        os.close(writer.pipe)

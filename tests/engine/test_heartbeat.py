@@ -102,3 +102,16 @@ def test_a_failed_operation_has_no_line_of_its_own() -> None:
     lines = HumanLines()
     lines.line(ev.apply_start(A, "create"))
     assert lines.line(ev.apply_errored(A, "create", 3)) is None
+
+
+def test_the_bus_gives_a_typed_sink_only_its_types() -> None:
+    from engine.events.heartbeat import TYPES
+
+    got: list[str] = []
+    bus = ev.EventBus()
+    bus.add_sink_for(TYPES, lambda e: got.append(e.type))
+    bus.emit(ev.planned_change(A, "create"))
+    bus.emit(ev.apply_start(A, "create"))
+    bus.emit(ev.apply_progress(A, "create", 10))
+    bus.emit(ev.apply_complete(A, "create", 10))
+    assert got == ["apply_start", "apply_complete"]
