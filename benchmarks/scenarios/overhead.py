@@ -13,8 +13,8 @@ first):
 * ``full``     ``-json > FILE``              both: what a user gets by default with ``-json``
 
 The overhead of a configuration is its median time over ``bare``'s, minus one. The target's pair
-(``all_events`` and ``bare``) also runs back to back, ``reps`` times, the order alternating: its
-target is the median of those pairs' ratios. Beside wall and
+(``all_events`` and ``bare``) also runs back to back, ``2 * reps + 1`` times, the order
+alternating: its target is the median of those pairs' ratios. Beside wall and
 CPU time (strata's and its writer and publisher processes'), each run reports strata's *own* CPU
 time (:mod:`benchmarks.own_cpu`): what the configuration costs the event loop, which on this
 shared machine is the steadier figure (the helper processes run on the other core when it is free).
@@ -90,6 +90,9 @@ def broker(wanted: bool) -> Iterator[str | None]:
 def run(ctx: Context) -> Report:
     sizes = ctx.sizes_or([100_000], [1000])
     reps = ctx.reps_or(7, 1)  # the per-round ratio moves by ±10% between rounds on this machine
+    # the target's pairs: one pair's ratio spread over 40 points in one run (+9..+45%, run V), so
+    # the median of 5 moved by several points from run to run; more pairs, an odd number of them
+    pairs = 2 * reps + 1
     rows: list[dict[str, Any]] = []
     configs = {k: v for k, v in CONFIGS.items() if shutil.which("nats-server") or NATS not in v[0]}
     with Workdirs(ctx.keep) as wd:
@@ -104,7 +107,7 @@ def run(ctx: Context) -> Report:
             # configurations takes minutes, and this machine's speed drifts by ±20% in that time
             adjacent: list[tuple[float, float]] = []  # all_events / bare: (wall, own CPU)
             if "all_events" in configs:
-                for r in range(reps):
+                for r in range(pairs):
                     order = ["bare", "all_events"] if r % 2 == 0 else ["all_events", "bare"]
                     got = {name: _one(ctx, wd, configs, n, name, f"pair {r + 1}") for name in order}
                     (bare, bare_own), (whole, whole_own) = got["bare"], got["all_events"]
@@ -134,6 +137,7 @@ def run(ctx: Context) -> Report:
                         "adjacent_wall_pct": round((statistics.median(walls) - 1) * 100, 1),
                         "adjacent_own_pct": round((statistics.median([o for _, o in adjacent]) - 1) * 100, 1),
                         "adjacent_range_pct": f"{(min(walls) - 1) * 100:+.0f}..{(max(walls) - 1) * 100:+.0f}%",
+                        "adjacent_middle_pct": "..".join(f"{(q - 1) * 100:+.0f}" for q in _middle_half(walls)) + "%",
                     })
     targets = []
     full = [r for r in rows if r["config"] == "full" and r["n"] == 100_000]
@@ -149,8 +153,8 @@ def run(ctx: Context) -> Report:
     if every:
         f = every[0]
         targets.append(Target("the whole events path (-json, -events=FILE, NATS) vs none at 100k", "< 15%",
-                              f"{f['adjacent_wall_pct']:+.1f}% wall (median of {reps} back-to-back pairs, "
-                              f"{f['adjacent_range_pct']}; strata's own CPU {f['adjacent_own_pct']:+.1f}%); "
+                              f"{f['adjacent_wall_pct']:+.1f}% wall (median of {pairs} back-to-back pairs; middle half "
+                              f"{f['adjacent_middle_pct']}, all {f['adjacent_range_pct']}; strata's own CPU {f['adjacent_own_pct']:+.1f}%); "
                               f"per round of every configuration {f['paired_wall_pct']:+.1f}% (rounds "
                               f"{f['paired_range_pct']}), {f['paired_cpu_pct']:+.1f}% CPU with the helper processes",
                               f["adjacent_wall_pct"] < 15))
@@ -162,7 +166,7 @@ def run(ctx: Context) -> Report:
         commands=["# in a fresh directory for each run:\ncat > main.tf <<EOF\n" + count_config(100_000).rstrip() + "\nEOF",
                   *(f"strata apply -auto-approve {' '.join(f)}" + (" > events.jsonl" if o else "")
                     for f, o in configs.values())],
-        params={"sizes": sizes, "reps": reps, "configs": {k: v[0] for k, v in configs.items()}},
+        params={"sizes": sizes, "reps": reps, "pairs": pairs, "configs": {k: v[0] for k, v in configs.items()}},
         columns=[Column("n", "N", "{:,}"), Column("config", "config"), Column("flags", "flags"),
                  Column("wall_s", "wall (s)", "{:.2f}"), Column("overhead_wall_pct", "overhead (wall)", "{:+.1f}%"),
                  Column("cpu_s", "CPU (s)", "{:.2f}"), Column("overhead_cpu_pct", "overhead (CPU)", "{:+.1f}%"),
@@ -176,8 +180,8 @@ def run(ctx: Context) -> Report:
                "in each round (the order rotates); *per-round overhead* is the median over rounds of "
                "config / bare within the round, which the target uses: a slow period of this shared "
                "machine then slows both sides of a ratio. *overhead (wall)* compares medians of all runs.",
-               "The target's pair (`all_events` against `bare`) then runs again, back to back, as many "
-               "times as there are rounds, the order alternating; the target uses the median of those "
+               "The target's pair (`all_events` against `bare`) then runs again, back to back, twice as many "
+               "times as there are rounds and once more, the order alternating; the target uses the median of those "
                "pairs' ratios: a round of seven configurations lasts minutes, and within one run of this "
                "scenario the same `bare` apply has taken from 17.8 to 21.5 s.",
                "fsync cost is mostly wall time (waiting for the disk), not CPU.",
@@ -185,6 +189,14 @@ def run(ctx: Context) -> Report:
                "writes its own CPU time at exit): *CPU* counts strata and its writer and publisher "
                "processes (and the NATS server's not at all), *strata's own CPU* strata's process alone."],
     )
+
+
+def _middle_half(ratios: list[float]) -> tuple[float, float]:
+    """The first and third quartiles of ``ratios`` (both the one value when there is one)."""
+    if len(ratios) < 2:
+        return ratios[0], ratios[0]
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    return q1, q3
 
 
 def _one(ctx: Context, wd: Workdirs, configs: dict[str, tuple[list[str], bool]], n: int, name: str,
