@@ -34,10 +34,7 @@ class EventDetail:
         or through barriers (a barrier ends when its last dependency does). Most operations of a
         wide graph have none but their resource's barrier, on which nothing depends: their end
         is then not recorded (hot path: :meth:`timed` costs a closure and a call per operation)."""
-        read = self._read
-        if read is None:
-            read = self._index()
-        return id(node) in read
+        return id(node) in self.ends_read()
 
     def _index(self) -> set[int]:
         """Once, at the walk's first operation: the ids of the nodes whose end is read (each
@@ -99,14 +96,7 @@ class EventDetail:
         constructor (hot path: an event made again with its detail cost as much as the first)."""
         start = started[0]
         if not end:
-            if self._read is None:
-                self._index()
-            if id(node) in self._deps:
-                d = self._detail(node, pname, start)
-            else:  # ready from the start (most nodes of a wide graph): _detail's, without its call
-                t0 = self.t0
-                d = (str(node), pname, [], None, 0.0, start - t0 if start > t0 else 0.0)
-            self._details[id(node)] = d
+            d = self._details[id(node)] = self._detail(node, pname, start)
             return d
         d = self._details.pop(id(node), ())
         if not d:

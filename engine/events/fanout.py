@@ -32,7 +32,7 @@ import anyio
 import orjson
 
 from engine.events import jsonline
-from engine.events.json_sink import JsonSink, _writer_after
+from engine.events.json_sink import _PIPE_BACKLOG, JsonSink, _writer_after
 from engine.events.stream import (
     _FLUSH_NOW,
     HUMAN_ONLY,
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from engine.events.nats_sink import NatsSink
 
 RELAY = str(Path(__file__).with_name("relay.py"))
-_PIPE_BACKLOG = 64 << 20  # bytes waiting for the relay beyond this: wait for it, not grow
 _START_POLL = 0.005  # seconds between looks at whether the relay runs, while the loop runs
 _PROBE_EVERY = 255  # events between looks while it does not (a mask: every 256th)
 _dumps = orjson.dumps
@@ -127,11 +126,8 @@ class Fanout:
             if self._buf or len(data) >= _PIPE_BACKLOG:
                 self._buf += data
             else:  # hot path: straight into the pipe, and into the buffer only what it did not take
-                try:
-                    written = os.write(writer.pipe, data)
-                except BlockingIOError:
-                    written = 0
-                except OSError:
+                written = jsonline.write_now(writer.pipe, data)
+                if written < 0:
                     self._lost()
                     return
                 if written == len(data):

@@ -175,7 +175,7 @@ log's array (:func:`engine.events.log.wire_line`) is made from them without enco
 again (hot path)."""
 
 _BATCH = 1 << 20
-_PIPE_BACKLOG = 64 << 20  # lines waiting for the writer beyond this: wait for it, not grow
+_PIPE_BACKLOG = 64 << 20  # bytes waiting for a writer process (or the relay) beyond this: wait for it, not grow
 
 
 def _line_here(event: Event) -> bytes:

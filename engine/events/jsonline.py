@@ -252,22 +252,37 @@ def whole_lines(data: bytes) -> tuple[bytes, bytes]:
     return data[:end], data[end:]
 
 
+def write_now(fd: int, data: bytes | memoryview) -> int:
+    """Write what the non-blocking ``fd`` takes of ``data`` now: the bytes written (0: it is
+    full), or -1 when its reader is gone."""
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
+    except OSError:
+        return -1
+
+
 def send(fd: int, buf: bytearray, block: bool) -> bool:
     """Write the start of ``buf`` to the non-blocking ``fd`` (removed from it): all of it when
     ``block``, else what it takes now. False when its reader is gone."""
     written = 0
     gone = False
     with memoryview(buf) as view:
-        try:
-            while written < len(view):
+        while written < len(view):
+            n = write_now(fd, view[written:])
+            if n < 0:
+                gone = True
+                break
+            written += n
+            if n == 0:
+                if not block:
+                    break
                 try:
-                    written += os.write(fd, view[written:])
-                except BlockingIOError:
-                    if not block:
-                        break
                     wait(fd, select.POLLOUT)
-        except OSError:
-            gone = True
+                except OSError:
+                    gone = True
+                    break
     del buf[:written]
     return not gone
 
