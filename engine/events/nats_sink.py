@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 import anyio
 import orjson
 
+from engine.events.jsonline import yield_cpu
 from engine.events.log import wire_line
 from engine.events.stream import Event, FlushWithin
 from engine.frozen import frozen
@@ -211,6 +212,7 @@ class NatsSink:
             return
         finally:
             os.close(r)
+        yield_cpu(self._process.pid)
         self._pipe = w
         os.set_blocking(self._pipe, False)
         with contextlib.suppress(OSError):  # a larger pipe: fewer writes, fewer waits (Linux)

@@ -161,3 +161,18 @@ def test_importing_the_events_does_not_import_trio() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2]).stdout.strip()
     assert out == "False"
+
+
+def _niceness(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def test_the_writer_runs_at_a_lower_cpu_priority_than_strata() -> None:
+    with open(os.devnull, "wb") as out:
+        writer = jsonline.Writer.start(out.fileno())
+        assert writer is not None
+        try:
+            own = _niceness(0)
+            assert _niceness(writer.process.pid) == min(19, own + jsonline.HELPER_NICENESS)
+        finally:
+            assert writer.stop() == 0

@@ -4,6 +4,7 @@ size), and the sink's one line when its publisher cannot run."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from typing import Any
 
@@ -11,7 +12,7 @@ import anyio
 import orjson
 import pytest
 
-from engine.events import json_sink, log, nats_publisher, nats_sink
+from engine.events import json_sink, jsonline, log, nats_publisher, nats_sink
 from engine.events import stream as ev
 from engine.events.log import log_line, wire_line
 
@@ -92,3 +93,17 @@ def test_the_report_names_the_first_gap(capsys: pytest.CaptureFixture[str]) -> N
     sink.recorded, sink.first_seq, sink.confirmed, sink.failure = 10, 1, [(4, 6), (1, 3), (8, 10)], "why"
     sink._report()
     assert "dropped 1 of 10 events, from seq 7: why;" in capsys.readouterr().err
+
+
+def test_the_publisher_runs_at_a_lower_cpu_priority_than_strata() -> None:
+    sink = nats_sink.NatsSink(nats_sink.NatsTarget.parse("nats://127.0.0.1:1/s"))
+    sink._start()
+    proc = sink._process
+    assert proc is not None
+    try:
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(19, own + jsonline.HELPER_NICENESS)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(sink._pipe)
