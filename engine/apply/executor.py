@@ -329,11 +329,10 @@ class Applier:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
                 # as terraform's, with the flag the plan gave it (create-then-delete: forced) and
-                # the dependencies its plan merged into it, its own and the new ones (left deposed
-                # by -target, they show)
-                merged = c.merged_dependencies(prior_obj.dependencies)
+                # the dependencies its plan's refresh merged into it (left deposed by -target, they show)
                 self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True,
-                                                                      dependencies=merged),
+                                                                      dependencies=self._kept_dependencies(
+                                                                          c, prior_obj)),
                                 w.depose_as)
 
         new, diags, private, legacy = await self._call_apply(
@@ -400,12 +399,10 @@ class Applier:
                     done: Done) -> None:
         """Record an update whose final plan is a no-op without applying it: the object as it
         was, with the create_before_destroy flag the configuration gives it now (terraform
-        rewrites the flag when planning) and its prior dependencies merged with those the
-        configuration gives it now (terraform's refresh merges them into the plan's prior state,
-        which the skipped change leaves as it is), then its postconditions, evaluated on that
-        object."""
-        deps = c.merged_dependencies(prior_obj.dependencies)
-        obj = dataclasses.replace(prior_obj, dependencies=deps, create_before_destroy=c.create_before_destroy)
+        rewrites the flag when planning) and the dependencies the plan's refresh left it
+        (:meth:`_kept_dependencies`), then its postconditions, evaluated on that object."""
+        obj = dataclasses.replace(prior_obj, dependencies=self._kept_dependencies(c, prior_obj),
+                                  create_before_destroy=c.create_before_destroy)
         unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
 
         def durable() -> None:
@@ -414,6 +411,12 @@ class Applier:
             done(not unmet)
 
         self.writer.put(addr, c.provider, obj, on_durable=durable)
+
+    def _kept_dependencies(self, c: ResourceInstanceChange, prior_obj: ObjectState) -> tuple[ResourceAddr, ...]:
+        """The dependencies of an object ``c`` leaves as it was: the prior state's merged with those
+        the configuration gives it now, as terraform's refresh merges them into the plan's prior
+        state; the prior state's alone under ``-refresh=false``."""
+        return c.merged_dependencies(prior_obj.dependencies) if self.plan.refresh else prior_obj.dependencies
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:

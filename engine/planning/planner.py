@@ -112,6 +112,7 @@ class Planner:
         ctx = self.ctx
         plan = ctx.plan
         plan.destroy = destroy
+        plan.refresh = self.refresh
         plan.prior_outputs = dict(self.state.outputs)
         # as terraform's: the prior state's objects are where the moved blocks say before anything
         # is refreshed or planned (the statements are checked once the walk declared the instances)

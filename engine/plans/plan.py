@@ -128,7 +128,8 @@ class ResourceInstanceChange:
 
     def merged_dependencies(self, prior: tuple[ResourceAddr, ...]) -> tuple[ResourceAddr, ...]:
         """``prior`` (what the state recorded) with :attr:`state_dependencies`, sorted by text: what
-        terraform's plan merges into an object it leaves as it was (deposed, or a final-plan no-op)."""
+        terraform's refresh merges into an object a change leaves as it was (deposed, or a final-plan
+        no-op; under ``-refresh=false`` it keeps ``prior``: :attr:`Plan.refresh`)."""
         return tuple(sorted({*prior, *self.state_dependencies}, key=str))
 
 
@@ -227,6 +228,11 @@ class Plan:
     """Outputs left out by -target: they keep the values they had."""
     refresh_only: bool = False
     """-refresh-only: no change to any object, only the state brought up to date with them."""
+    refresh: bool = True
+    """Made with refresh (not ``-refresh=false``). terraform's refresh merges the dependencies the
+    configuration now gives each object into the prior state's: an object a change leaves as it was
+    (an update whose final plan is a no-op, an object deposed by create_before_destroy) keeps them
+    merged then, and only the prior state's without refresh."""
     drift: tuple[ResourceInstanceChange, ...] = ()
     """What refresh found changed (update) or deleted (delete) outside strata (-refresh-only)."""
     refreshed: tuple[Refreshed, ...] = ()
@@ -326,6 +332,7 @@ class PlanBuilder:
     targeted: bool = False
     kept_outputs: set[str] = field(default_factory=set)
     refresh_only: bool = False
+    refresh: bool = True
     drift: list[ResourceInstanceChange] = field(default_factory=list)
     refreshed: tuple[Refreshed, ...] = ()
     expansions: Mapping[ResourceAddr, Expansion] = field(default_factory=lambda: _NO_EXPANSIONS)
@@ -345,7 +352,7 @@ class PlanBuilder:
             prior_outputs=MappingProxyType(dict(self.prior_outputs)), destroy=self.destroy,
             variables=MappingProxyType(dict(self.variables)), data_reads=MappingProxyType(dict(self.data_reads)),
             forget=tuple(self.forget), targeted=self.targeted, kept_outputs=frozenset(self.kept_outputs),
-            refresh_only=self.refresh_only, drift=tuple(self.drift), refreshed=self.refreshed,
+            refresh_only=self.refresh_only, refresh=self.refresh, drift=tuple(self.drift), refreshed=self.refreshed,
             expansions=self.expansions, local_dependencies=self.local_dependencies, timestamp=self.timestamp,
             moves=MappingProxyType(dict(self.moves)), checks=self.checks,
             check_data=MappingProxyType(dict(self.check_data)), scoped_reads=frozenset(self.scoped_reads),

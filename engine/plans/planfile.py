@@ -289,7 +289,8 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
         "changes": [_change(c) for c in plan.changes],
         "drift": [_change(c) for c in plan.drift],
         "outputs": _outputs(plan.outputs), "prior_outputs": _outputs(plan.prior_outputs),
-        "destroy": plan.destroy, "refresh_only": plan.refresh_only, "targeted": plan.targeted,
+        "destroy": plan.destroy, "refresh_only": plan.refresh_only, "refresh": plan.refresh,
+        "targeted": plan.targeted,
         "variables": {n: _canonical(v) for n, v in plan.variables.items()},
         "data_reads": [[_instance(a), str(r.provider), _canonical(r.value), sorted(r.sensitive)]
                        for a, r in plan.data_reads.items()],
@@ -322,6 +323,7 @@ def decode_plan(j: dict[str, Any]) -> Plan:
         drift=tuple(_change_back(c) for c in _list(j["drift"])),
         outputs=_outputs_back(j["outputs"]), prior_outputs=_outputs_back(j["prior_outputs"]),
         destroy=_bool(j["destroy"]), refresh_only=_bool(j["refresh_only"]), targeted=_bool(j["targeted"]),
+        refresh=_bool(j.get("refresh", True)),  # absent from plans written before it was recorded
         variables={_str(n): _value(v) for n, v in _dict(j["variables"]).items()},
         data_reads={_instance_back(a): DataRead(_provider_back(p), _object_value(v), frozenset(_strings(s)))
                     for a, p, v, s in _list(j["data_reads"])},

@@ -59,3 +59,67 @@ def test_change_whose_final_plan_is_a_no_op_records_its_create_before_destroy(
                           "input = terraform_data.a.output\n  lifecycle {\n    create_before_destroy = true\n  }"),
             "-replace=terraform_data.a")
     assert s.instance("terraform_data.b").get("create_before_destroy") is True
+
+
+WITH_C = CHAIN + 'resource "terraform_data" "c" {}\n'
+B_ON_C = CHAIN.replace("input = terraform_data.a.output",
+                       "input = terraform_data.a.output\n  depends_on = [terraform_data.c]") + (
+    'resource "terraform_data" "c" {}\n')
+
+
+@both_tools("final-plan no-ops merged the configuration's dependencies under -refresh=false")
+def test_final_plan_no_op_without_refresh_keeps_the_prior_dependencies(workdir: Workdir, tool: str) -> None:
+    # terraform merges the configuration's dependencies into an object's when its refresh reads
+    # it while planning; without refresh an object its change leaves as it was keeps its own
+    s = Scenario(workdir, tool)
+    s.apply(WITH_C)
+    s.apply(B_ON_C, "-replace=terraform_data.a", "-refresh=false")
+    assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a"]
+
+
+@both_tools("a saved plan made with -refresh=false merged the configuration's dependencies when applied")
+def test_a_saved_plan_without_refresh_keeps_the_prior_dependencies(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(WITH_C)
+    workdir.write(B_ON_C)
+    s.run("plan", "-input=false", "-refresh=false", "-replace=terraform_data.a", "-out=saved.tfplan")
+    s.run("apply", "-input=false", "-json", "-parallelism=1", "saved.tfplan")
+    assert s.instance("terraform_data.b").get("dependencies") == ["terraform_data.a"]
+
+
+CBD = """
+resource "terraform_data" "c" {}
+resource "terraform_data" "a" {
+  triggers_replace = "%s"
+  %s
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+resource "terraform_data" "b" {
+  input = terraform_data.a.id
+}
+"""
+
+
+def _deposed_dependencies(s: Scenario, resource: str) -> list[list[str]]:
+    return [inst.get("dependencies", []) for res in s.state()["resources"]
+            if f"{res['type']}.{res['name']}" == resource for inst in res["instances"] if inst.get("deposed")]
+
+
+@both_tools("an object deposed under -refresh=false took the configuration's new dependencies")
+def test_an_object_deposed_without_refresh_keeps_the_prior_dependencies(workdir: Workdir, tool: str) -> None:
+    # -target=b replaces a (create_before_destroy) and leaves the old object deposed: its
+    # dependencies are the prior state's without refresh, merged with the new ones with it
+    s = Scenario(workdir, tool)
+    s.apply(CBD % ("1", ""), "-target=terraform_data.b")
+    s.apply(CBD % ("2", "depends_on = [terraform_data.c]"), "-target=terraform_data.b", "-refresh=false")
+    assert _deposed_dependencies(s, "terraform_data.a") == [[]]
+
+
+@both_tools("an object deposed with refresh kept only its prior dependencies")
+def test_an_object_deposed_with_refresh_takes_the_new_dependencies(workdir: Workdir, tool: str) -> None:
+    s = Scenario(workdir, tool)
+    s.apply(CBD % ("1", ""), "-target=terraform_data.b")
+    s.apply(CBD % ("2", "depends_on = [terraform_data.c]"), "-target=terraform_data.b")
+    assert _deposed_dependencies(s, "terraform_data.a") == [["terraform_data.c"]]

@@ -59,6 +59,13 @@ class Scenario:
                               capture_output=True, text=True, timeout=300)
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
+    def run(self, *args: str) -> Result:
+        """Run one command of the tool (``plan -out=...``, ``apply PLAN``) on the directory as it is;
+        it must succeed."""
+        res = self._terraform(*args) if self.tool == "terraform" else self.workdir.strata(*args)
+        assert res.returncode == 0, f"{self.tool} {' '.join(args)} failed (exit {res.returncode})\n{res.stdout}\n{res.stderr}"
+        return res
+
     def apply(self, config: str, *options: str, check: bool = True) -> Result:
         """Write ``config`` as main.tf and apply it; with ``check`` the apply must succeed."""
         self.workdir.write(textwrap.dedent(config))

@@ -52,6 +52,7 @@ def _plan() -> Plan:
     return Plan(
         changes=[change, deposed], outputs={"o": (VALUE, True)}, prior_outputs={"o": ("x", False)},
         variables={"v": SetVal.of([1, 2]), "w": None}, destroy=False, targeted=True, kept_outputs={"k"},
+        refresh=False,
         data_reads={D.instance(): DataRead(ALIASED, {"content": "c"}, frozenset({"content"}))},
         forget=[D.instance("gone")], drift=[deposed],
         refreshed=(Refreshed(A.instance(1), P, ObjectState({"id": "1", "n": 2 ** 64}, "tainted", 2, (parse_dependency("a.b"),), True,
