@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +22,7 @@ from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
 from engine.plans import planfile
-from engine.plans.plan import Action, Plan, restated
+from engine.plans.plan import Action, Plan, ResourceInstanceChange, restated
 from engine.render.text import partial_plan_shown, render_failed_plan, render_plan
 from engine.render.value_text import output_text
 from engine.state.model import State
@@ -71,15 +72,21 @@ async def _make_plan(op: Operation, out: Output, command: str, generate_to: str 
         elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
             assert exc.partial is not None
             # terraform's stream: what was planned before the error, then the diagnostics
-            for c in exc.partial.changes:
-                if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
-                    out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
-                                               c.generated_config))
+            _planned_changes(out, exc.partial.changes, with_no_ops=True)
             out.emit(ev.change_summary(exc.partial.counts(), "plan"))
             if exc.partial.outputs or exc.partial.prior_outputs:
                 out.emit(_plan_outputs_event(exc.partial))
         warn(out, list(exc.warnings))
         raise
+
+
+def _planned_changes(out: Output, changes: Iterable[ResourceInstanceChange], with_no_ops: bool) -> None:
+    """A ``planned_change`` event for each change but the no-ops (``with_no_ops``: but those
+    that move or import an object, as the planner's own events)."""
+    for c in changes:
+        if c.action != Action.NOOP or (with_no_ops and (c.previous is not None or c.importing is not None)):
+            out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
+                                       c.generated_config))
 
 
 _RULE = "\n" + "─" * 77 + "\n"
@@ -178,9 +185,14 @@ async def cmd_apply(a: Args, out: Output, destroy: bool = False, refresh_cmd: bo
 async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: Planned,
                         saved: planfile.SavedPlan | None, destroy: bool, refresh_cmd: bool) -> int:
     """The rest of :func:`cmd_apply`, under the state's lock."""
-    out.emit(ev.change_summary(p.plan.counts(), "plan"))
-    if p.plan.outputs or p.plan.prior_outputs:
-        out.emit(_plan_outputs_event(p.plan))
+    if saved is not None:
+        # as terraform's: a saved plan's changes are listed again, each that does something (a
+        # move or an import alone does not), with neither summary nor outputs: shown when it was made
+        _planned_changes(out, p.plan.changes, with_no_ops=False)
+    else:
+        out.emit(ev.change_summary(p.plan.counts(), "plan"))
+        if p.plan.outputs or p.plan.prior_outputs:
+            out.emit(_plan_outputs_event(p.plan))
     if not out.json and not refresh_cmd and saved is None:  # a saved plan was shown when it was made
         out.text(render_plan(p.plan, p.providers.dynamic_attrs))
     if not p.plan.has_changes() and not p.plan.data_reads and not p.plan.forget:

@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from tests.conftest import Workdir, requires_terraform
+from tests.differential.scenario import Scenario, both_tools
 
 CONFIG = ('variable "v" {\n  default = "x"\n}\nresource "terraform_data" "a" {\n  input = var.v\n}\n'
           'output "o" {\n  value = terraform_data.a.input\n}\n')
@@ -320,3 +321,28 @@ def test_plantimestamp_is_the_plans_time_when_the_saved_plan_is_applied_later(wo
     workdir.strata("apply", "tfplan", check=True)
     assert workdir.strata("output", "-raw", "t", check=True).stdout == earlier
     assert workdir.state()["resources"][0]["instances"][0]["attributes"]["input"]["value"] == earlier
+
+
+BEFORE = ('resource "terraform_data" "a" {\n  input = "x"\n}\nresource "terraform_data" "c" {}\n'
+          'resource "terraform_data" "old" {}\noutput "o" {\n  value = terraform_data.a.output\n}\n')
+AFTER = ('resource "terraform_data" "a" {\n  input = "y"\n}\nresource "terraform_data" "d" {}\n'
+         'resource "terraform_data" "new" {}\nmoved {\n  from = terraform_data.old\n  to   = terraform_data.new\n}\n'
+         'output "o" {\n  value = terraform_data.a.output\n}\noutput "p" {\n  value = "p"\n}\n')
+
+
+@both_tools("a saved plan's -json apply began with a plan's change_summary and outputs, not its planned changes")
+def test_a_saved_plan_applied_with_json_lists_its_changes_again(workdir: Workdir, tool: str) -> None:
+    # terraform's: each change of the saved plan that does something, as a planned_change (the
+    # move alone does nothing), and neither the plan's summary nor its outputs
+    s = Scenario(workdir, tool)
+    s.apply(BEFORE)
+    workdir.write(AFTER)
+    s.run("plan", "-input=false", "-out=saved.tfplan")
+    res = s.run("apply", "-input=false", "-json", "-parallelism=1", "saved.tfplan")
+    events = [orjson.loads(line) for line in res.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    first = types.index("apply_start")
+    assert types[:first] == ["version", "planned_change", "planned_change", "planned_change"], types
+    assert sorted(e["@message"] for e in events[1:first]) == [
+        "terraform_data.a: Plan to update", "terraform_data.c: Plan to delete", "terraform_data.d: Plan to create"]
+    assert [e["changes"]["operation"] for e in events if e["type"] == "change_summary"] == ["apply"]
