@@ -25,7 +25,7 @@ from engine.lang.hcl import Block
 
 _BAD_IDENTIFIER = ("A name must start with a letter or underscore and may contain only letters, digits, "
                    "underscores, and dashes.")
-_NO_REFERENCES = ("The condition expression must refer to at least one object from elsewhere in the "
+NO_REFERENCES = ("The condition expression must refer to at least one object from elsewhere in the "
                   "configuration, or else its result would not be checking anything.")
 NESTED_META = 'The "count" and "for_each" meta-arguments are not supported within nested data blocks.'
 
@@ -87,7 +87,7 @@ def _assert(nb: Block, diags: list[Diagnostic]) -> Condition | None:
                            inner.range))
     if cond is not None and not any(True for _ in E.references(cond.expr)):
         ok = False
-        diags.append(error("Invalid assert expression", _NO_REFERENCES, cond.range))
+        diags.append(error("Invalid assert expression", NO_REFERENCES, cond.range))
     if not ok or cond is None or message is None:
         return None
     return Condition("assert", cond.expr, message.expr, cond.range, nb.range)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.addrs import ResourceAddr, resource_addr
+from engine.config.checks import NO_REFERENCES
 from engine.config.constants import _constant_scope
 from engine.config.model import Condition, IgnorePath, Lifecycle
 from engine.config.replace_triggers import decode_replace_triggered_by
@@ -233,6 +234,10 @@ def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagno
             if name not in ("condition", "error_message"):
                 diags.append(error("Unsupported argument", f'An argument named "{name}" is not expected here.',
                                    a.range))
+        if cond is not None and nb.type != "validation" and not any(True for _ in E.references(cond.expr)):
+            # as terraform's: a condition that refers to nothing would check nothing
+            diags.append(error(f"Invalid {nb.type} expression", NO_REFERENCES, cond.range))
+            continue
         if cond is not None and message is not None:
             found[nb.type].append(Condition(nb.type, cond.expr, message.expr, cond.range, nb.range))
     first = "validation" if "validation" in kinds else "precondition"

@@ -52,6 +52,30 @@ def test_mistakes_in_condition_blocks(workdir: Workdir) -> None:
     assert _errors(workdir.strata("plan", "-no-color").stderr) == ['Error: Unsupported reference "self"']
 
 
+CONSTANT = ('resource "terraform_data" "a" {\n  lifecycle {\n    precondition {\n      condition     = true\n'
+            '      error_message = "p"\n    }\n    postcondition {\n      condition     = false\n'
+            '      error_message = "q"\n    }\n  }\n}\n')
+
+
+def test_a_condition_that_refers_to_nothing_is_refused_as_terraform_refuses_it(workdir: Workdir) -> None:
+    workdir.write(CONSTANT)
+    for command in ("validate", "plan"):
+        res = workdir.strata(command, "-no-color")
+        assert res.returncode == 1 and res.stdout == ""
+        assert _errors(res.stderr) == ["Error: Invalid precondition expression",
+                                       "Error: Invalid postcondition expression"], res.stderr
+        assert res.stderr.count("would not be checking anything") == 2
+
+
+@requires_terraform
+def test_a_condition_that_refers_to_nothing_is_refused_by_terraform(workdir: Workdir) -> None:
+    workdir.write(CONSTANT)
+    tf = subprocess.run(["terraform", "validate", "-no-color"], cwd=workdir.path, capture_output=True,
+                        text=True, timeout=300, env=dict(os.environ, TF_CLI_CONFIG_FILE="/dev/null"))
+    assert tf.returncode == 1
+    assert _errors(tf.stderr) == ["Error: Invalid precondition expression", "Error: Invalid postcondition expression"]
+
+
 @requires_terraform
 def test_the_same_as_terraform_here(workdir: Workdir) -> None:
     workdir.write(PLAN)
