@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +21,8 @@ from engine.cli.output import Output, lock_waiting, warn
 from engine.diagnostics import Diagnostic, DiagnosticsError, PlanningFailed, error
 from engine.events import stream as ev
 from engine.plans import planfile
-from engine.plans.plan import Action, Plan, ResourceInstanceChange, restated
+from engine.plans.plan import Plan, restated
+from engine.plans.planned_changes import emit_planned_changes
 from engine.render.text import partial_plan_shown, render_failed_plan, render_plan
 from engine.render.value_text import output_text
 from engine.state.model import State
@@ -72,21 +72,12 @@ async def _make_plan(op: Operation, out: Output, command: str, generate_to: str 
         elif isinstance(exc, PlanningFailed) and partial_plan_shown(exc.partial):
             assert exc.partial is not None
             # terraform's stream: what was planned before the error, then the diagnostics
-            _planned_changes(out, exc.partial.changes, with_no_ops=True)
+            emit_planned_changes(out.emit, exc.partial.changes, with_no_ops=True)
             out.emit(ev.change_summary(exc.partial.counts(), "plan"))
             if exc.partial.outputs or exc.partial.prior_outputs:
                 out.emit(_plan_outputs_event(exc.partial))
         warn(out, list(exc.warnings))
         raise
-
-
-def _planned_changes(out: Output, changes: Iterable[ResourceInstanceChange], with_no_ops: bool) -> None:
-    """A ``planned_change`` event for each change but the no-ops (``with_no_ops``: but those
-    that move or import an object, as the planner's own events)."""
-    for c in changes:
-        if c.action != Action.NOOP or (with_no_ops and (c.previous is not None or c.importing is not None)):
-            out.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
-                                       c.generated_config))
 
 
 _RULE = "\n" + "─" * 77 + "\n"
@@ -188,7 +179,7 @@ async def _apply_locked(a: Args, out: Output, ws: Workspace, op: Operation, p: P
     if saved is not None:
         # as terraform's: a saved plan's changes are listed again, each that does something (a
         # move or an import alone does not), with neither summary nor outputs: shown when it was made
-        _planned_changes(out, p.plan.changes, with_no_ops=False)
+        emit_planned_changes(out.emit, p.plan.changes, with_no_ops=False)
     else:
         out.emit(ev.change_summary(p.plan.counts(), "plan"))
         if p.plan.outputs or p.plan.prior_outputs:

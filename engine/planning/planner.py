@@ -27,7 +27,6 @@ from engine.config.model import Module
 from engine.config.providers import check_resource_types, configure_providers
 from engine.config.validation import referred_attributes, unknown_type_mistakes
 from engine.diagnostics import Diagnostic
-from engine.events import stream as ev
 from engine.graph.limits import Limits
 from engine.lang.ephemerality import refusals
 from engine.lang.function_results import checking_function_results
@@ -63,6 +62,7 @@ from engine.planning.resources import plan_resource
 from engine.planning.targeting import Targets, mark_targeted
 from engine.plans.kept import through_left_out
 from engine.plans.plan import Action, Expansion, Plan
+from engine.plans.planned_changes import emit_planned_changes
 from engine.provider.registry import Providers
 from engine.state.model import State
 
@@ -210,10 +210,7 @@ class Planner:
             plan.changes = mark_targeted(plan.changes, given)  # what apply applies, with what it waits for
             plan.changes = through_left_out(plan.changes, self.state)  # what the destroys wait for
         self._record_for_apply()
-        for c in plan.changes:
-            if c.action != Action.NOOP or c.previous is not None or c.importing is not None:
-                ctx.emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
-                                           c.generated_config))
+        emit_planned_changes(ctx.emit, plan.changes, with_no_ops=True)
         return plan.build()
 
     async def _visit(self, node: CfgNode) -> None:
@@ -273,3 +270,4 @@ def _not_forgotten(ctx: PlanContext, covers: Callable[[InstanceAddr], bool] | No
             return False
         return ctx.module.resource_at(addr.resource) is not None or not forgets(ctx.forgotten, addr)
     return refreshed
+
