@@ -331,8 +331,8 @@ class Applier:
                 # as terraform's, with the flag the plan gave it (create-then-delete: forced) and
                 # the dependencies its plan's refresh merged into it (left deposed by -target, they show)
                 self.writer.put(addr, c.provider, dataclasses.replace(prior_obj, create_before_destroy=True,
-                                                                      dependencies=self._kept_dependencies(
-                                                                          c, prior_obj)),
+                                                                      dependencies=c.kept_dependencies(
+                                                                          prior_obj.dependencies, self.plan.refresh)),
                                 w.depose_as)
 
         new, diags, private, legacy = await self._call_apply(
@@ -400,8 +400,8 @@ class Applier:
         """Record an update whose final plan is a no-op without applying it: the object as it
         was, with the create_before_destroy flag the configuration gives it now (terraform
         rewrites the flag when planning) and the dependencies the plan's refresh left it
-        (:meth:`_kept_dependencies`), then its postconditions, evaluated on that object."""
-        obj = dataclasses.replace(prior_obj, dependencies=self._kept_dependencies(c, prior_obj),
+        (:meth:`ResourceInstanceChange.kept_dependencies`), then its postconditions, evaluated on that object."""
+        obj = dataclasses.replace(prior_obj, dependencies=c.kept_dependencies(prior_obj.dependencies, self.plan.refresh),
                                   create_before_destroy=c.create_before_destroy)
         unmet = self._conditions(addr, "postcondition", prior_obj.attributes)
 
@@ -411,12 +411,6 @@ class Applier:
             done(not unmet)
 
         self.writer.put(addr, c.provider, obj, on_durable=durable)
-
-    def _kept_dependencies(self, c: ResourceInstanceChange, prior_obj: ObjectState) -> tuple[ResourceAddr, ...]:
-        """The dependencies of an object ``c`` leaves as it was: the prior state's merged with those
-        the configuration gives it now, as terraform's refresh merges them into the plan's prior
-        state; the prior state's alone under ``-refresh=false``."""
-        return c.merged_dependencies(prior_obj.dependencies) if self.plan.refresh else prior_obj.dependencies
 
     async def _final_config(self, c: ResourceInstanceChange, schema: ResourceSchema | None
                             ) -> dict[str, Any] | None:

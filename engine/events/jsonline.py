@@ -138,6 +138,7 @@ _LOG_LINE_DETAIL = b'{"seq":%d,"monotonic":%.6f,%b,"detail":%b}\n'
 OUTPUT_FAILED_STATUS = 3
 """The writer's exit status when its output could not be written (it said why on stderr)."""
 START_TIMEOUT = 10.0  # seconds for a writer to say it runs
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 HELPER_NICENESS = 10
 """How much lower than strata's the CPU priority of its output helpers is (the writer, the relay,
 a NATS publisher). On a machine with as many busy processes as cores, the scheduler then lets
@@ -152,7 +153,6 @@ def yield_cpu(pid: int) -> None:
     (never an error: a system that refuses leaves it as it is)."""
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + HELPER_NICENESS))
-_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, named there from Python 3.10 on Linux only
 
 
 class Writer:

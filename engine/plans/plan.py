@@ -126,11 +126,12 @@ class ResourceInstanceChange:
     def key(self) -> tuple[InstanceAddr, str | None]:
         return (self.addr, self.deposed)
 
-    def merged_dependencies(self, prior: tuple[ResourceAddr, ...]) -> tuple[ResourceAddr, ...]:
-        """``prior`` (what the state recorded) with :attr:`state_dependencies`, sorted by text: what
-        terraform's refresh merges into an object a change leaves as it was (deposed, or a final-plan
-        no-op; under ``-refresh=false`` it keeps ``prior``: :attr:`Plan.refresh`)."""
-        return tuple(sorted({*prior, *self.state_dependencies}, key=str))
+    def kept_dependencies(self, prior: tuple[ResourceAddr, ...], refreshed: bool) -> tuple[ResourceAddr, ...]:
+        """The dependencies of the object this change leaves as it was (deposed, or a final-plan
+        no-op), ``prior`` those the state recorded: merged with :attr:`state_dependencies`, sorted
+        by text, as terraform's refresh merges them into the plan's prior state; ``prior`` alone
+        when the plan was not ``refreshed`` (``-refresh=false``: :attr:`Plan.refresh`)."""
+        return tuple(sorted({*prior, *self.state_dependencies}, key=str)) if refreshed else prior
 
 
 @frozen
