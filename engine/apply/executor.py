@@ -127,6 +127,8 @@ class Applier:
         self._detail_of: Callable[..., tuple[Any, ...] | None] = self._detail.of if self.detailed else _no_detail
         """``(node, pname, started, end=True)``: the detail of an operation's event when a recorder
         reads it, else None (:meth:`EventDetail.of`; chosen once: two events an operation)."""
+        self._operation = ev.operations_of(emit)
+        """An operation's apply_start or apply_complete (:meth:`EventBus.operation`)."""
         self.provisioners = Provisioners(emit)
         self._provision_errors: dict[InstanceAddr, list[Diagnostic]] = {}
 
@@ -217,13 +219,13 @@ class Applier:
         self.emit(ev.diagnostic(d, source_line(d.subject.filename, d.subject.line) if d.subject else None))
 
     def _record(self, addr: InstanceAddr, provider: ProviderConfigAddr, obj: ObjectState | None, deposed: str | None,
-                complete: Callable[[], ev.Event], done: Done, unmet: list[Diagnostic] | None = None) -> None:
-        """Hand ``obj`` to the state writer; once the record is durable, emit ``complete()`` (its
-        apply_complete, stamped with the moment it became true), report the ``unmet``
+                complete: Callable[[], None], done: Done, unmet: list[Diagnostic] | None = None) -> None:
+        """Hand ``obj`` to the state writer; once the record is durable, call ``complete()`` (which
+        emits its apply_complete, stamped with the moment it became true), report the ``unmet``
         postconditions and let the dependents start (none do when a postcondition failed)."""
 
         def durable() -> None:
-            self.emit(complete())
+            complete()
             for d in unmet or ():  # the object exists and is recorded; what depends on it does not start
                 self._fail(addr, d.summary, d.detail, in_config=d)
             done(not unmet)
@@ -321,10 +323,10 @@ class Applier:
             started[0] = time.monotonic()
             detail = self._detail_of(node, pname, started, end=False)
             if node.op == Action.UPDATE:
-                e = ev.apply_start(addr, "update", id_key, prior.get(id_key) if prior else None, detail=detail)
+                self._operation(False, addr, "update", 0.0, id_key, prior.get(id_key) if prior else None, None,
+                                detail)
             else:
-                e = ev.apply_start(addr, "create", detail=detail)
-            self.emit(e)
+                self._operation(False, addr, "create", 0.0, None, None, None, detail)
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)
@@ -390,8 +392,8 @@ class Applier:
                 return
             elapsed = time.monotonic() - started[0]  # "Creation complete after": provisioning included
         self._record(addr, c.provider, obj, None,
-                     lambda: ev.apply_complete(addr, action, elapsed, id_key, id_value,
-                                               detail=self._detail_of(node, pname, started)),
+                     lambda: self._operation(True, addr, action, elapsed, id_key, id_value, None,
+                                             self._detail_of(node, pname, started)),
                      done, unmet)
         self.result.counts["add" if action == "create" else "change"] += 1
 
@@ -565,8 +567,8 @@ class Applier:
 
         def starting() -> None:
             started[0] = time.monotonic()
-            self.emit(ev.apply_start(addr, "delete", id_key, obj.attributes.get(id_key), node.deposed,
-                                     detail=self._detail_of(node, pname, started, end=False)))
+            self._operation(False, addr, "delete", 0.0, id_key, obj.attributes.get(id_key), node.deposed,
+                            self._detail_of(node, pname, started, end=False))
 
         # destroy-time provisioners run after "Destroying..." and before the provider's call, on the
         # current object alone (terraform runs none for a deposed one) and not on a tainted one
@@ -595,7 +597,7 @@ class Applier:
             done(False)
             return
         self._record(addr, c.provider, None, node.deposed,
-                     lambda: ev.apply_complete(addr, "delete", elapsed, deposed=node.deposed,
-                                               detail=self._detail_of(node, pname, started)),
+                     lambda: self._operation(True, addr, "delete", elapsed, None, None, node.deposed,
+                                             self._detail_of(node, pname, started)),
                      done)
         self.result.counts["remove"] += 1

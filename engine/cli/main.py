@@ -171,12 +171,10 @@ async def _dispatch_batching(a: Args, out: Output, logs: tuple[Any, ...] = (), n
 
     async with contextlib.AsyncExitStack() as stack:
         if out.sink is not None:
-            from engine.events.heartbeat import TYPES, Heartbeats
+            from engine.events.heartbeat import Heartbeats
 
             beats = Heartbeats(out.emit, _heartbeat_interval())
-            # its bound method: CPython 3.11 calls that as cheaply as a function, an instance
-            # through __call__ the slow way (hot path: one call per operation's start and end)
-            out.bus.add_sink_for(TYPES, beats.__call__)
+            out.bus.add_watcher(beats)
             await stack.enter_async_context(out.sink.batching())
             await stack.enter_async_context(beats.running())
         from engine.events.fanout import Fanout

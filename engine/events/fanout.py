@@ -36,10 +36,13 @@ from engine.events.json_sink import _PIPE_BACKLOG, JsonSink, _writer_after
 from engine.events.stream import (
     _FLUSH_NOW,
     HUMAN_ONLY,
+    OPERATION_ENDED,
+    OPERATION_STARTED,
     RELAY_BATCH,
     Event,
     EventBus,
     FlushWithin,
+    operation_event,
 )
 from engine.events.writing import _ki_protected, process_ended, stream_failed
 
@@ -66,9 +69,10 @@ class Fanout:
         self.logs = list(logs or ())
         self.nats = list(nats or ())
         self.max_delay = max_delay
-        self.batch: list[tuple[int, int, float, tuple[Any, ...]]] = []
-        """Events not yet encoded, ``(flags, seq, t, event[:])``: appended to by the bus itself
-        (:meth:`EventBus.emit`, hot path), which calls :meth:`added` when one must be looked at."""
+        self.batch: list[tuple[Any, ...]] = []
+        """Events not yet encoded, ``(flags, seq, t, event[:])``, and operations' parts
+        (:meth:`EventBus.operation`): appended to by the bus itself (hot path), which calls
+        :meth:`added` when one must be looked at."""
         self._buf = bytearray()  # encoded, not yet taken by the relay's pipe
         self._within: FlushWithin | None = None
         self._writer: jsonline.Writer | None = None
@@ -97,13 +101,13 @@ class Fanout:
         # would cost a call of ``default`` each
         batch.append((flags, seq, t, event[:]))
         if len(batch) == 1 or len(batch) >= RELAY_BATCH or event[0] in _FLUSH_NOW:
-            self.added(event)
+            self.added(event[0])
 
-    def added(self, event: Event) -> None:
-        """``event`` was appended to the batch, its first, its last (:data:`RELAY_BATCH`
-        events), or one sent at once (a diagnostic, the summary): send it now, or within
-        ``max_delay``."""
-        if len(self.batch) >= RELAY_BATCH or event[0] in _FLUSH_NOW:
+    def added(self, type_: str) -> None:
+        """An event of ``type_`` was appended to the batch, its first, its last
+        (:data:`RELAY_BATCH` events), or one sent at once (a diagnostic, the summary): send it
+        now, or within ``max_delay``."""
+        if len(self.batch) >= RELAY_BATCH or type_ in _FLUSH_NOW:
             self.flush()
         elif self._within is not None:
             self._within.mark()
@@ -312,10 +316,10 @@ class Fanout:
         self._restore()
 
 
-def _encoded(batch: list[tuple[int, int, float, tuple[Any, ...]]]) -> bytes:
+def _encoded(batch: list[tuple[Any, ...]]) -> bytes:
     """The relay's input for ``batch``: one line, an array of ``[flags, seq, t, event]`` (the
     event, a plain tuple or an :class:`Event`, as an array: type, message, payload, level,
-    timestamp and, maybe, detail)."""
+    timestamp and, maybe, detail) and of operations' parts (:meth:`EventBus.operation`)."""
     try:
         return _dumps(batch, default=_event_array, option=_ARRAY)
     except TypeError:  # an integer beyond 64 bits somewhere: event by event, those formatted here
@@ -324,7 +328,7 @@ def _encoded(batch: list[tuple[int, int, float, tuple[Any, ...]]]) -> bytes:
             try:
                 out += _dumps((entry,), default=_event_array, option=_ARRAY)
             except TypeError:
-                out += _formatted(*entry)
+                out += _formatted(entry)
         return bytes(out)
 
 
@@ -336,13 +340,21 @@ def _event_array(obj: Any) -> tuple[Any, ...]:
     raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
-def _formatted(flags: int, seq: int, t: float, entry: tuple[Any, ...]) -> bytes:
-    """The relay's input for an event orjson cannot encode (``entry``: the event, or the plain
-    tuple of it a batch holds): both lines, formatted here."""
+def _formatted(entry: tuple[Any, ...]) -> bytes:
+    """The relay's input for an entry of a batch orjson cannot encode: ``(flags, seq, t,
+    event)`` (the event, or the plain tuple of it) or an operation's parts
+    (:meth:`EventBus.operation`): both lines, formatted here."""
     from engine.events.json_sink import _line_here
     from engine.events.log import log_line
 
-    event = entry if type(entry) is Event else tuple.__new__(Event, entry)
+    flags, seq, t = entry[:3]
+    if flags == OPERATION_STARTED or flags == OPERATION_ENDED:
+        timestamp, _, resource, action, elapsed, id_key, id_value, deposed, detail = entry[3:]
+        event = operation_event(flags == OPERATION_ENDED, resource, action, elapsed, id_key, id_value, deposed,
+                                timestamp, detail)
+        flags = 1
+    else:
+        event = entry[3] if type(entry[3]) is Event else tuple.__new__(Event, entry[3])
     json_line = flags and event[0] not in HUMAN_ONLY
     doc: dict[str, Any] = {"s": seq, "j": _line_here(event).decode() if json_line else None,
                            "l": log_line(seq, t, event).decode()}

@@ -3,8 +3,8 @@
 the elapsed time as terraform reckons it (now and the start each rounded to the second, printed
 as Go prints a duration: ``1m0s``). An operation shorter than the interval has none.
 
-:class:`Heartbeats` is a sink (it sees operations start and end on the bus: given only those
-events, :data:`TYPES`, through :meth:`engine.events.stream.EventBus.add_sink_for`) and a task
+:class:`Heartbeats` is a watcher (it sees operations start and end on the bus:
+:meth:`engine.events.stream.EventBus.add_watcher`) and a task
 (:meth:`Heartbeats.running`) that emits the beats that fall due; :meth:`Heartbeats.due` is the
 whole decision, a function of the clock's reading, tested without waiting.
 """
@@ -25,8 +25,6 @@ INTERVAL = 10.0
 """Seconds between two beats of one operation, as terraform's ``periodicUiTimer``."""
 
 _ENDS = frozenset({"apply_complete", "apply_errored"})
-TYPES = ("apply_start", *sorted(_ENDS))
-"""The events the sink reads (it passes over any other)."""
 
 
 def _rounded(t: float) -> float:
@@ -52,18 +50,25 @@ class Heartbeats:
         t = event[0]  # by index, not the property: one call per event of the run
         if t == "apply_start":
             hook = event[2]["hook"]
-            now = self.clock()
-            beats = self._beats
-            resource, action = hook["resource"], hook["action"]
-            beats[(resource["addr"], action)] = [resource, action, now, now + self.interval]
-            # the beating task waits for the first operation to start, or sleeps until an earlier
-            # start's beat, which falls due before this one's: it is woken for the first only, not
-            # with a task switch per operation
-            if len(beats) == 1 and self._wake is not None:
-                self._wake.set()
+            self.started(hook["resource"], hook["action"])
         elif t in _ENDS:
             hook = event[2]["hook"]
             self._beats.pop((hook["resource"]["addr"], hook["action"]), None)
+
+    def started(self, resource: dict[str, Any], action: str) -> None:
+        """An operation on ``resource`` (its events' ``resource`` object) started."""
+        now = self.clock()
+        beats = self._beats
+        beats[(resource["addr"], action)] = [resource, action, now, now + self.interval]
+        # the beating task waits for the first operation to start, or sleeps until an earlier
+        # start's beat, which falls due before this one's: it is woken for the first only, not
+        # with a task switch per operation
+        if len(beats) == 1 and self._wake is not None:
+            self._wake.set()
+
+    def ended(self, addr: str, action: str) -> None:
+        """The operation ``action`` on ``addr`` ended."""
+        self._beats.pop((addr, action), None)
 
     def due(self, now: float) -> list[Event]:
         """The beats due at ``now``, each operation's next beat set ``interval`` after this one

@@ -22,15 +22,18 @@ so it names only those still open then):
 
 Input (standard input, until it ends), after the spec: a batch of events per line, an array of
 ``[flags, seq, monotonic, [type, message, payload, level, timestamp, detail?]]`` (``flags`` 1: the
-event is in the ``-json`` stream too, unless only people see it; 0: recorded only), or, for what
-orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or null, "l": LOG_LINE}`` formatted by
+event is in the ``-json`` stream too, unless only people see it; 0: recorded only) and of an
+operation's ``apply_start`` (2) or ``apply_complete`` (3) as its parts, ``[2 or 3, seq, monotonic,
+timestamp, addr, resource, action, elapsed, id_key, id_value, deposed, detail]``
+(``EventBus.operation``), worded here as strata words them (:mod:`engine.events.hooks`); or, for
+what orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or null, "l": LOG_LINE}`` formatted by
 strata.
 
 An output that cannot be written stops, said once on standard error ("the event log PATH could not
 be written"), and the others go on; the exit status is then :data:`OUTPUT_FAILED_STATUS`. A reader
 of the ``-json`` stream that goes away (``| head``) is no news. This module imports only the
-standard library, orjson, msgspec and :mod:`engine.events.jsonline`'s formatting and writing (loaded from
-its file).
+standard library, orjson, msgspec, :mod:`engine.events.jsonline`'s formatting and writing and
+:mod:`engine.events.hooks`'s words (loaded from their files).
 """
 
 from __future__ import annotations
@@ -53,13 +56,16 @@ except ImportError:
 
 if __name__ == "__main__":  # run as a script: the formatter beside this file, without the engine package
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import hooks
     import jsonline
 else:
-    from engine.events import jsonline
+    from engine.events import hooks, jsonline
 
 HUMAN_ONLY, OUTPUT_FAILED_STATUS = jsonline.HUMAN_ONLY, jsonline.OUTPUT_FAILED_STATUS
 say_cannot_write, send, wait, write_fd = jsonline.say_cannot_write, jsonline.send, jsonline.wait, jsonline.write_fd
 line_of, log_line_json = jsonline.line_of, jsonline.log_line_json
+start_message, complete_message, payload_json = hooks.start_message, hooks.complete_message, hooks.payload_json
+_dumps = orjson.dumps
 
 QUEUE_BYTES = 64 << 20
 
@@ -137,14 +143,39 @@ class _Event(msgspec.Struct, array_like=True, gc=False):
     detail: list[msgspec.Raw] | dict[str, msgspec.Raw] | None = None
 
 
-class _Entry(msgspec.Struct, array_like=True, gc=False):
-    flags: int
+class _Recorded(msgspec.Struct, array_like=True, gc=False, tag=0):
+    """An event only the event logs have (flags 0)."""
+
     seq: int
     monotonic: float
     event: _Event
 
 
-_decode_batch = msgspec.json.Decoder(list[_Entry] | dict[str, Any]).decode
+class _Emitted(_Recorded, tag=1):
+    """An event the ``-json`` stream has too, unless only people see it (flags 1)."""
+
+
+class _Started(msgspec.Struct, array_like=True, gc=False, tag=2):
+    """An operation's ``apply_start``, as its parts (``EventBus.operation``): worded here."""
+
+    seq: int
+    monotonic: float
+    timestamp: float
+    addr: str
+    resource: msgspec.Raw
+    action: str
+    elapsed: float
+    id_key: str | None
+    id_value: str | None
+    deposed: str | None
+    detail: list[msgspec.Raw] | dict[str, msgspec.Raw] | None
+
+
+class _Ended(_Started, tag=3):
+    """An operation's ``apply_complete``, as its parts."""
+
+
+_decode_batch = msgspec.json.Decoder(list[_Recorded | _Emitted | _Started | _Ended] | dict[str, Any]).decode
 _DETAIL_KEYS = tuple(b"," * (i > 0) + orjson.dumps(k) + b":" for i, k in enumerate(jsonline.DETAIL_FIELDS))
 
 
@@ -169,12 +200,27 @@ def format_batch(line: bytes, json_lines: list[bytes] | None, log_lines: list[by
             log_lines.append(batch["l"].encode())
         return
     for entry in batch:
-        ev = entry.event
-        out = line_of(ev.type, ev.message, ev.payload, ev.level, ev.timestamp)
-        if json_lines is not None and entry.flags and ev.type not in HUMAN_ONLY:
-            json_lines.append(out)
-        if log_lines is not None:
+        kind = type(entry)
+        if kind is _Started or kind is _Ended:
+            op: _Started = entry
+            end = kind is _Ended
+            if end:
+                message = complete_message(op.addr, op.action, op.elapsed, op.id_key, op.id_value, op.deposed)
+            else:
+                message = start_message(op.addr, op.action, op.id_key, op.id_value, op.deposed)
+            out = line_of("apply_complete" if end else "apply_start", _dumps(message),
+                          payload_json(op.resource, op.action, op.id_key, op.id_value, op.elapsed if end else None),
+                          "info", op.timestamp)
+            if json_lines is not None:
+                json_lines.append(out)
+            detail = op.detail
+        else:
+            ev = entry.event
+            out = line_of(ev.type, ev.message, ev.payload, ev.level, ev.timestamp)
+            if json_lines is not None and kind is _Emitted and ev.type not in HUMAN_ONLY:
+                json_lines.append(out)
             detail = ev.detail
+        if log_lines is not None:
             log_lines.append(log_line_json(entry.seq, entry.monotonic, out,
                                            None if detail is None else _detail_json(detail)))
 

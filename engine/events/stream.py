@@ -7,7 +7,9 @@ puts beside them (``hook``, ``change``, ``changes``, ``outputs``,
 collects them for tests.
 
 Hot path: one event per operation start and end; constructing one is a
-dict literal, and the JSON sink (:mod:`engine.events.json_sink`) serialises it with orjson.
+dict literal, and the JSON sink (:mod:`engine.events.json_sink`) serialises it with orjson. While
+the relay formats every output and nothing in this process reads them, those two are not made at
+all (:meth:`EventBus.operation`): the relay words them from their parts.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Protocol
 from engine import __version__
 from engine.addrs import InstanceAddr
 from engine.diagnostics import Diagnostic
-from engine.events import jsonline
+from engine.events import hooks, jsonline
 from engine.events.jsonline import timestamp
 
 # the writing machinery lives in engine.events.writing; these names are still reached through here
@@ -112,14 +114,35 @@ class Relay(Protocol):
     first of a batch, the :data:`RELAY_BATCH`-th, and one that must go at once (hot path: a
     Python call per event was a fifth of what the fan-out cost the event loop)."""
 
-    batch: list[tuple[int, int, float, tuple[Any, ...]]]
-    """``(flags, seq, monotonic, event[:])`` (a plain tuple: orjson takes it as it is)."""
+    batch: list[tuple[Any, ...]]
+    """``(flags, seq, monotonic, event[:])`` (a plain tuple: orjson takes it as it is), or an
+    operation's parts (:meth:`EventBus.operation`)."""
 
     def add(self, seq: int, t: float, event: Event, flags: int) -> None:
         """Append an event to :attr:`batch` (and call :meth:`added` when the bus would)."""
 
-    def added(self, event: Event) -> None:
-        """``event``, just appended to :attr:`batch`, is its first, fills it, or must go at once."""
+    def added(self, type_: str) -> None:
+        """An event of this type, just appended to :attr:`batch`, is its first, fills it, or must go at once."""
+
+
+class Watcher(Protocol):
+    """What follows the operations in flight (the heartbeat: :meth:`EventBus.add_watcher`)."""
+
+    def __call__(self, event: Event) -> None:
+        """An event of :data:`WATCHED`."""
+
+    def started(self, resource: dict[str, Any], action: str) -> None:
+        """An operation on ``resource`` (:func:`resource_json`) started."""
+
+    def ended(self, addr: str, action: str) -> None:
+        """The operation ``action`` on ``addr`` ended."""
+
+
+WATCHED = ("apply_start", "apply_complete", "apply_errored")
+"""The events a :class:`Watcher` is given."""
+OPERATION_STARTED, OPERATION_ENDED = 2, 3
+"""The first member of an operation's parts in a relay's batch (an event's is 0 or 1)."""
+_OPERATION_TYPES = frozenset({"apply_start", "apply_complete"})
 
 
 RELAY_BATCH = 128
@@ -150,6 +173,9 @@ class EventBus:
         self.before: Callable[[], None] | None = None
         """Called before each event while set: the fan-out, looking whether its relay runs yet
         while the event loop does not (a large plan); it may take over from there."""
+        self.watchers: list[Watcher] = []
+        """See the operations start and end (:meth:`add_watcher`)."""
+        self._reads_operations = False  # a sink_for other than a watcher reads apply_start or apply_complete
         self.relay: Relay | None = None
         """The fan-out in place of the formatted outputs while its relay process runs
         (:class:`engine.events.fanout.Fanout`): given each event once (:meth:`Relay.add`),
@@ -160,6 +186,16 @@ class EventBus:
         types costs the others nothing, not a Python call each)."""
         for t in types:
             self.sinks_for = {**self.sinks_for, t: (*self.sinks_for.get(t, ()), sink)}  # new: emit may be looping
+        self._reads_operations = self._reads_operations or not _OPERATION_TYPES.isdisjoint(types)
+
+    def add_watcher(self, watcher: Watcher) -> None:
+        """``watcher`` sees the operations start and end: each ``apply_start``, ``apply_complete``
+        and ``apply_errored`` event, and, when :meth:`operation` makes no event, its
+        :meth:`Watcher.started` and :meth:`Watcher.ended`."""
+        reads = self._reads_operations
+        self.add_sink_for(WATCHED, watcher.__call__)
+        self._reads_operations = reads
+        self.watchers = [*self.watchers, watcher]
 
     def add_recorder(self, recorder: Recorder, wants_detail: bool = True) -> None:
         self.recorders.append(recorder)
@@ -184,9 +220,42 @@ class EventBus:
                 batch.append((1, seq, t, event[:]))
                 n = len(batch)
                 if n == 1 or n >= RELAY_BATCH or event[0] in _FLUSH_NOW:
-                    relay.added(event)
+                    relay.added(event[0])
             for r in self.recorders:
                 r(seq, t, event)
+
+    def operation(self, end: bool, addr: InstanceAddr, action: str, elapsed: float, id_key: str | None,
+                  id_value: Any, deposed: str | None, detail: tuple[Any, ...] | None) -> None:
+        """An apply operation's ``apply_start`` (not ``end``) or ``apply_complete`` (the arguments
+        of :func:`apply_start` and :func:`apply_complete`): emitted (:meth:`emit`); or, while the
+        relay formats every output and nothing in this process reads the event (no sink, recorder,
+        capture; the watchers are told without it), its parts handed to the relay, which words
+        and formats it (:mod:`engine.events.hooks`) on the other core. Hot path: two per
+        resource; an Event made, copied and encoded cost the event loop four times as much."""
+        relay = self.relay
+        if (relay is None or self.sinks or self.recorders or self._reads_operations or self.before is not None
+                or _CAPTURES):
+            if end:
+                self.emit(apply_complete(addr, action, elapsed, id_key, id_value, deposed, detail))
+            else:
+                self.emit(apply_start(addr, action, id_key, id_value, deposed, detail))
+            return
+        resource = resource_json(addr)
+        if id_value is not None and type(id_value) is not str:
+            id_value = str(id_value)
+        for w in self.watchers:
+            if end:
+                w.ended(resource["addr"], action)
+            else:
+                w.started(resource, action)
+        self.seq += 1
+        batch = relay.batch
+        # as relay.Operation reads it
+        batch.append((OPERATION_ENDED if end else OPERATION_STARTED, self.seq, _monotonic(), _now(),
+                      resource["addr"], resource, action, elapsed, id_key, id_value, deposed, detail))
+        n = len(batch)
+        if n == 1 or n >= RELAY_BATCH:
+            relay.added("apply_complete" if end else "apply_start")
 
     def record(self, event: Event) -> None:
         """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
@@ -205,6 +274,31 @@ class EventBus:
 
 _monotonic = time.monotonic
 _CAPTURES: list[list[Event]] = []
+
+
+class Operations(Protocol):
+    """:meth:`EventBus.operation`'s signature."""
+
+    def __call__(self, end: bool, addr: InstanceAddr, action: str, elapsed: float, id_key: str | None,
+                 id_value: Any, deposed: str | None, detail: tuple[Any, ...] | None) -> None: ...
+
+
+def operations_of(emit: Sink) -> Operations:
+    """Where an applier whose events go to ``emit`` sends its operations' starts and ends: the
+    bus's :meth:`EventBus.operation` when ``emit`` is a bus's :meth:`EventBus.emit`, else a
+    function that makes each event and emits it."""
+    bus = getattr(emit, "__self__", None)
+    if type(bus) is EventBus and emit == bus.emit:
+        return bus.operation
+
+    def operation(end: bool, addr: InstanceAddr, action: str, elapsed: float, id_key: str | None, id_value: Any,
+                  deposed: str | None, detail: tuple[Any, ...] | None) -> None:
+        if end:
+            emit(apply_complete(addr, action, elapsed, id_key, id_value, deposed, detail))
+        else:
+            emit(apply_start(addr, action, id_key, id_value, deposed, detail))
+
+    return operation
 
 
 @contextlib.contextmanager
@@ -326,42 +420,40 @@ def change_summary(counts: dict[str, int], operation: str) -> Event:
     return Event("change_summary", msg, {"changes": {**counts, "operation": operation}})
 
 
-# terraform's -json words; a data source's read is "Refreshing" there ("Reading" in its text)
-_START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying...", "read": "Refreshing..."}
-_DONE_VERB = {"create": "Creation complete", "update": "Modifications complete",
-              "delete": "Destruction complete", "read": "Refresh complete"}
-_ERR_VERB = {"create": "Creation errored", "update": "Modifications errored", "delete": "Destruction errored",
-             "read": "Refresh errored"}
-_PROGRESS_VERB = {"create": "Still creating...", "update": "Still modifying...", "delete": "Still destroying...",
-                  "read": "Still refreshing..."}
+go_duration = hooks.go_duration
+_ERR_VERB = hooks.ERR_VERB
+_PROGRESS_VERB = hooks.PROGRESS_VERB
 
 
-def go_duration(seconds: float) -> str:
-    """Whole seconds as Go's time.Duration prints them, as terraform's elapsed times are:
-    ``0s``, ``59s``, ``1m0s``, ``1h2m3s``."""
-    s = int(seconds)
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    if h:
-        return f"{h}h{m}m{sec}s"
-    return f"{m}m{sec}s" if m else f"{sec}s"
-
-
-def _hook(addr: InstanceAddr, action: str, id_key: str | None, id_value: Any) -> dict[str, Any]:
-    h: dict[str, Any] = {"resource": resource_json(addr), "action": action}
-    if id_value is not None:
-        h["id_key"] = id_key
-        h["id_value"] = str(id_value)
-    return h
+def _id(id_value: Any) -> str | None:
+    return None if id_value is None else id_value if type(id_value) is str else str(id_value)
 
 
 def apply_start(addr: InstanceAddr, action: str, id_key: str | None = None, id_value: Any = None,
                 deposed: str | None = None, detail: tuple[Any, ...] | None = None) -> Event:
     """``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
-    suffix = f" [{id_key}={id_value}]" if id_value is not None else ""
-    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
-    return Event("apply_start", f"{where}: {_START_VERB[action]}{suffix}",
-                 {"hook": _hook(addr, action, id_key, id_value)}, "info", None, detail)
+    return operation_event(False, resource_json(addr), action, 0.0, id_key, _id(id_value), deposed, None, detail)
+
+
+def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str | None = None,
+                   id_value: Any = None, deposed: str | None = None, detail: tuple[Any, ...] | None = None
+                   ) -> Event:
+    """``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
+    return operation_event(True, resource_json(addr), action, elapsed, id_key, _id(id_value), deposed, None, detail)
+
+
+def operation_event(end: bool, resource: dict[str, Any], action: str, elapsed: float, id_key: str | None,
+                    id_value: str | None, deposed: str | None, timestamp: float | None,
+                    detail: tuple[Any, ...] | None) -> Event:
+    """An operation's ``apply_start`` (not ``end``) or ``apply_complete``, from its parts (as
+    :meth:`EventBus.operation` hands them to the relay): ``resource``, :func:`resource_json` of
+    its address; ``id_value`` a string already; ``timestamp`` None: now."""
+    addr = resource["addr"]
+    if end:
+        return Event("apply_complete", hooks.complete_message(addr, action, elapsed, id_key, id_value, deposed),
+                     {"hook": hooks.hook(resource, action, id_key, id_value, elapsed)}, "info", timestamp, detail)
+    return Event("apply_start", hooks.start_message(addr, action, id_key, id_value, deposed),
+                 {"hook": hooks.hook(resource, action, id_key, id_value)}, "info", timestamp, detail)
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
@@ -378,18 +470,6 @@ def progress_event(resource: dict[str, Any], action: str, elapsed: float, messag
     if message:
         hook["message"] = message
     return Event("apply_progress", text, {"hook": hook})
-
-
-def apply_complete(addr: InstanceAddr, action: str, elapsed: float, id_key: str | None = None,
-                   id_value: Any = None, deposed: str | None = None, detail: tuple[Any, ...] | None = None
-                   ) -> Event:
-    """``detail``: the operation's (:attr:`Event.detail`), when a recorder reads it."""
-    suffix = f" [{id_key}={id_value}]" if id_value is not None and action != "delete" else ""
-    hook = _hook(addr, action, id_key, id_value if action != "delete" else None)
-    hook["elapsed_seconds"] = int(elapsed)
-    where = f"{addr} (deposed object {deposed})" if deposed else str(addr)
-    return Event("apply_complete", f"{where}: {_DONE_VERB[action]} after {go_duration(elapsed)}{suffix}",
-                 {"hook": hook}, "info", None, detail)
 
 
 def apply_errored(addr: InstanceAddr, action: str, elapsed: float, detail: tuple[Any, ...] | None = None) -> Event:

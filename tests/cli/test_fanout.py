@@ -171,3 +171,79 @@ def test_with_human_output_a_log_that_cannot_be_written_is_said_once(workdir: Wo
     said = [x for x in res.stderr.splitlines() if x.strip()]
     assert len(said) == 1 and said[0].startswith("strata: the event log /dev/full could not be written"), said
     assert "Apply complete! Resources: 31 added" in res.stdout
+
+
+_COUNTING = """
+import collections, sys
+from engine.events import fanout
+from engine.cli.main import main
+kinds = collections.Counter()
+encoded = fanout._encoded
+def counting(batch):
+    kinds.update(entry[0] for entry in batch)
+    return encoded(batch)
+fanout._encoded = counting
+try:
+    code = main(sys.argv[1:])
+finally:
+    sys.stderr.write("KINDS %d %d\\n" % (kinds[2], kinds[3]))
+sys.exit(code)
+"""
+
+
+def test_the_relay_words_the_operations_nothing_in_strata_reads(workdir: Workdir) -> None:
+    # once the relay has taken over, an operation's start and end go to it as their parts (no
+    # Event made in strata's process): its lines are still terraform's, and the log's the same
+    workdir.write(SLOW)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("STRATA_JSON_WRITER_AFTER", None)
+    res = subprocess.run([sys.executable, "-c", _COUNTING, "apply", "-auto-approve", "-json", "-parallelism=1",
+                          "-events=events.jsonl"], cwd=workdir.path, env=env, capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    started, ended = map(int, res.stderr.decode().split("KINDS ")[1].split())
+    assert started >= 1 and ended >= 1  # six creates of 300 ms: the relay runs before the last ones
+    stream = [orjson.loads(x) for x in res.stdout.splitlines()]
+    log = [orjson.loads(x) for x in (workdir.path / "events.jsonl").read_bytes().splitlines()]
+    assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
+    assert [{k: v for k, v in e.items() if k not in ("seq", "monotonic", "detail")} for e in log[1:]] == stream
+    ops = [e for e in log if e["type"] in ("apply_start", "apply_complete")]
+    assert len(ops) == 12 and all(e["detail"]["node"].startswith("sim_object.a[") for e in ops)
+    for e in ops:
+        addr = e["hook"]["resource"]["addr"]
+        if e["type"] == "apply_start":
+            assert e["@message"] == f"{addr}: Creating..." and e["hook"]["action"] == "create"
+        else:
+            assert e["@message"] == (f"{addr}: Creation complete after 0s "
+                                     f"[{e['hook']['id_key']}={e['hook']['id_value']}]")
+
+
+CHAIN = """
+provider "sim" {
+  ledger = "ledger.json"
+}
+resource "sim_object" "first" {
+  name       = "first"
+  latency_ms = 1000
+}
+resource "sim_object" "slow" {
+  name       = "slow"
+  latency_ms = 1500
+  depends_on = [sim_object.first]
+}
+"""
+
+
+def test_an_operation_given_to_the_relay_as_its_parts_still_has_its_heartbeat(workdir: Workdir,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # the second create starts a second in, the relay running: its start reaches the heartbeat
+    # without an event, and its beats stop at its end
+    monkeypatch.setenv("STRATA_HEARTBEAT_INTERVAL", "0.2")
+    monkeypatch.delenv("STRATA_JSON_WRITER_AFTER", raising=False)
+    workdir.write(CHAIN)
+    res = workdir.strata("apply", "-auto-approve", "-json", "-events=events.jsonl", check=True)
+    types = [(e["type"], e.get("hook", {}).get("resource", {}).get("addr")) for e in res.events]
+    slow = [i for i, t in enumerate(types) if t[1] == "sim_object.slow"]
+    assert types[slow[0]][0] == "apply_start" and types[slow[-1]][0] == "apply_complete"
+    beats = [res.events[i] for i in slow[1:-1]]
+    assert len(beats) >= 3 and all(b["type"] == "apply_progress" for b in beats), types
+    assert all(b["@message"].startswith("sim_object.slow: Still creating... [") for b in beats)

@@ -105,11 +105,9 @@ def test_a_failed_operation_has_no_line_of_its_own() -> None:
 
 
 def test_the_bus_gives_a_typed_sink_only_its_types() -> None:
-    from engine.events.heartbeat import TYPES
-
     got: list[str] = []
     bus = ev.EventBus()
-    bus.add_sink_for(TYPES, lambda e: got.append(e.type))
+    bus.add_sink_for(ev.WATCHED, lambda e: got.append(e.type))
     bus.emit(ev.planned_change(A, "create"))
     bus.emit(ev.apply_start(A, "create"))
     bus.emit(ev.apply_progress(A, "create", 10))

@@ -86,7 +86,7 @@ def test_a_line_formatted_by_strata_passes_through_to_each_output(tmp_path) -> N
     log = tmp_path / "log.jsonl"
     fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
     try:
-        res = _run({"json": True, "logs": [[fd, str(log)]]}, _formatted(1, 7, 0.5, HUGE), pass_fds=(fd,))
+        res = _run({"json": True, "logs": [[fd, str(log)]]}, _formatted((1, 7, 0.5, HUGE)), pass_fds=(fd,))
     finally:
         os.close(fd)
     assert res.returncode == 0
@@ -245,3 +245,39 @@ def test_a_batch_is_formatted_from_its_parts_as_the_formatters_make_each_line(  
     in_stream = [jsonline.json_line(event)] if flags and type_ not in jsonline.HUMAN_ONLY else []
     assert json_lines == [*in_stream, jsonline.json_line(second)]
     assert log_lines == [log_line(seq, monotonic, event), log_line(seq + 1, monotonic, second)]
+
+
+_ADDR = st.sampled_from(["terraform_data.x", 'module.m["k"].null_resource.y[3]', 'aws_s3_bucket.b["caf\u00e9 \\"q\\""]'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(end=st.booleans(), addr=_ADDR, action=st.sampled_from(["create", "update", "delete", "read"]),
+       elapsed=st.floats(0, 1e5), id_key=st.none() | _TEXT, id_value=st.none() | _TEXT,
+       deposed=st.none() | st.sampled_from(["", "0a1b2c3d"]), timestamp=st.floats(0, 4e9),
+       seq=st.integers(1, 2**40), monotonic=st.floats(0, 1e7), detail=_DETAIL)
+def test_an_operation_given_as_its_parts_is_worded_and_formatted_as_its_event(  # type: ignore[no-untyped-def]
+        end, addr, action, elapsed, id_key, id_value, deposed, timestamp, seq, monotonic, detail) -> None:
+    # what EventBus.operation hands the relay: the relay words it from engine.events.hooks, as
+    # strata's own constructors do, and the lines are those of the event strata would have made
+    from engine.addrs import parse_instance_addr
+
+    resource = ev.resource_json(parse_instance_addr(addr))
+    parts = (ev.OPERATION_ENDED if end else ev.OPERATION_STARTED, seq, monotonic, timestamp, resource["addr"],
+             resource, action, elapsed, id_key, id_value, deposed, detail)
+    event = ev.operation_event(end, resource, action, elapsed, id_key, id_value, deposed, timestamp, detail)
+    json_lines: list[bytes] = []
+    log_lines: list[bytes] = []
+    relay.format_batch(_encoded([parts]).rstrip(b"\n"), json_lines, log_lines)
+    assert json_lines == [jsonline.json_line(event)]
+    assert log_lines == [log_line(seq, monotonic, event)]
+
+
+def test_an_operation_orjson_cannot_encode_is_formatted_by_strata_as_its_event() -> None:
+    from engine.addrs import parse_instance_addr
+
+    resource = ev.resource_json(parse_instance_addr("terraform_data.x[1]"))
+    parts = (ev.OPERATION_ENDED, 9, 0.5, 1.5, resource["addr"], resource, "create", 2.0, "id", "abc", None,
+             {"n": 2**70})
+    doc = json.loads(_encoded([parts]))
+    event = ev.operation_event(True, resource, "create", 2.0, "id", "abc", None, 1.5, {"n": 2**70})
+    assert doc == {"s": 9, "j": jsonline.json_line(event).decode(), "l": log_line(9, 0.5, event).decode()}
