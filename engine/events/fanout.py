@@ -38,11 +38,13 @@ from engine.events.stream import (
     HUMAN_ONLY,
     OPERATION_ENDED,
     OPERATION_STARTED,
+    PLANNED,
     RELAY_BATCH,
     Event,
     EventBus,
     FlushWithin,
     operation_event,
+    plain_planned_change,
 )
 from engine.events.writing import _ki_protected, process_ended, stream_failed
 
@@ -342,8 +344,9 @@ def _event_array(obj: Any) -> tuple[Any, ...]:
 
 def _formatted(entry: tuple[Any, ...]) -> bytes:
     """The relay's input for an entry of a batch orjson cannot encode: ``(flags, seq, t,
-    event)`` (the event, or the plain tuple of it) or an operation's parts
-    (:meth:`EventBus.operation`): both lines, formatted here."""
+    event)`` (the event, or the plain tuple of it), an operation's parts
+    (:meth:`EventBus.operation`) or a planned change's (:meth:`EventBus.planned`): both lines,
+    formatted here."""
     from engine.events.json_sink import _line_here
     from engine.events.log import log_line
 
@@ -352,6 +355,9 @@ def _formatted(entry: tuple[Any, ...]) -> bytes:
         timestamp, _, resource, action, elapsed, id_key, id_value, deposed, detail = entry[3:]
         event = operation_event(flags == OPERATION_ENDED, resource, action, elapsed, id_key, id_value, deposed,
                                 timestamp, detail)
+        flags = 1
+    elif flags == PLANNED:  # (flags, seq, t, timestamp, addr, resource, action)
+        event = plain_planned_change(entry[5], entry[6], entry[3])
         flags = 1
     else:
         event = entry[3] if type(entry[3]) is Event else tuple.__new__(Event, entry[3])

@@ -1,5 +1,6 @@
 """An apply operation's start and end events, as terraform's UI words them: the messages
-("x: Creating...", "x: Creation complete after 0s [id=...]") and the ``hook`` object beside them.
+("x: Creating...", "x: Creation complete after 0s [id=...]") and the ``hook`` object beside them;
+and a plain planned change ("x: Plan to create").
 
 strata makes these events as :class:`engine.events.stream.Event` objects; in a large run where
 nothing in strata's process reads them, the relay process (:mod:`engine.events.relay`) makes their
@@ -74,6 +75,19 @@ def payload_json(resource: Any, action: str, id_key: str | None, id_value: str |
         parts.append(b',"elapsed_seconds":%d' % int(elapsed))
     parts.append(b"}}")
     return b"".join(parts)
+
+
+def planned_message(addr: str, action: str) -> str:
+    """``planned_change``'s message, for an object that is not deposed (``action``: terraform's
+    UI word, ``create``, ``replace``...)."""
+    return f"{addr}: Plan to {action}"
+
+
+def planned_payload_json(resource: Any, action: str) -> bytes:
+    """``{"change": {"resource": ..., "action": ...}}`` as orjson encodes it, from the
+    ``resource`` object's JSON: a planned change with no reason, previous address, import or
+    generated configuration."""
+    return b"".join([b'{"change":{"resource":', resource, b',"action":', _json_str(action), b"}}"])
 
 
 _dumps = orjson.dumps

@@ -25,7 +25,8 @@ Input (standard input, until it ends), after the spec: a batch of events per lin
 event is in the ``-json`` stream too, unless only people see it; 0: recorded only) and of an
 operation's ``apply_start`` (2) or ``apply_complete`` (3) as its parts, ``[2 or 3, seq, monotonic,
 timestamp, addr, resource, action, elapsed, id_key, id_value, deposed, detail]``
-(``EventBus.operation``), worded here as strata words them (:mod:`engine.events.hooks`); or, for
+(``EventBus.operation``), or a plain ``planned_change`` (4), ``[4, seq, monotonic, timestamp,
+addr, resource, action]`` (``EventBus.planned``), worded here as strata words them (:mod:`engine.events.hooks`); or, for
 what orjson could not encode, ``{"s": SEQ, "j": JSON_LINE or null, "l": LOG_LINE}`` formatted by
 strata.
 
@@ -65,6 +66,7 @@ HUMAN_ONLY, OUTPUT_FAILED_STATUS = jsonline.HUMAN_ONLY, jsonline.OUTPUT_FAILED_S
 say_cannot_write, send, wait, write_fd = jsonline.say_cannot_write, jsonline.send, jsonline.wait, jsonline.write_fd
 line_of, log_line_json = jsonline.line_of, jsonline.log_line_json
 start_message, complete_message, payload_json = hooks.start_message, hooks.complete_message, hooks.payload_json
+planned_message, planned_payload_json = hooks.planned_message, hooks.planned_payload_json
 _dumps = orjson.dumps
 
 QUEUE_BYTES = 64 << 20
@@ -175,7 +177,18 @@ class _Ended(_Started, tag=3):
     """An operation's ``apply_complete``, as its parts."""
 
 
-_decode_batch = msgspec.json.Decoder(list[_Recorded | _Emitted | _Started | _Ended] | dict[str, Any]).decode
+class _Planned(msgspec.Struct, array_like=True, gc=False, tag=4):
+    """A plain ``planned_change``, as its parts (``EventBus.planned``): worded here."""
+
+    seq: int
+    monotonic: float
+    timestamp: float
+    addr: str
+    resource: msgspec.Raw
+    action: str
+
+
+_decode_batch = msgspec.json.Decoder(list[_Recorded | _Emitted | _Started | _Ended | _Planned] | dict[str, Any]).decode
 _DETAIL_KEYS = tuple(b"," * (i > 0) + orjson.dumps(k) + b":" for i, k in enumerate(jsonline.DETAIL_FIELDS))
 
 
@@ -214,6 +227,13 @@ def format_batch(line: bytes, json_lines: list[bytes] | None, log_lines: list[by
             if json_lines is not None:
                 json_lines.append(out)
             detail = op.detail
+        elif kind is _Planned:
+            plan: _Planned = entry
+            out = line_of("planned_change", _dumps(planned_message(plan.addr, plan.action)),
+                          planned_payload_json(plan.resource, plan.action), "info", plan.timestamp)
+            if json_lines is not None:
+                json_lines.append(out)
+            detail = None
         else:
             ev = entry.event
             out = line_of(ev.type, ev.message, ev.payload, ev.level, ev.timestamp)

@@ -140,8 +140,9 @@ class Watcher(Protocol):
 
 WATCHED = ("apply_start", "apply_complete", "apply_errored")
 """The events a :class:`Watcher` is given."""
-OPERATION_STARTED, OPERATION_ENDED = 2, 3
-"""The first member of an operation's parts in a relay's batch (an event's is 0 or 1)."""
+OPERATION_STARTED, OPERATION_ENDED, PLANNED = 2, 3, 4
+"""The first member of an operation's parts in a relay's batch, and of a plain planned change's
+(an event's is 0 or 1)."""
 _OPERATION_TYPES = frozenset({"apply_start", "apply_complete"})
 
 
@@ -257,6 +258,27 @@ class EventBus:
         if n == 1 or n >= RELAY_BATCH:
             relay.added("apply_complete" if end else "apply_start")
 
+    def planned(self, addr: InstanceAddr, action: str, reason: str | None, deposed: str | None,
+                previous: InstanceAddr | None, importing: str | None, generated_config: str) -> None:
+        """A ``planned_change`` (the arguments of :func:`planned_change`): emitted; or, as for
+        :meth:`operation`, while nothing in this process reads it, a plain one's parts (no
+        reason, deposed key, move, import or generated configuration) handed to the relay. Hot
+        path: one per resource of a plan."""
+        relay = self.relay
+        plain = _PLAIN_PLANNED.get(action)
+        if (plain is None or reason or deposed or previous is not None or importing is not None or generated_config
+                or relay is None or self.sinks or self.recorders or "planned_change" in self.sinks_for
+                or self.before is not None or _CAPTURES):
+            self.emit(planned_change(addr, action, reason, deposed, previous, importing, generated_config))
+            return
+        resource = resource_json(addr)
+        self.seq += 1
+        batch = relay.batch
+        batch.append((PLANNED, self.seq, _monotonic(), _now(), resource["addr"], resource, plain))  # relay.Planned
+        n = len(batch)
+        if n == 1 or n >= RELAY_BATCH:
+            relay.added("planned_change")
+
     def record(self, event: Event) -> None:
         """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
         terraform's stream and the human output do not have."""
@@ -281,6 +303,28 @@ class Operations(Protocol):
 
     def __call__(self, end: bool, addr: InstanceAddr, action: str, elapsed: float, id_key: str | None,
                  id_value: Any, deposed: str | None, detail: tuple[Any, ...] | None) -> None: ...
+
+
+class Planned(Protocol):
+    """:meth:`EventBus.planned`'s signature."""
+
+    def __call__(self, addr: InstanceAddr, action: str, reason: str | None, deposed: str | None,
+                 previous: InstanceAddr | None, importing: str | None, generated_config: str) -> None: ...
+
+
+def planned_of(emit: Sink) -> Planned:
+    """Where the planned changes of a run whose events go to ``emit`` go: the bus's
+    :meth:`EventBus.planned` when ``emit`` is a bus's :meth:`EventBus.emit`, else a function that
+    makes each event and emits it."""
+    bus = getattr(emit, "__self__", None)
+    if type(bus) is EventBus and emit == bus.emit:
+        return bus.planned
+
+    def planned(addr: InstanceAddr, action: str, reason: str | None, deposed: str | None,
+                previous: InstanceAddr | None, importing: str | None, generated_config: str) -> None:
+        emit(planned_change(addr, action, reason, deposed, previous, importing, generated_config))
+
+    return planned
 
 
 def operations_of(emit: Sink) -> Operations:
@@ -386,11 +430,23 @@ def planned_change(addr: InstanceAddr, action: str, reason: str | None = None,
         change["importing"] = {"id": importing}
     if generated_config:
         change["generated_config"] = generated_config
-    msg = f"{addr}: Plan to {a}"
+    msg = hooks.planned_message(str(addr), a)
     if deposed:
         change["deposed_key"] = deposed
         msg = f"{addr} (deposed object {deposed}): Plan to {a}"
     return Event("planned_change", msg, {"change": change})
+
+
+def plain_planned_change(resource: dict[str, Any], action: str, timestamp: float | None) -> Event:
+    """A :func:`planned_change` with no reason, deposed key, previous address, import or generated
+    configuration, from its parts (as :meth:`EventBus.planned` hands them to the relay):
+    ``resource``, :func:`resource_json` of its address; ``action``, terraform's UI word."""
+    return Event("planned_change", hooks.planned_message(resource["addr"], action),
+                 {"change": {"resource": resource, "action": action}}, "info", timestamp)
+
+
+_PLAIN_PLANNED = {"create": "create", "update": "update", "delete": "delete", "delete-create": "replace",
+                  "create-delete": "replace"}
 
 
 def resource_drift(addr: InstanceAddr, action: str, previous: InstanceAddr | None = None) -> Event:

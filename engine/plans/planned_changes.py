@@ -14,7 +14,7 @@ def emit_planned_changes(emit: Callable[[ev.Event], None], changes: Iterable[Res
                          with_no_ops: bool) -> None:
     """A ``planned_change`` event for each change but the no-ops (``with_no_ops``: but those that
     move or import an object, as terraform's plan lists them; a saved plan applied lists none)."""
+    planned = ev.planned_of(emit)
     for c in changes:
         if c.action != Action.NOOP or (with_no_ops and (c.previous is not None or c.importing is not None)):
-            emit(ev.planned_change(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing,
-                                   c.generated_config))
+            planned(c.addr, c.action, c.reason, c.deposed, c.previous, c.importing, c.generated_config)

@@ -94,3 +94,35 @@ def test_without_a_bus_the_operations_are_events_given_to_the_function() -> None
                                        "terraform_data.x[3]: Creation complete after 1m1s [id=abc]"]
     bus = ev.EventBus()
     assert ev.operations_of(bus.emit) == bus.operation
+
+
+def test_a_plain_planned_change_goes_to_the_relay_as_its_parts() -> None:
+    from engine.plans.plan import Action
+
+    bus, relay = _relayed()
+    bus.add_watcher(Heartbeats(lambda e: None))  # reads operations, not planned changes
+    bus.planned(A, Action.DELETE_THEN_CREATE, None, None, None, None, "")
+    assert relay.batch == [(ev.PLANNED, 1, relay.batch[0][2], relay.batch[0][3], "terraform_data.x[3]",
+                            ev.resource_json(A), "replace")]
+    assert ev.plain_planned_change(ev.resource_json(A), "replace", 1.0)[:3] == ev.planned_change(
+        A, Action.DELETE_THEN_CREATE)[:3]
+
+
+def test_a_planned_change_with_more_to_say_is_an_event() -> None:
+    from engine.plans.plan import Action
+
+    b = parse_instance_addr("terraform_data.y")
+    cases = [(Action.DELETE_THEN_CREATE, "replace_because_tainted", None, None, None, ""),
+             (Action.DELETE, None, "0a1b", None, None, ""),
+             (Action.NOOP, None, None, b, None, ""),
+             (Action.NOOP, None, None, None, "abc", ""),
+             (Action.CREATE, None, None, None, "abc", 'resource "x" "y" {}')]
+    for case in cases:
+        bus, relay = _relayed()
+        bus.planned(A, *case)
+        assert relay.batch[0][0] == 1 and relay.batch[0][3][:3] == ev.planned_change(A, *case)[:3], case
+    bus, relay = _relayed()
+    got: list[ev.Event] = []
+    bus.add_sink_for(("planned_change",), got.append)
+    bus.planned(A, Action.CREATE, None, None, None, None, "")
+    assert [e.message for e in got] == ["terraform_data.x[3]: Plan to create"]

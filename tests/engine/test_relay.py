@@ -281,3 +281,20 @@ def test_an_operation_orjson_cannot_encode_is_formatted_by_strata_as_its_event()
     doc = json.loads(_encoded([parts]))
     event = ev.operation_event(True, resource, "create", 2.0, "id", "abc", None, 1.5, {"n": 2**70})
     assert doc == {"s": 9, "j": jsonline.json_line(event).decode(), "l": log_line(9, 0.5, event).decode()}
+
+
+@settings(max_examples=100, deadline=None)
+@given(addr=_ADDR, action=st.sampled_from(["create", "update", "delete", "replace"]), timestamp=st.floats(0, 4e9),
+       seq=st.integers(1, 2**40), monotonic=st.floats(0, 1e7))
+def test_a_plain_planned_change_given_as_its_parts_is_formatted_as_its_event(  # type: ignore[no-untyped-def]
+        addr, action, timestamp, seq, monotonic) -> None:
+    from engine.addrs import parse_instance_addr
+
+    resource = ev.resource_json(parse_instance_addr(addr))
+    event = ev.plain_planned_change(resource, action, timestamp)
+    json_lines: list[bytes] = []
+    log_lines: list[bytes] = []
+    relay.format_batch(_encoded([(ev.PLANNED, seq, monotonic, timestamp, resource["addr"], resource, action)]
+                                ).rstrip(b"\n"), json_lines, log_lines)
+    assert json_lines == [jsonline.json_line(event)]
+    assert log_lines == [log_line(seq, monotonic, event)]
