@@ -233,9 +233,8 @@ class EventBus:
         capture; the watchers are told without it), its parts handed to the relay, which words
         and formats it (:mod:`engine.events.hooks`) on the other core. Hot path: two per
         resource; an Event made, copied and encoded cost the event loop four times as much."""
-        relay = self.relay
-        if (relay is None or self.sinks or self.recorders or self._reads_operations or self.before is not None
-                or _CAPTURES):
+        relay = self._relay_alone()
+        if relay is None or self._reads_operations:
             if end:
                 self.emit(apply_complete(addr, action, elapsed, id_key, id_value, deposed, detail))
             else:
@@ -251,7 +250,7 @@ class EventBus:
                 w.started(resource, action)
         self.seq += 1
         batch = relay.batch
-        # as relay.Operation reads it
+        # as the relay's _Started and _Ended read it
         batch.append((OPERATION_ENDED if end else OPERATION_STARTED, self.seq, _monotonic(), _now(),
                       resource["addr"], resource, action, elapsed, id_key, id_value, deposed, detail))
         n = len(batch)
@@ -264,20 +263,26 @@ class EventBus:
         :meth:`operation`, while nothing in this process reads it, a plain one's parts (no
         reason, deposed key, move, import or generated configuration) handed to the relay. Hot
         path: one per resource of a plan."""
-        relay = self.relay
+        relay = self._relay_alone()
         plain = _PLAIN_PLANNED.get(action)
-        if (plain is None or reason or deposed or previous is not None or importing is not None or generated_config
-                or relay is None or self.sinks or self.recorders or "planned_change" in self.sinks_for
-                or self.before is not None or _CAPTURES):
+        if (relay is None or plain is None or reason or deposed or previous is not None or importing is not None
+                or generated_config or "planned_change" in self.sinks_for):
             self.emit(planned_change(addr, action, reason, deposed, previous, importing, generated_config))
             return
         resource = resource_json(addr)
         self.seq += 1
         batch = relay.batch
-        batch.append((PLANNED, self.seq, _monotonic(), _now(), resource["addr"], resource, plain))  # relay.Planned
+        batch.append((PLANNED, self.seq, _monotonic(), _now(), resource["addr"], resource, plain))  # relay._Planned
         n = len(batch)
         if n == 1 or n >= RELAY_BATCH:
             relay.added("planned_change")
+
+    def _relay_alone(self) -> Relay | None:
+        """The relay, while it alone reads what is emitted: no sink, recorder or capture, and not
+        taking over (a sink given only some types may still read some)."""
+        if self.sinks or self.recorders or self.before is not None or _CAPTURES:
+            return None
+        return self.relay
 
     def record(self, event: Event) -> None:
         """Give ``event`` to the recorders only: strata's own notes (the run's parameters) that
@@ -312,12 +317,18 @@ class Planned(Protocol):
                  previous: InstanceAddr | None, importing: str | None, generated_config: str) -> None: ...
 
 
+def _bus_of(emit: Sink) -> EventBus | None:
+    """The bus whose :meth:`EventBus.emit` ``emit`` is (None: another function)."""
+    bus = getattr(emit, "__self__", None)
+    return bus if type(bus) is EventBus and emit == bus.emit else None
+
+
 def planned_of(emit: Sink) -> Planned:
     """Where the planned changes of a run whose events go to ``emit`` go: the bus's
     :meth:`EventBus.planned` when ``emit`` is a bus's :meth:`EventBus.emit`, else a function that
     makes each event and emits it."""
-    bus = getattr(emit, "__self__", None)
-    if type(bus) is EventBus and emit == bus.emit:
+    bus = _bus_of(emit)
+    if bus is not None:
         return bus.planned
 
     def planned(addr: InstanceAddr, action: str, reason: str | None, deposed: str | None,
@@ -331,8 +342,8 @@ def operations_of(emit: Sink) -> Operations:
     """Where an applier whose events go to ``emit`` sends its operations' starts and ends: the
     bus's :meth:`EventBus.operation` when ``emit`` is a bus's :meth:`EventBus.emit`, else a
     function that makes each event and emits it."""
-    bus = getattr(emit, "__self__", None)
-    if type(bus) is EventBus and emit == bus.emit:
+    bus = _bus_of(emit)
+    if bus is not None:
         return bus.operation
 
     def operation(end: bool, addr: InstanceAddr, action: str, elapsed: float, id_key: str | None, id_value: Any,
