@@ -157,8 +157,9 @@ class _Emitted(_Recorded, tag=1):
     """An event the ``-json`` stream has too, unless only people see it (flags 1)."""
 
 
-class _Started(msgspec.Struct, array_like=True, gc=False, tag=2):
-    """An operation's ``apply_start``, as its parts (``EventBus.operation``): worded here."""
+class _Parts(msgspec.Struct, array_like=True, gc=False):
+    """What strata hands over of an event it did not make, for the relay to word
+    (``EventBus.operation``, ``EventBus.planned``)."""
 
     seq: int
     monotonic: float
@@ -166,6 +167,11 @@ class _Started(msgspec.Struct, array_like=True, gc=False, tag=2):
     addr: str
     resource: msgspec.Raw
     action: str
+
+
+class _Started(_Parts, tag=2):
+    """An operation's ``apply_start``, as its parts (``EventBus.operation``)."""
+
     elapsed: float
     id_key: str | None
     id_value: str | None
@@ -177,15 +183,8 @@ class _Ended(_Started, tag=3):
     """An operation's ``apply_complete``, as its parts."""
 
 
-class _Planned(msgspec.Struct, array_like=True, gc=False, tag=4):
-    """A plain ``planned_change``, as its parts (``EventBus.planned``): worded here."""
-
-    seq: int
-    monotonic: float
-    timestamp: float
-    addr: str
-    resource: msgspec.Raw
-    action: str
+class _Planned(_Parts, tag=4):
+    """A plain ``planned_change``, as its parts (``EventBus.planned``)."""
 
 
 _decode_batch = msgspec.json.Decoder(list[_Recorded | _Emitted | _Started | _Ended | _Planned] | dict[str, Any]).decode
