@@ -5,15 +5,13 @@ and a plain planned change ("x: Plan to create").
 strata makes these events as :class:`engine.events.stream.Event` objects; in a large run where
 nothing in strata's process reads them, the relay process (:mod:`engine.events.relay`) makes their
 lines from the operation's parts alone (:meth:`engine.events.stream.EventBus.operation`). Both
-word them here, so that the lines are the same. This module imports only the standard library and
-orjson: the relay runs it without the engine package.
+word them here, so that the lines are the same. This module imports only the standard library:
+the relay runs it without the engine package.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-import orjson
 
 # terraform's -json words; a data source's read is "Refreshing" there ("Reading" in its text)
 START_VERB = {"create": "Creating...", "update": "Modifying...", "delete": "Destroying...", "read": "Refreshing..."}
@@ -51,30 +49,18 @@ def complete_message(addr: str, action: str, elapsed: float, id_key: str | None,
     return f"{where}: {DONE_VERB[action]} after {go_duration(elapsed)}{suffix}"
 
 
-def hook(resource: dict[str, Any], action: str, id_key: str | None, id_value: str | None,
-         elapsed: float | None = None) -> dict[str, Any]:
-    """The ``hook`` object of an operation's start (``elapsed`` None) or end (a delete's end names
-    no id)."""
+def hook_payload(resource: Any, action: str, id_key: str | None, id_value: str | None,
+                 elapsed: float | None = None) -> dict[str, Any]:
+    """``{"hook": ...}``, the payload of an operation's start (``elapsed`` None) or end (a delete's
+    end names no id). ``resource``: the ``resource`` object, or (the relay, which never decodes it)
+    its JSON as an ``orjson.Fragment``."""
     h: dict[str, Any] = {"resource": resource, "action": action}
     if id_value is not None and not (elapsed is not None and action == "delete"):
         h["id_key"] = id_key
         h["id_value"] = id_value
     if elapsed is not None:
         h["elapsed_seconds"] = int(elapsed)
-    return h
-
-
-def payload_json(resource: Any, action: str, id_key: str | None, id_value: str | None,
-                 elapsed: float | None = None) -> bytes:
-    """``{"hook": hook(...)}`` as orjson encodes it, from the ``resource`` object's JSON (bytes, or
-    any buffer of them): the relay's, which never decodes it."""
-    parts = [b'{"hook":{"resource":', resource, b',"action":', _json_str(action)]
-    if id_value is not None and not (elapsed is not None and action == "delete"):
-        parts += (b',"id_key":', _dumps(id_key), b',"id_value":', _dumps(id_value))
-    if elapsed is not None:
-        parts.append(b',"elapsed_seconds":%d' % int(elapsed))
-    parts.append(b"}}")
-    return b"".join(parts)
+    return {"hook": h}
 
 
 def planned_message(addr: str, action: str) -> str:
@@ -83,19 +69,7 @@ def planned_message(addr: str, action: str) -> str:
     return f"{addr}: Plan to {action}"
 
 
-def planned_payload_json(resource: Any, action: str) -> bytes:
-    """``{"change": {"resource": ..., "action": ...}}`` as orjson encodes it, from the
-    ``resource`` object's JSON: a planned change with no reason, previous address, import or
-    generated configuration."""
-    return b"".join([b'{"change":{"resource":', resource, b',"action":', _json_str(action), b"}}"])
-
-
-_dumps = orjson.dumps
-_STRINGS: dict[str, bytes] = {}  # the JSON of each action: a handful
-
-
-def _json_str(s: str) -> bytes:
-    got = _STRINGS.get(s)
-    if got is None:
-        got = _STRINGS[s] = _dumps(s)
-    return got
+def planned_payload(resource: Any, action: str) -> dict[str, Any]:
+    """``{"change": ...}``, the payload of a planned change with no reason, deposed key, previous
+    address, import or generated configuration (``resource`` as for :func:`hook_payload`)."""
+    return {"change": {"resource": resource, "action": action}}

@@ -65,9 +65,9 @@ else:
 HUMAN_ONLY, OUTPUT_FAILED_STATUS = jsonline.HUMAN_ONLY, jsonline.OUTPUT_FAILED_STATUS
 say_cannot_write, send, wait, write_fd = jsonline.say_cannot_write, jsonline.send, jsonline.wait, jsonline.write_fd
 line_of, log_line_json = jsonline.line_of, jsonline.log_line_json
-start_message, complete_message, payload_json = hooks.start_message, hooks.complete_message, hooks.payload_json
-planned_message, planned_payload_json = hooks.planned_message, hooks.planned_payload_json
-_dumps = orjson.dumps
+start_message, complete_message, hook_payload = hooks.start_message, hooks.complete_message, hooks.hook_payload
+planned_message, planned_payload = hooks.planned_message, hooks.planned_payload
+_dumps, _Fragment = orjson.dumps, orjson.Fragment
 
 QUEUE_BYTES = 64 << 20
 
@@ -213,32 +213,30 @@ def format_batch(line: bytes, json_lines: list[bytes] | None, log_lines: list[by
         return
     for entry in batch:
         kind = type(entry)
-        if kind is _Started or kind is _Ended:
+        if kind is _Started or kind is _Ended:  # worded here, the resource object pasted as strata encoded it
             op: _Started = entry
-            end = kind is _Ended
-            if end:
-                message = complete_message(op.addr, op.action, op.elapsed, op.id_key, op.id_value, op.deposed)
+            if kind is _Ended:
+                out = line_of("apply_complete", _dumps(complete_message(op.addr, op.action, op.elapsed, op.id_key,
+                                                                        op.id_value, op.deposed)),
+                              _dumps(hook_payload(_Fragment(bytes(op.resource)), op.action, op.id_key, op.id_value,
+                                                  op.elapsed)), "info", op.timestamp)
             else:
-                message = start_message(op.addr, op.action, op.id_key, op.id_value, op.deposed)
-            out = line_of("apply_complete" if end else "apply_start", _dumps(message),
-                          payload_json(op.resource, op.action, op.id_key, op.id_value, op.elapsed if end else None),
-                          "info", op.timestamp)
-            if json_lines is not None:
-                json_lines.append(out)
-            detail = op.detail
+                out = line_of("apply_start", _dumps(start_message(op.addr, op.action, op.id_key, op.id_value,
+                                                                  op.deposed)),
+                              _dumps(hook_payload(_Fragment(bytes(op.resource)), op.action, op.id_key, op.id_value)),
+                              "info", op.timestamp)
+            detail, in_stream = op.detail, True
         elif kind is _Planned:
             plan: _Planned = entry
             out = line_of("planned_change", _dumps(planned_message(plan.addr, plan.action)),
-                          planned_payload_json(plan.resource, plan.action), "info", plan.timestamp)
-            if json_lines is not None:
-                json_lines.append(out)
-            detail = None
+                          _dumps(planned_payload(_Fragment(bytes(plan.resource)), plan.action)), "info", plan.timestamp)
+            detail, in_stream = None, True
         else:
             ev = entry.event
             out = line_of(ev.type, ev.message, ev.payload, ev.level, ev.timestamp)
-            if json_lines is not None and kind is _Emitted and ev.type not in HUMAN_ONLY:
-                json_lines.append(out)
-            detail = ev.detail
+            detail, in_stream = ev.detail, kind is _Emitted and ev.type not in HUMAN_ONLY
+        if json_lines is not None and in_stream:
+            json_lines.append(out)
         if log_lines is not None:
             log_lines.append(log_line_json(entry.seq, entry.monotonic, out,
                                            None if detail is None else _detail_json(detail)))

@@ -453,7 +453,7 @@ def plain_planned_change(resource: dict[str, Any], action: str, timestamp: float
     configuration, from its parts (as :meth:`EventBus.planned` hands them to the relay):
     ``resource``, :func:`resource_json` of its address; ``action``, terraform's UI word."""
     return Event("planned_change", hooks.planned_message(resource["addr"], action),
-                 {"change": {"resource": resource, "action": action}}, "info", timestamp)
+                 hooks.planned_payload(resource, action), "info", timestamp)
 
 
 _PLAIN_PLANNED = {"create": "create", "update": "update", "delete": "delete", "delete-create": "replace",
@@ -518,9 +518,9 @@ def operation_event(end: bool, resource: dict[str, Any], action: str, elapsed: f
     addr = resource["addr"]
     if end:
         return Event("apply_complete", hooks.complete_message(addr, action, elapsed, id_key, id_value, deposed),
-                     {"hook": hooks.hook(resource, action, id_key, id_value, elapsed)}, "info", timestamp, detail)
+                     hooks.hook_payload(resource, action, id_key, id_value, elapsed), "info", timestamp, detail)
     return Event("apply_start", hooks.start_message(addr, action, id_key, id_value, deposed),
-                 {"hook": hooks.hook(resource, action, id_key, id_value)}, "info", timestamp, detail)
+                 hooks.hook_payload(resource, action, id_key, id_value), "info", timestamp, detail)
 
 
 def apply_progress(addr: InstanceAddr, action: str, elapsed: float, message: str = "") -> Event:
