@@ -321,12 +321,9 @@ class Applier:
 
         def starting() -> None:  # once a concurrency slot is held, right before the provider's call
             started[0] = time.monotonic()
-            detail = self._detail_of(node, pname, started, end=False)
-            if node.op == Action.UPDATE:
-                self._operation(False, addr, "update", 0.0, id_key, prior.get(id_key) if prior else None, None,
-                                detail)
-            else:
-                self._operation(False, addr, "create", 0.0, None, None, None, detail)
+            # a create has no prior object, so no id
+            self._operation(False, addr, action, 0.0, id_key, prior.get(id_key) if prior else None, None,
+                            self._detail_of(node, pname, started, end=False))
             if w.depose_as is not None and prior_obj is not None:
                 # create_before_destroy: the current object becomes deposed before its successor exists
                 self.writer.put(addr, c.provider, None)

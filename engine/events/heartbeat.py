@@ -53,7 +53,7 @@ class Heartbeats:
             self.started(hook["resource"], hook["action"])
         elif t in _ENDS:
             hook = event[2]["hook"]
-            self._beats.pop((hook["resource"]["addr"], hook["action"]), None)
+            self.ended(hook["resource"]["addr"], hook["action"])
 
     def started(self, resource: dict[str, Any], action: str) -> None:
         """An operation on ``resource`` (its events' ``resource`` object) started."""

@@ -241,8 +241,7 @@ class EventBus:
                 self.emit(apply_start(addr, action, id_key, id_value, deposed, detail))
             return
         resource = resource_json(addr)
-        if id_value is not None and type(id_value) is not str:
-            id_value = str(id_value)
+        id_value = _id(id_value)
         for w in self.watchers:
             if end:
                 w.ended(resource["addr"], action)

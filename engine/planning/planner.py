@@ -270,4 +270,3 @@ def _not_forgotten(ctx: PlanContext, covers: Callable[[InstanceAddr], bool] | No
             return False
         return ctx.module.resource_at(addr.resource) is not None or not forgets(ctx.forgotten, addr)
     return refreshed
-
