@@ -2,7 +2,7 @@
 ("x: Creating...", "x: Creation complete after 0s [id=...]") and the ``hook`` object beside them;
 and a plain planned change ("x: Plan to create").
 
-strata makes these events as :class:`engine.events.stream.Event` objects; in a large run where
+strata makes these events as :class:`engine.events.ui.Event` objects; in a large run where
 nothing in strata's process reads them, the relay process (:mod:`engine.events.relay`) makes their
 lines from the operation's parts alone (:meth:`engine.events.stream.EventBus.operation`). Both
 word them here, so that the lines are the same. This module imports only the standard library:
