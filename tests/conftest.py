@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pytest
+
+from tests import forkserver
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,13 +42,14 @@ class Workdir:
     def write(self, text: str, name: str = "main.tf") -> None:
         (self.path / name).write_text(textwrap.dedent(text))
 
-    def strata(self, *args: str, input: str | None = None, check: bool = False) -> Result:
+    def strata(self, *args: str, input: str | None = None, check: bool = False, cold: bool = False) -> Result:
+        """``python -m engine ARGS`` here: forked from a warm process (tests/forkserver.py), or with
+        ``cold`` started afresh, for a test of its start-up or of the CPU it takes (the same process
+        otherwise). No input: not the terminal pytest may have been started from (strata would
+        prompt there)."""
         env = dict(os.environ)
         env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-        # no input: not the terminal pytest may have been started from (strata would prompt there)
-        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
-        proc = subprocess.run([sys.executable, "-m", "engine", *args], cwd=self.path, env=env,
-                              capture_output=True, text=True, timeout=300, **stdin)
+        proc = (forkserver.cold if cold else forkserver.run)(list(args), self.path, env, input, 300)
         res = Result(proc.returncode, proc.stdout, proc.stderr)
         if check and proc.returncode != 0:
             raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}\n"
