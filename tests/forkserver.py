@@ -20,11 +20,13 @@ standard input.
 from __future__ import annotations
 
 import array
+import atexit
 import importlib
 import io
 import os
 import pkgutil
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -178,6 +180,15 @@ class _Server:
         if self.proc.stdout.readline() != b"ready\n":
             raise RuntimeError(f"the tests' fork server did not start (exit status {self.proc.wait()})")
         self.owner = os.getpid()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (it ends when its input does) and remove its socket's directory."""
+        if self.owner == os.getpid():
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.proc.poll() is None
