@@ -47,8 +47,7 @@ class Workdir:
         ``cold`` started afresh, for a test of its start-up or of the CPU it takes (the same process
         otherwise). No input: not the terminal pytest may have been started from (strata would
         prompt there)."""
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        env = forkserver.environment()
         proc = (forkserver.cold if cold else forkserver.run)(list(args), self.path, env, input, 300)
         res = Result(proc.returncode, proc.stdout, proc.stderr)
         if check and proc.returncode != 0:

@@ -164,9 +164,18 @@ class Completed:
     stderr: str
 
 
+def environment(**extra: str) -> dict[str, str]:
+    """The environment of the suite's ``strata`` commands: this one, strata importable from the
+    repository, and ``extra``."""
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    return env
+
+
 def _startup(env: dict[str, str]) -> dict[str, str]:
-    """What an interpreter reads from its environment as it starts (its path, hash seed, warnings...)."""
-    return {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    """What an interpreter reads from its environment as it starts: its path, hash seed, warnings...,
+    and the locale (its standard streams' encoding)."""
+    return {k: v for k, v in env.items() if k.startswith(("PYTHON", "LC_")) or k == "LANG"}
 
 
 class _Server:
@@ -202,7 +211,7 @@ def _get(env: dict[str, str]) -> _Server | None:
     start as the server's did (another ``PYTHONPATH``, say): that command starts cold."""
     global _server
     if _server is None or not _server.alive():
-        _server = _Server(env)
+        _server = _Server(environment())  # the suite's, whatever this first command's
     return _server if _server.startup == _startup(env) else None
 
 

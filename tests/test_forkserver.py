@@ -29,7 +29,7 @@ output "first" {
 
 
 def _env(**extra: str) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(REPO), **extra)
+    return forkserver.environment(**extra)  # Workdir.strata's: the worker's one server serves it
 
 
 def _cold(args: list[str], cwd: Path, env: dict[str, str], input: str | None = None) -> forkserver.Completed:
@@ -74,3 +74,16 @@ def test_a_command_past_its_time_is_killed(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 15
     # and the server goes on serving
     assert forkserver.run(["version"], tmp_path, _env(), None, timeout=60).returncode == 0
+
+
+def test_a_command_whose_interpreter_would_start_otherwise_starts_cold(tmp_path: Path) -> None:
+    # its own PYTHONPATH (a provider's entry point, say) or locale: what the server's interpreter
+    # read once as it started would be wrong for it
+    env = _env()
+    assert forkserver._get(env) is not None
+    assert forkserver._get(dict(env, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO}")) is None
+    assert forkserver._get(dict(env, LC_ALL="C")) is None
+    (tmp_path / "main.tf").write_text(CONFIG)
+    other = dict(env, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO}", TF_VAR_greeting="x")
+    assert forkserver.run(["plan", "-no-color"], tmp_path, other, None, 120) == _cold(["plan", "-no-color"], tmp_path,
+                                                                                         other)
