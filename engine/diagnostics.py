@@ -80,8 +80,12 @@ def decl_range(r: SourceRange) -> str:
     if text is None:
         return str(r)
     start = len(text) - len(text.lstrip())
-    head = text[start:].split("{", 1)[0].rstrip()
-    return f"{r.filename}:{r.line},{start + 1}-{start + 1 + len(head)}"
+    return f"{r.filename}:{r.line},{start + 1}-{_header_end(text, start) + 1}"
+
+
+def _header_end(code: str, start: int) -> int:
+    """Where a block's header (its type and labels, before ``{``) that starts at ``start`` ends."""
+    return start + len(code[start:].split("{", 1)[0].rstrip())
 
 
 _HEADER = re.compile(r'([A-Za-z_][\w-]*)((?:\s+"(?:[^"\\]|\\.)*"|\s+[A-Za-z_][\w-]*)*)\s*\{')
@@ -125,6 +129,20 @@ def source_line(filename: str, line: int) -> str | None:
             for i, text in enumerate(f, 1):
                 if i == line:
                     return text.rstrip("\r\n")
+    except OSError:
+        return None
+    return None
+
+
+def _line_byte(filename: str, line: int) -> int | None:
+    """The byte offset in ``filename`` at which ``line`` starts (None if unreadable)."""
+    try:
+        with open(filename, "rb") as f:
+            offset = 0
+            for i, text in enumerate(f, 1):
+                if i == line:
+                    return offset
+                offset += len(text)
     except OSError:
         return None
     return None
@@ -176,19 +194,30 @@ class Diagnostic:
 
     def to_json(self, code: str | None = None) -> dict[str, Any]:
         """terraform's JSON diagnostic; with ``code`` (the source line ``subject`` is on), its
-        ``snippet``. Positions here are lines: the highlight runs from the subject's column (the
-        line's start when it has none) to the end of the line."""
+        ``snippet``. Positions here are lines: the range and the highlight run from the subject's
+        column (where an argument's expression starts when it has none) to the end of the line, or
+        of the header for a block's declaration (``variable "v"``); without ``code``, the range is
+        the subject's point."""
         d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
         if self.address:
             d["address"] = self.address
-        if self.subject:
-            pos = {"line": self.subject.line, "column": self.subject.column or 1, "byte": self.subject.byte}
-            d["range"] = {"filename": self.subject.filename, "start": pos, "end": dict(pos)}
+        s = self.subject
+        if s:
+            pos = {"line": s.line, "column": s.column or 1, "byte": s.byte}
+            d["range"] = {"filename": s.filename, "start": pos, "end": dict(pos)}
             if code is not None:
-                start = self.subject.column - 1 if self.subject.column else _expression_start(code)
+                start = s.column - 1 if s.column else _expression_start(code)
                 start = min(max(start, 0), len(code))
-                d["snippet"] = {"context": self.block(), "code": code, "start_line": self.subject.line,
-                                "highlight_start_offset": start, "highlight_end_offset": len(code),
+                end = _header_end(code, start) if s.decl else len(code.rstrip())
+                end = max(end, start)
+                if not s.column:  # a line: its start's byte, from the file
+                    line_byte = _line_byte(s.filename, s.line)
+                    if line_byte is not None:
+                        pos.update(column=start + 1, byte=line_byte + len(code[:start].encode()))
+                width = len(code[start:end].encode())
+                d["range"]["end"] = {"line": s.line, "column": end + 1, "byte": pos["byte"] + width}
+                d["snippet"] = {"context": self.block(), "code": code, "start_line": s.line,
+                                "highlight_start_offset": start, "highlight_end_offset": end,
                                 "values": [{"traversal": t, "statement": st} for t, st in self.expr_values]}
         return d
 

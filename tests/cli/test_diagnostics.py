@@ -496,3 +496,53 @@ def test_json_snippets_match_terraforms(workdir: Workdir) -> None:
     workdir.write(_CONTEXT_CONFIG)
     tf = workdir.terraform("plan", "-json", "-input=false")
     assert _snippets(workdir.strata("plan", "-json").stdout) == _snippets(tf.stdout) != []
+
+
+# ----------------------------------------------------------------------------- -json ranges
+
+# each makes one diagnostic whose range terraform gives as strata does: from the expression (or
+# the block's header) to the end of its line
+_RANGES = {
+    "postcondition": 'resource "terraform_data" "a" {\n  input = 1\n  lifecycle {\n    postcondition {\n'
+                     '      condition     = self.input == 2\n      error_message = "no"\n    }\n  }\n}\n',
+    "validation": 'variable "v" {\n  default = 1\n  validation {\n    condition     = var.v > 5\n'
+                  '    error_message = "big"\n  }\n}\n',
+    "undeclared": 'output "o" {\n  value = var.nope2\n}\n',
+    "unset": 'variable "x" {\n  type = string\n}\noutput "o" {\n  value = var.x\n}\n',
+    "assertion": 'check "c" {\n  assert {\n    condition     = terraform_data.a.input == 3\n'
+                 '    error_message = "three"\n  }\n}\nresource "terraform_data" "a" {\n  input = 1\n}\n',
+}
+
+
+def _ranges(stdout: str) -> list[tuple[object, ...]]:
+    out = []
+    for line in stdout.splitlines():
+        event = orjson.loads(line)
+        if event["type"] == "diagnostic":
+            d = event["diagnostic"]
+            snippet = d.get("snippet", {})
+            out.append((d["summary"], d["range"], snippet.get("highlight_start_offset"),
+                        snippet.get("highlight_end_offset")))
+    return sorted(out, key=repr)
+
+
+@requires_terraform
+@pytest.mark.parametrize("case", sorted(_RANGES))
+def test_json_ranges_run_to_the_end_of_the_expression_as_terraforms(workdir: Workdir, case: str) -> None:
+    workdir.write(_RANGES[case])
+    tf = workdir.terraform("plan", "-json", "-input=false")
+    ours = _ranges(workdir.strata("plan", "-json", "-input=false").stdout)
+    assert ours == _ranges(tf.stdout) != []
+    assert all(r["end"] != r["start"] for _, r, _, _ in ours)  # type: ignore[index]
+
+
+def test_a_range_known_by_its_line_starts_at_its_expression(workdir: Workdir) -> None:
+    # a postcondition's range is known by its line alone: its column and byte come from the file,
+    # past the multi-byte characters before it
+    workdir.write('# é\n' + _RANGES["postcondition"])
+    (d,) = [e["diagnostic"] for e in workdir.strata("plan", "-json").events if e["type"] == "diagnostic"]
+    assert d["range"] == {"filename": "main.tf", "start": {"line": 6, "column": 23, "byte": 105},
+                          "end": {"line": 6, "column": 38, "byte": 120}}
+    assert (d["snippet"]["highlight_start_offset"], d["snippet"]["highlight_end_offset"]) == (22, 37)
+    source = (workdir.path / "main.tf").read_bytes()
+    assert source[105:120] == b"self.input == 2"
