@@ -134,6 +134,11 @@ def source_line(filename: str, line: int) -> str | None:
     return None
 
 
+# HCL's diagnostics about an argument or a nested block as such: the range is its name alone
+_NAME_RANGED = frozenset({"Unsupported argument", "Attribute redefined", "Unsupported block type"})
+_NAME = re.compile(r"[A-Za-z_][\w-]*")
+
+
 def _line_byte(filename: str, line: int) -> int | None:
     """The byte offset in ``filename`` at which ``line`` starts (None if unreadable)."""
     try:
@@ -195,8 +200,9 @@ class Diagnostic:
     def to_json(self, code: str | None = None) -> dict[str, Any]:
         """terraform's JSON diagnostic; with ``code`` (the source line ``subject`` is on), its
         ``snippet``. Positions here are lines: the range and the highlight run from the subject's
-        column (where an argument's expression starts when it has none) to the end of the line, or
-        of the header for a block's declaration (``variable "v"``); without ``code``, the range is
+        column (where an argument's expression starts when it has none) to the end of the line, of
+        the header for a block's declaration (``variable "v"``), or of the name for a diagnostic
+        about an argument or block as such (:data:`_NAME_RANGED`); without ``code``, the range is
         the subject's point."""
         d: dict[str, Any] = {"severity": self.severity, "summary": self.summary, "detail": self.detail}
         if self.address:
@@ -208,7 +214,12 @@ class Diagnostic:
             if code is not None:
                 start = s.column - 1 if s.column else _expression_start(code)
                 start = min(max(start, 0), len(code))
-                end = _header_end(code, start) if s.decl else len(code.rstrip())
+                if s.decl:
+                    end = _header_end(code, start)
+                elif self.summary in _NAME_RANGED and (name := _NAME.match(code, start)):
+                    end = name.end()
+                else:
+                    end = len(code.rstrip())
                 end = max(end, start)
                 if not s.column:  # a line: its start's byte, from the file
                     line_byte = _line_byte(s.filename, s.line)

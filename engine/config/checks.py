@@ -87,7 +87,7 @@ def _assert(nb: Block, diags: list[Diagnostic]) -> Condition | None:
                            inner.range))
     if cond is not None and not any(True for _ in E.references(cond.expr)):
         ok = False
-        diags.append(error("Invalid assert expression", NO_REFERENCES, cond.range))
+        diags.append(error("Invalid assert expression", NO_REFERENCES, cond.value_range()))
     if not ok or cond is None or message is None:
         return None
     return Condition("assert", cond.expr, message.expr, cond.range, nb.range)

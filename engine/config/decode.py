@@ -236,7 +236,7 @@ def _conditions(b: Block, kinds: tuple[str, ...], where: str, diags: list[Diagno
                                    a.range))
         if cond is not None and nb.type != "validation" and not any(True for _ in E.references(cond.expr)):
             # as terraform's: a condition that refers to nothing would check nothing
-            diags.append(error(f"Invalid {nb.type} expression", NO_REFERENCES, cond.range))
+            diags.append(error(f"Invalid {nb.type} expression", NO_REFERENCES, cond.value_range()))
             continue
         if cond is not None and message is not None:
             found[nb.type].append(Condition(nb.type, cond.expr, message.expr, cond.range, nb.range))

@@ -35,7 +35,12 @@ if TYPE_CHECKING:
 class Attribute:
     name: str
     expr: E.Expr
-    range: SourceRange
+    range: SourceRange  # where its name is
+
+    def value_range(self) -> SourceRange:
+        """Where its expression is, for a diagnostic about the value as a whole: its line, which a
+        diagnostic's range starts at the expression (:meth:`engine.diagnostics.Diagnostic.to_json`)."""
+        return SourceRange(self.range.filename, self.range.line)
 
 
 @dataclass(slots=True)

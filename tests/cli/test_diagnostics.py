@@ -500,8 +500,9 @@ def test_json_snippets_match_terraforms(workdir: Workdir) -> None:
 
 # ----------------------------------------------------------------------------- -json ranges
 
-# each makes one diagnostic whose range terraform gives as strata does: from the expression (or
-# the block's header) to the end of its line
+# each makes diagnostics whose ranges terraform gives as strata does: from the expression to the
+# end of its line, a block's header, or an argument's or block's name (where terraform's range is
+# a part of an expression, strata's is not yet: it has no expression ranges)
 _RANGES = {
     "postcondition": 'resource "terraform_data" "a" {\n  input = 1\n  lifecycle {\n    postcondition {\n'
                      '      condition     = self.input == 2\n      error_message = "no"\n    }\n  }\n}\n',
@@ -511,6 +512,17 @@ _RANGES = {
     "unset": 'variable "x" {\n  type = string\n}\noutput "o" {\n  value = var.x\n}\n',
     "assertion": 'check "c" {\n  assert {\n    condition     = terraform_data.a.input == 3\n'
                  '    error_message = "three"\n  }\n}\nresource "terraform_data" "a" {\n  input = 1\n}\n',
+    # a condition that refers to nothing: the condition's expression
+    "precondition": 'resource "terraform_data" "a" {\n  lifecycle {\n    precondition {\n'
+                    '      condition     = 1 == 2\n      error_message = "no"\n    }\n  }\n}\n',
+    "output condition": 'output "o" {\n  value = 1\n  precondition {\n    condition     = false == true\n'
+                        '    error_message = "pre"\n  }\n}\n',
+    "assert": 'check "c" {\n  assert {\n    condition     = 1 == 3\n    error_message = "three"\n  }\n}\n',
+    # an argument or a block as such: its name
+    "unsupported argument": 'resource "terraform_data" "a" {\n  lifecycle {\n    nope = true\n  }\n}\n',
+    "unsupported block": 'resource "terraform_data" "a" {\n  nope {\n  }\n}\n',
+    "redefined": 'resource "terraform_data" "a" {\n  input = 1\n  input = 2\n}\n',
+    "variable argument": 'variable "v" {\n  nope = 2\n}\n',
 }
 
 
@@ -530,6 +542,7 @@ def _ranges(stdout: str) -> list[tuple[object, ...]]:
 @pytest.mark.parametrize("case", sorted(_RANGES))
 def test_json_ranges_run_to_the_end_of_the_expression_as_terraforms(workdir: Workdir, case: str) -> None:
     workdir.write(_RANGES[case])
+    workdir.terraform("init", "-input=false", "-no-color")  # refuses a configuration that does not load
     tf = workdir.terraform("plan", "-json", "-input=false")
     ours = _ranges(workdir.strata("plan", "-json", "-input=false").stdout)
     assert ours == _ranges(tf.stdout) != []
