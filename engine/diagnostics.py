@@ -139,6 +139,46 @@ _NAME_RANGED = frozenset({"Unsupported argument", "Attribute redefined", "Unsupp
 _NAME = re.compile(r"[A-Za-z_][\w-]*")
 
 
+def _code_end(code: str, start: int) -> int:
+    """Where the line's code from ``start`` ends: before a comment that ends the line (``#``,
+    ``//``, or a ``/* */`` with nothing after it), trailing blanks left out. Strings and the
+    interpolations inside them are skipped whole, so a ``#`` in ``"a#b"`` is code."""
+    stack: list[str] = []  # "s": in a string; "i": in a string's interpolation; "b": in braces
+    i, n = start, len(code)
+    while i < n:
+        c = code[i]
+        if stack and stack[-1] == "s":
+            if c == "\\":
+                i += 2
+                continue
+            if code.startswith(("$${", "%%{"), i):
+                i += 3
+                continue
+            if code.startswith(("${", "%{"), i):
+                stack.append("i")
+                i += 2
+                continue
+            if c == '"':
+                stack.pop()
+        elif c == '"':
+            stack.append("s")
+        elif c == "{":
+            stack.append("b")
+        elif c == "}":
+            if stack:
+                stack.pop()
+        elif c == "#" or code.startswith("//", i):
+            break
+        elif code.startswith("/*", i):
+            close = code.find("*/", i + 2)
+            if close < 0 or not code[close + 2:].strip():
+                break
+            i = close + 2
+            continue
+        i += 1
+    return len(code[:i].rstrip())
+
+
 def _line_byte(filename: str, line: int) -> int | None:
     """The byte offset in ``filename`` at which ``line`` starts (None if unreadable)."""
     try:
@@ -219,7 +259,7 @@ class Diagnostic:
                 elif self.summary in _NAME_RANGED and (name := _NAME.match(code, start)):
                     end = name.end()
                 else:
-                    end = len(code.rstrip())
+                    end = _code_end(code, start)
                 end = max(end, start)
                 if not s.column:  # a line: its start's byte, from the file
                     line_byte = _line_byte(s.filename, s.line)

@@ -523,6 +523,13 @@ _RANGES = {
     "unsupported block": 'resource "terraform_data" "a" {\n  nope {\n  }\n}\n',
     "redefined": 'resource "terraform_data" "a" {\n  input = 1\n  input = 2\n}\n',
     "variable argument": 'variable "v" {\n  nope = 2\n}\n',
+    # a comment that ends the line is not the expression's; a "#" in a string is
+    "comment": 'output "o" {\n  value = var.nope2 # note\n}\n',
+    "string": 'resource "terraform_data" "a" {\n  input = "a#b"\n  lifecycle {\n    postcondition {\n'
+              '      condition     = self.input == "a/*#*/${"}"}" // why\n      error_message = "no"\n'
+              '    }\n  }\n}\n',
+    "block comments": 'resource "terraform_data" "a" {\n  lifecycle {\n    precondition {\n'
+                      '      condition     = 1 /* one */ == 2 /* two */\n      error_message = "no"\n    }\n  }\n}\n',
 }
 
 
