@@ -14,7 +14,7 @@ import pytest
 
 from tests import forkserver
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = forkserver.REPO
 
 
 @dataclass

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import array
 import atexit
+import contextlib
 import importlib
 import io
 import os
@@ -179,7 +180,8 @@ def _startup(env: dict[str, str]) -> dict[str, str]:
 
 
 class _Server:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self) -> None:
+        env = environment()  # the suite's, whatever the first command's
         self.dir = tempfile.mkdtemp(prefix="strata-forkserver-")
         self.path = os.path.join(self.dir, "socket")
         self.startup = _startup(env)
@@ -211,7 +213,7 @@ def _get(env: dict[str, str]) -> _Server | None:
     start as the server's did (another ``PYTHONPATH``, say): that command starts cold."""
     global _server
     if _server is None or not _server.alive():
-        _server = _Server(environment())  # the suite's, whatever this first command's
+        _server = _Server()
     return _server if _server.startup == _startup(env) else None
 
 
@@ -238,19 +240,20 @@ def run(args: list[str], cwd: Path, env: dict[str, str], input: str | None, time
     reply = conn.makefile("rb")
     pid = orjson.loads(reply.readline())["pid"]
     deadline = time.monotonic() + timeout
-    got = _communicate(pid, out_r, err_r, in_w, (input or "").encode(), deadline)
-    if got is None:
-        conn.close()
-        raise subprocess.TimeoutExpired([sys.executable, "-m", "engine", *args], timeout)
-    out, err = got
-    conn.settimeout(max(deadline - time.monotonic(), 1.0))
+    got: tuple[bytes, bytes] | None = None
     try:
-        line = reply.readline()
+        got = _communicate(out_r, err_r, in_w, (input or "").encode(), deadline)
+        conn.settimeout(max(deadline - time.monotonic(), 1.0))
+        line = reply.readline() if got is not None else None
     except TimeoutError:
-        os.kill(pid, signal.SIGKILL)
-        raise subprocess.TimeoutExpired([sys.executable, "-m", "engine", *args], timeout) from None
+        line = None
     finally:
         conn.close()
+    if got is None or line is None:
+        with contextlib.suppress(ProcessLookupError):  # past its time (unless it has just ended)
+            os.kill(pid, signal.SIGKILL)
+        raise subprocess.TimeoutExpired([sys.executable, "-m", "engine", *args], timeout)
+    out, err = got
     if not line:
         raise RuntimeError("the tests' fork server ended before the command did")
     return Completed(orjson.loads(line)["returncode"], _text(out), _text(err))
@@ -264,9 +267,9 @@ def cold(args: list[str], cwd: Path, env: dict[str, str], input: str | None, tim
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
-def _communicate(pid: int, out_r: int, err_r: int, in_w: int, data: bytes,
+def _communicate(out_r: int, err_r: int, in_w: int, data: bytes,
                  deadline: float) -> tuple[bytes, bytes] | None:
-    """Feed ``data`` and read both streams to their end (None, the command killed, past ``deadline``)."""
+    """Feed ``data`` and read both streams to their end (None past ``deadline``)."""
     chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
     sel = selectors.DefaultSelector()
     sel.register(out_r, selectors.EVENT_READ)
@@ -282,7 +285,6 @@ def _communicate(pid: int, out_r: int, err_r: int, in_w: int, data: bytes,
         while sel.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                os.kill(pid, signal.SIGKILL)
                 return None
             for key, _ in sel.select(left):
                 fd = key.fd
